@@ -1,0 +1,49 @@
+//! # rdc-core
+//!
+//! The framework-free heart of rdc: schemas, the normalized store, memoized typed
+//! reads, expiry policy and the controller logic. No web or Leptos dependency; every
+//! rule here is tested natively with `cargo test`. Core never reads a clock: times
+//! are passed in as milliseconds.
+//!
+//! ```
+//! use rdc_core::{All, Entity, MemoCache, Schema, State, WriteMeta};
+//! use serde::Deserialize;
+//! use serde_json::json;
+//!
+//! #[derive(Debug, Deserialize, Entity)]
+//! struct User { id: String, name: String }
+//!
+//! let mut state = State::default();
+//! state.write_result("GET /users", &All::of::<User>().into(), json!([{"id": "1", "name": "Ada"}]), &json!(null), WriteMeta::at(0, 60_000))?;
+//! let mut memo = MemoCache::default();
+//! let users = memo.read::<Vec<User>>(&state, "all users", &All::of::<User>().into(), &json!(null))?.unwrap();
+//! assert_eq!(users[0].name, "Ada");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+
+extern crate self as rdc_core;
+
+mod error;
+pub mod fields;
+mod normalize;
+mod read;
+mod schema;
+mod store;
+
+pub use error::{NormalizeError, ReadError};
+pub use rdc_macros::Entity;
+pub use read::{denormalize, MemoCache};
+pub use schema::{
+    entry, pk_string, All, ChooseFn, Chooser, Entity, EntityDef, FieldError, HasSchema, NestedField, Object,
+    Polymorphic, Schema, Union,
+};
+pub use store::{EntityMeta, EntityTable, ErrorEntry, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta};
+
+/// Re-exports the derive's generated code relies on. Not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use serde;
+    pub use serde_json;
+    pub use serde_path_to_error;
+}

@@ -1,0 +1,209 @@
+//! Normalization: walk a response with its schema, stage every entity once and
+//! replace it by a reference. Nothing touches the store until the whole response
+//! has normalized (see `State::commit`).
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use crate::error::{kind_of, NormalizeError};
+use crate::schema::{All, EntityDef, Object, Polymorphic, Schema};
+
+/// Entities and deletions found in one response, not yet in the store.
+#[derive(Debug, Default)]
+pub(crate) struct Staged {
+    pub entities: IndexMap<(&'static str, String), (&'static EntityDef, Object)>,
+    pub deletes: Vec<(&'static str, String)>,
+}
+
+/// The walk's context: endpoint args and the path for error messages.
+pub(crate) struct Normalizer<'a> {
+    pub args: &'a Value,
+    pub staged: Staged,
+    path: String,
+}
+
+impl<'a> Normalizer<'a> {
+    pub fn new(args: &'a Value) -> Self {
+        Normalizer { args, staged: Staged::default(), path: String::new() }
+    }
+
+    fn here(&self) -> String {
+        if self.path.is_empty() {
+            "the response root".to_owned()
+        } else {
+            self.path.trim_start_matches('.').to_owned()
+        }
+    }
+
+    fn with_segment<T>(&mut self, segment: std::fmt::Arguments<'_>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let len = self.path.len();
+        std::fmt::Write::write_fmt(&mut self.path, segment).ok();
+        let out = f(self);
+        self.path.truncate(len);
+        out
+    }
+
+    /// Normalizes `value` found under `key` of `parent`.
+    pub fn normalize(
+        &mut self,
+        schema: &Schema,
+        value: Value,
+        parent: &Value,
+        key: &str,
+    ) -> Result<Value, NormalizeError> {
+        match schema {
+            Schema::Entity(def) => self.entity(def, value),
+            Schema::Array(inner) => self.array(value, |n, item, parent, i| n.normalize(inner, item, parent, i)),
+            Schema::Object(fields) => match value {
+                Value::Object(mut map) => {
+                    for (name, field_schema) in fields.iter() {
+                        map = self.member(map, name, field_schema)?;
+                    }
+                    Ok(Value::Object(map))
+                }
+                Value::Null => Ok(Value::Null),
+                other => Err(self.shape("an object", &other)),
+            },
+            Schema::Values(inner) => match value {
+                Value::Object(map) => {
+                    let mut out = Map::with_capacity(map.len());
+                    for (name, item) in map {
+                        let normalized = self
+                            .with_segment(format_args!(".{name}"), |n| n.normalize(inner, item, &Value::Null, &name))?;
+                        out.insert(name, normalized);
+                    }
+                    Ok(Value::Object(out))
+                }
+                Value::Null => Ok(Value::Null),
+                other => Err(self.shape("an object", &other)),
+            },
+            Schema::Union(poly) => self.polymorphic(poly, value, parent, key),
+            Schema::All(all) => match all.as_ref() {
+                All::Single(def) => self.array(value, |n, item, _, _| n.entity(def, item)),
+                All::Poly(poly) => self.array(value, |n, item, parent, i| n.polymorphic(poly, item, parent, i)),
+            },
+            Schema::Invalidate(def) => self.invalidate(def, value),
+            Schema::Lazy(_) => {
+                let resolved = schema.resolved().into_owned();
+                self.normalize(&resolved, value, parent, key)
+            }
+        }
+    }
+
+    /// Normalizes one schema'd member of an object in place; an absent member stays absent.
+    fn member(&mut self, mut map: Object, name: &str, schema: &Schema) -> Result<Object, NormalizeError> {
+        let Some(item) = map.remove(name) else { return Ok(map) };
+        let parent = Value::Object(map);
+        let normalized = self.with_segment(format_args!(".{name}"), |n| n.normalize(schema, item, &parent, name))?;
+        let Value::Object(mut map) = parent else { unreachable!("parent was built as an object above") };
+        map.insert(name.to_owned(), normalized);
+        Ok(map)
+    }
+
+    fn array(
+        &mut self,
+        value: Value,
+        mut each: impl FnMut(&mut Self, Value, &Value, &str) -> Result<Value, NormalizeError>,
+    ) -> Result<Value, NormalizeError> {
+        match value {
+            Value::Array(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.into_iter().enumerate() {
+                    out.push(self.with_segment(format_args!("[{i}]"), |n| each(n, item, &Value::Null, ""))?);
+                }
+                Ok(Value::Array(out))
+            }
+            Value::Null => Ok(Value::Null),
+            other => Err(self.shape("an array", &other)),
+        }
+    }
+
+    fn polymorphic(
+        &mut self,
+        poly: &Polymorphic,
+        value: Value,
+        parent: &Value,
+        key: &str,
+    ) -> Result<Value, NormalizeError> {
+        let choice = poly.choose(&value, parent, key);
+        match choice.as_deref().and_then(|c| poly.entity_for(c)) {
+            Some(def) => {
+                let pk = self.entity(def, value)?;
+                let mut reference = Map::with_capacity(2);
+                reference.insert("id".to_owned(), pk);
+                reference.insert("schema".to_owned(), Value::String(choice.unwrap_or_default()));
+                Ok(Value::Object(reference))
+            }
+            // Rule 4 of All: an unmapped choice passes the original value through.
+            None => Ok(value),
+        }
+    }
+
+    fn entity(&mut self, def: &'static EntityDef, value: Value) -> Result<Value, NormalizeError> {
+        let value = match value {
+            // Already a reference (a pk), as in JS.
+            Value::String(_) | Value::Number(_) => return Ok(value),
+            Value::Null => return Ok(Value::Null),
+            Value::Object(_) => value,
+            other => return Err(self.shape("an object", &other)),
+        };
+        let value = (def.process)(value, self.args).map_err(|reason| self.rejected(def, reason))?;
+        let Value::Object(mut object) = value else {
+            return Err(self.rejected(def, "process did not return an object".to_owned()));
+        };
+        let pk = (def.pk)(&object)
+            .ok_or_else(|| NormalizeError::MissingPrimaryKey { entity: def.key, path: self.here() })?;
+        let checked = Value::Object(object);
+        (def.check_fields)(&checked).map_err(|e| NormalizeError::InvalidField {
+            entity: def.key,
+            path: join_path(&self.here_raw(), &e.path),
+            message: e.message,
+        })?;
+        let Value::Object(checked) = checked else { unreachable!("wrapped as an object above") };
+        object = checked;
+        (def.validate)(&object).map_err(|reason| self.rejected(def, reason))?;
+        for field in (def.nested)() {
+            object = self.member(object, field.name, &field.schema)?;
+        }
+        let slot = (def.key, pk.clone());
+        match self.staged.entities.get_mut(&slot) {
+            Some((_, existing)) => *existing = (def.merge)(existing, &object),
+            None => {
+                self.staged.entities.insert(slot, (def, object));
+            }
+        }
+        Ok(Value::String(pk))
+    }
+
+    fn invalidate(&mut self, def: &'static EntityDef, value: Value) -> Result<Value, NormalizeError> {
+        let pk = match &value {
+            Value::Object(object) => (def.pk)(object),
+            scalar => crate::schema::pk_string(scalar),
+        };
+        let pk = pk.ok_or_else(|| NormalizeError::MissingPrimaryKey { entity: def.key, path: self.here() })?;
+        self.staged.entities.shift_remove(&(def.key, pk.clone()));
+        self.staged.deletes.push((def.key, pk.clone()));
+        Ok(Value::String(pk))
+    }
+
+    fn here_raw(&self) -> String {
+        self.path.trim_start_matches('.').to_owned()
+    }
+
+    fn shape(&self, expected: &'static str, found: &Value) -> NormalizeError {
+        NormalizeError::UnexpectedShape { expected, found: kind_of(found), path: self.here() }
+    }
+
+    fn rejected(&self, def: &EntityDef, reason: String) -> NormalizeError {
+        NormalizeError::Rejected { entity: def.key, path: self.here(), reason }
+    }
+}
+
+fn join_path(base: &str, field: &str) -> String {
+    match (base.is_empty(), field.is_empty()) {
+        (true, _) => field.to_owned(),
+        (false, true) => base.to_owned(),
+        (false, false) if field.starts_with('[') => format!("{base}{field}"),
+        (false, false) => format!("{base}.{field}"),
+    }
+}

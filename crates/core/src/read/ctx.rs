@@ -1,0 +1,127 @@
+//! The context of one read: the state, the dependencies the read touched (for
+//! memoization), entity validity, and the entities on the current path (cycles).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::schema::{All, EntityDef, Object, Schema};
+use crate::store::{State, StoredEntity};
+
+/// Something a read looked at, with the version it saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dep {
+    /// One entity row, by table key and row index (rows are never reordered).
+    Entity { key: &'static str, index: usize, version: u64 },
+    /// A whole entity table (an `All` read); `0` when the table did not exist.
+    Table { key: &'static str, version: u64 },
+}
+
+impl Dep {
+    pub(crate) fn unchanged(&self, state: &State) -> bool {
+        match *self {
+            Dep::Entity { key, index, version } => state
+                .entities
+                .get(key)
+                .and_then(|t| t.rows.get_index(index))
+                .is_some_and(|(_, row)| row.version == version),
+            Dep::Table { key, version } => state.entities.get(key).map_or(0, |t| t.version) == version,
+        }
+    }
+}
+
+/// Deepest entity nesting a read follows before it reports a cycle of required fields.
+const MAX_DEPTH: usize = 512;
+
+pub(crate) struct Ctx<'a> {
+    pub state: &'a State,
+    pub deps: RefCell<Vec<Dep>>,
+    valid: RefCell<HashMap<(&'static str, &'a str), bool>>,
+    stack: RefCell<Vec<(&'static str, &'a str)>>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(state: &'a State) -> Self {
+        Ctx { state, deps: RefCell::default(), valid: RefCell::default(), stack: RefCell::default() }
+    }
+
+    /// The live row `def`/`pk`, recording the dependency.
+    pub fn lookup(&self, def: &'static EntityDef, pk: &str) -> Option<(&'a str, &'a Object)> {
+        let table = self.state.entities.get(def.key)?;
+        let (index, pk, row) = table.rows.get_full(pk)?;
+        self.deps.borrow_mut().push(Dep::Entity { key: def.key, index, version: row.version });
+        row.value.as_deref().map(|object| (pk.as_str(), object))
+    }
+
+    /// Rows of `all`'s tables, recording the table dependencies; `None` when no
+    /// table of theirs was ever written.
+    pub fn all_rows(&self, all: &All) -> Option<Vec<(&'static EntityDef, &'a str, &'a StoredEntity)>> {
+        let mut rows = Vec::new();
+        let mut any = false;
+        for def in all.entity_defs() {
+            let table = self.state.entities.get(def.key);
+            self.deps.borrow_mut().push(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
+            if let Some(table) = table {
+                any = true;
+                rows.extend(table.rows.iter().map(|(pk, row)| (def, pk.as_str(), row)));
+            }
+        }
+        any.then_some(rows)
+    }
+
+    /// Whether `pk` names a live entity of `def` whose required nested entities
+    /// are valid too. Entities already being checked count as valid (cycles).
+    pub fn entity_valid(&self, def: &'static EntityDef, pk: &str) -> bool {
+        let Some(table) = self.state.entities.get(def.key) else { return false };
+        let Some((pk, row)) = table.rows.get_key_value(pk) else { return false };
+        let Some(object) = row.value.as_deref() else { return false };
+        let slot = (def.key, pk.as_str());
+        if let Some(known) = self.valid.borrow().get(&slot) {
+            return *known;
+        }
+        self.valid.borrow_mut().insert(slot, true);
+        let valid = (def.nested)()
+            .iter()
+            .filter(|f| f.required)
+            .all(|field| self.value_valid(&field.schema, object.get(field.name)));
+        self.valid.borrow_mut().insert(slot, valid);
+        valid
+    }
+
+    /// Whether a required nested value resolves.
+    pub fn value_valid(&self, schema: &Schema, value: Option<&Value>) -> bool {
+        match schema {
+            Schema::Entity(def) | Schema::Invalidate(def) => match value.and_then(crate::schema::pk_string_ref) {
+                Some(pk) => self.entity_valid(def, &pk),
+                None => false,
+            },
+            Schema::Union(poly) => match value {
+                Some(value) => match crate::read::de::union_ref(poly, value) {
+                    Some((def, pk)) => self.entity_valid(def, &pk),
+                    None => !value.is_null(),
+                },
+                None => false,
+            },
+            Schema::Lazy(_) => self.value_valid(&schema.resolved(), value),
+            Schema::Array(_) | Schema::Values(_) | Schema::Object(_) | Schema::All(_) => true,
+        }
+    }
+
+    /// Enters an entity; `Err` when the path is too deep. Returns whether the
+    /// entity is already on the path (a cycle: nested lists then read empty).
+    pub fn enter(&self, key: &'static str, pk: &'a str) -> Result<bool, String> {
+        let mut stack = self.stack.borrow_mut();
+        if stack.len() >= MAX_DEPTH {
+            return Err(format!("entity nesting deeper than {MAX_DEPTH} at {key} {pk:?}: a cycle of required fields?"));
+        }
+        let revisit = stack.contains(&(key, pk));
+        stack.push((key, pk));
+        Ok(revisit)
+    }
+
+    /// Leaves the entity entered last.
+    pub fn leave(&self) {
+        self.stack.borrow_mut().pop();
+    }
+}

@@ -1,0 +1,373 @@
+//! Denormalization as a serde `Deserializer`: the user's types are built straight
+//! from the normalized store, resolving references as serde asks for fields, with
+//! no intermediate JSON tree.
+
+use serde::de::value::BorrowedStrDeserializer;
+use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor};
+use serde_json::{Error, Value};
+
+use super::ctx::Ctx;
+use crate::schema::{pk_string_ref, All, EntityDef, NestedField, Object, Polymorphic, Schema};
+use crate::store::StoredEntity;
+
+/// Resolves a union reference `{"id", "schema"}` to its entity type and pk;
+/// `None` for a value that passed through unmapped.
+pub(crate) fn union_ref(poly: &Polymorphic, value: &Value) -> Option<(&'static EntityDef, String)> {
+    let choice = value.get("schema")?.as_str()?;
+    let def = poly.entity_for(choice)?;
+    let pk = pk_string_ref(value.get("id")?)?;
+    Some((def, pk.into_owned()))
+}
+
+/// A normalized value read through its schema.
+pub(crate) struct ValueDe<'a, 's, 'c> {
+    pub value: &'a Value,
+    pub schema: &'s Schema,
+    pub ctx: &'c Ctx<'a>,
+    /// Inside an entity already on the path: lists read empty (breaks cycles).
+    pub revisit: bool,
+}
+
+impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
+    fn entity(&self, def: &'static EntityDef, value: &'a Value) -> Result<EntityDe<'a, 'c>, Error> {
+        let pk = pk_string_ref(value)
+            .ok_or_else(|| de::Error::custom(format!("expected a {} reference, found {value}", def.key)))?;
+        let (pk, object) = self
+            .ctx
+            .lookup(def, &pk)
+            .ok_or_else(|| de::Error::custom(format!("{} {pk:?} is not in the store", def.key)))?;
+        Ok(EntityDe { def, pk, object, ctx: self.ctx })
+    }
+}
+
+impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+        let ctx = self.ctx;
+        match self.schema {
+            Schema::Entity(def) | Schema::Invalidate(def) => self.entity(def, self.value)?.deserialize_any(visitor),
+            Schema::Union(poly) => match union_ref(poly, self.value) {
+                Some((def, pk)) => {
+                    let (pk, object) = ctx
+                        .lookup(def, &pk)
+                        .ok_or_else(|| de::Error::custom(format!("{} {pk:?} is not in the store", def.key)))?;
+                    Tagged(EntityDe { def, pk, object, ctx }).deserialize_any(visitor)
+                }
+                None => self.value.deserialize_any(visitor),
+            },
+            Schema::Array(inner) => match self.value {
+                Value::Array(items) if !self.revisit => {
+                    visitor.visit_seq(Items { items: items.iter(), schema: inner, ctx })
+                }
+                Value::Array(_) => visitor.visit_seq(Items { items: [].iter(), schema: inner, ctx }),
+                other => other.deserialize_any(visitor),
+            },
+            Schema::Values(inner) => match self.value {
+                Value::Object(map) if !self.revisit => visitor.visit_map(Members {
+                    iter: map.iter(),
+                    fields: Fields::All(inner),
+                    pending: None,
+                    ctx,
+                    revisit: false,
+                }),
+                Value::Object(_) => {
+                    visitor.visit_map(de::value::MapDeserializer::<_, Error>::new(std::iter::empty::<(&str, &Value)>()))
+                }
+                other => other.deserialize_any(visitor),
+            },
+            Schema::Object(fields) => match self.value {
+                Value::Object(map) => visitor.visit_map(Members {
+                    iter: map.iter(),
+                    fields: Fields::Named(fields),
+                    pending: None,
+                    ctx,
+                    revisit: self.revisit,
+                }),
+                other => other.deserialize_any(visitor),
+            },
+            Schema::All(all) if self.revisit => visitor.visit_seq(AllRows { rows: Vec::new().into_iter(), all, ctx }),
+            Schema::All(all) => {
+                let rows = ctx.all_rows(all).unwrap_or_default();
+                visitor.visit_seq(AllRows { rows: rows.into_iter(), all, ctx })
+            }
+            Schema::Lazy(_) => {
+                let resolved = self.schema.resolved().into_owned();
+                ValueDe { value: self.value, schema: &resolved, ctx, revisit: self.revisit }.deserialize_any(visitor)
+            }
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+        if self.value.is_null() && !matches!(self.schema, Schema::All(_)) {
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'a>>(self, _name: &'static str, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'a>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        let ctx = self.ctx;
+        match self.schema {
+            Schema::Union(poly) => match union_ref(poly, self.value) {
+                Some((def, pk)) => {
+                    let (pk, object) = ctx
+                        .lookup(def, &pk)
+                        .ok_or_else(|| de::Error::custom(format!("{} {pk:?} is not in the store", def.key)))?;
+                    visitor.visit_enum(Tagged(EntityDe { def, pk, object, ctx }))
+                }
+                None => self.value.deserialize_enum(name, variants, visitor),
+            },
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        <W: Visitor<'a>>
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+/// One stored entity, read as a map of its fields.
+pub(crate) struct EntityDe<'a, 'c> {
+    pub def: &'static EntityDef,
+    pub pk: &'a str,
+    pub object: &'a Object,
+    pub ctx: &'c Ctx<'a>,
+}
+
+impl<'a, 'c> Deserializer<'a> for EntityDe<'a, 'c> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+        let revisit = self.ctx.enter(self.def.key, self.pk).map_err(de::Error::custom)?;
+        let fields = Fields::Nested((self.def.nested)());
+        let out =
+            visitor.visit_map(Members { iter: self.object.iter(), fields, pending: None, ctx: self.ctx, revisit });
+        self.ctx.leave();
+        out
+    }
+
+    fn deserialize_option<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'a>>(self, _name: &'static str, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        <W: Visitor<'a>>
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// An entity presented as the enum variant named after its type key
+/// (`FeedItem::Link(..)`), for unions and polymorphic `All`.
+struct Tagged<'a, 'c>(EntityDe<'a, 'c>);
+
+impl<'a, 'c> Deserializer<'a> for Tagged<'a, 'c> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_map(OneEntry(Some(self.0)))
+    }
+
+    fn deserialize_enum<V: Visitor<'a>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_enum(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        <W: Visitor<'a>>
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+impl<'a, 'c> EnumAccess<'a> for Tagged<'a, 'c> {
+    type Error = Error;
+    type Variant = EntityDe<'a, 'c>;
+
+    fn variant_seed<S: DeserializeSeed<'a>>(self, seed: S) -> Result<(S::Value, Self::Variant), Error> {
+        let variant = seed.deserialize(BorrowedStrDeserializer::<Error>::new(self.0.def.key))?;
+        Ok((variant, self.0))
+    }
+}
+
+impl<'a, 'c> VariantAccess<'a> for EntityDe<'a, 'c> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<(), Error> {
+        Err(de::Error::custom(format!("{} is an entity, not a unit variant", self.def.key)))
+    }
+
+    fn newtype_variant_seed<S: DeserializeSeed<'a>>(self, seed: S) -> Result<S::Value, Error> {
+        seed.deserialize(self)
+    }
+
+    fn tuple_variant<V: Visitor<'a>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_any(visitor)
+    }
+
+    fn struct_variant<V: Visitor<'a>>(self, _fields: &'static [&'static str], visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_any(visitor)
+    }
+}
+
+/// `{ "<type key>": entity }`, the externally tagged form.
+struct OneEntry<'a, 'c>(Option<EntityDe<'a, 'c>>);
+
+impl<'a, 'c> MapAccess<'a> for OneEntry<'a, 'c> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'a>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
+        match &self.0 {
+            Some(entity) => seed.deserialize(BorrowedStrDeserializer::<Error>::new(entity.def.key)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<S::Value, Error> {
+        match self.0.take() {
+            Some(entity) => seed.deserialize(entity),
+            None => Err(de::Error::custom("value requested before key")),
+        }
+    }
+}
+
+/// Items of a list, leaving out entities that are deleted or invalid.
+struct Items<'a, 's, 'c> {
+    items: std::slice::Iter<'a, Value>,
+    schema: &'s Schema,
+    ctx: &'c Ctx<'a>,
+}
+
+impl<'a, 's, 'c> SeqAccess<'a> for Items<'a, 's, 'c> {
+    type Error = Error;
+
+    fn next_element_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<Option<S::Value>, Error> {
+        for item in self.items.by_ref() {
+            if resolves(self.ctx, self.schema, item) {
+                return seed
+                    .deserialize(ValueDe { value: item, schema: self.schema, ctx: self.ctx, revisit: false })
+                    .map(Some);
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Whether an item of a list or map is shown: entity references must be valid.
+fn resolves(ctx: &Ctx<'_>, schema: &Schema, item: &Value) -> bool {
+    !is_reference(schema) || ctx.value_valid(schema, Some(item))
+}
+
+/// Whether a schema stands for a single entity reference.
+fn is_reference(schema: &Schema) -> bool {
+    matches!(schema, Schema::Entity(_) | Schema::Union(_) | Schema::Invalidate(_) | Schema::Lazy(_))
+}
+
+/// The rows of an `All`, live and valid ones only.
+struct AllRows<'a, 's, 'c> {
+    rows: std::vec::IntoIter<(&'static EntityDef, &'a str, &'a StoredEntity)>,
+    all: &'s All,
+    ctx: &'c Ctx<'a>,
+}
+
+impl<'a, 's, 'c> SeqAccess<'a> for AllRows<'a, 's, 'c> {
+    type Error = Error;
+
+    fn next_element_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<Option<S::Value>, Error> {
+        for (def, pk, row) in self.rows.by_ref() {
+            let Some(object) = row.value.as_deref() else { continue };
+            if !self.ctx.entity_valid(def, pk) {
+                continue;
+            }
+            let Some((pk, object)) = self.ctx.lookup(def, pk).map(|(pk, _)| (pk, object)) else { continue };
+            let entity = EntityDe { def, pk, object, ctx: self.ctx };
+            return match self.all {
+                All::Single(_) => seed.deserialize(entity).map(Some),
+                All::Poly(_) => seed.deserialize(Tagged(entity)).map(Some),
+            };
+        }
+        Ok(None)
+    }
+}
+
+/// Which members of an object have schemas.
+#[derive(Clone, Copy)]
+enum Fields<'s> {
+    /// An entity's nested fields.
+    Nested(&'static [NestedField]),
+    /// An `Object` schema's named members.
+    Named(&'s [(String, Schema)]),
+    /// A `Values` schema: every member.
+    All(&'s Schema),
+}
+
+impl<'s> Fields<'s> {
+    /// The schema of member `name`, and whether it is required (not an `Option`).
+    fn get(&self, name: &str) -> Option<(&'s Schema, bool)> {
+        match self {
+            Fields::Nested(fields) => fields.iter().find(|f| f.name == name).map(|f| (&f.schema, f.required)),
+            Fields::Named(fields) => fields.iter().find(|(n, _)| n == name).map(|(_, s)| (s, true)),
+            Fields::All(schema) => Some((schema, true)),
+        }
+    }
+}
+
+/// The members of an entity or object; schema'd members are read through
+/// their schema, unresolvable references are left out (an `Option` reads `None`).
+struct Members<'a, 's, 'c> {
+    iter: serde_json::map::Iter<'a>,
+    fields: Fields<'s>,
+    pending: Option<(&'a Value, Option<&'s Schema>)>,
+    ctx: &'c Ctx<'a>,
+    revisit: bool,
+}
+
+impl<'a, 's, 'c> MapAccess<'a> for Members<'a, 's, 'c> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'a>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
+        for (name, value) in self.iter.by_ref() {
+            let field = self.fields.get(name);
+            if let Some((schema, required)) = field {
+                // In a cycle, optional references are cut so the value stays finite.
+                let cut = self.revisit && !required && is_reference(schema);
+                if cut || (!value.is_null() && !resolves(self.ctx, schema, value)) {
+                    continue;
+                }
+            }
+            self.pending = Some((value, field.map(|(schema, _)| schema)));
+            return seed.deserialize(BorrowedStrDeserializer::<Error>::new(name)).map(Some);
+        }
+        Ok(None)
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<S::Value, Error> {
+        match self.pending.take() {
+            Some((value, Some(schema))) => {
+                seed.deserialize(ValueDe { value, schema, ctx: self.ctx, revisit: self.revisit })
+            }
+            Some((value, None)) => seed.deserialize(value),
+            None => Err(de::Error::custom("value requested before key")),
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Memoized reads: the same unchanged data reads back as the identical `Arc`.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::ctx::{Ctx, Dep};
+use super::read_with;
+use crate::error::ReadError;
+use crate::schema::{Entity, Schema};
+use crate::store::State;
+
+struct Entry {
+    value: Arc<dyn Any + Send + Sync>,
+    /// Version of the result the read started from, if it read a result.
+    result_version: Option<u64>,
+    deps: Vec<Dep>,
+    /// State version at which `deps` were last found unchanged.
+    checked_at: u64,
+}
+
+/// A cache of typed reads, keyed by what was read (a result key, an entity...)
+/// and the Rust type read into. A warm read checks only what the cached value
+/// depended on: it costs the same whatever else the store holds.
+///
+/// ```
+/// # use rdc_core::{Entity, MemoCache, State, WriteMeta};
+/// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+/// let mut state = State::default();
+/// state.write_entities(&User::schema(), serde_json::json!({"id": "1", "name": "Ada"}), &serde_json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
+/// let mut memo = MemoCache::default();
+/// let a = memo.entity::<User>(&state, "1").unwrap().unwrap();
+/// let b = memo.entity::<User>(&state, "1").unwrap().unwrap();
+/// assert!(std::sync::Arc::ptr_eq(&a, &b));
+/// ```
+#[derive(Default)]
+pub struct MemoCache {
+    entries: HashMap<TypeId, HashMap<String, Entry>>,
+}
+
+impl std::fmt::Debug for MemoCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoCache").field("entries", &self.len()).finish()
+    }
+}
+
+impl MemoCache {
+    /// Number of memoized reads.
+    pub fn len(&self) -> usize {
+        self.entries.values().map(HashMap::len).sum()
+    }
+
+    /// Whether nothing is memoized.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Drops every memoized read.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// Reads the stored result of endpoint `key` through `schema` into `T`.
+    /// `Ok(None)` when there is no result (or it finds nothing, see
+    /// [`denormalize`](crate::denormalize)). Use one schema per `(key, T)`.
+    pub fn read_result<T: DeserializeOwned + Send + Sync + 'static>(
+        &mut self,
+        state: &State,
+        key: &str,
+        schema: &Schema,
+    ) -> Result<Option<Arc<T>>, ReadError> {
+        let Some(result) = state.result(key) else { return Ok(None) };
+        self.read_memo(state, key, Some(result.version), schema, &result.value)
+    }
+
+    /// Reads entity `E` with primary key `pk`.
+    pub fn entity<E: Entity>(&mut self, state: &State, pk: &str) -> Result<Option<Arc<E>>, ReadError> {
+        let input = Value::String(pk.to_owned());
+        self.read_memo(state, pk, None, &E::schema(), &input)
+    }
+
+    /// Reads a schema that needs no stored input (an `All`, or a value of
+    /// references), memoized under `memo_key`.
+    pub fn read<T: DeserializeOwned + Send + Sync + 'static>(
+        &mut self,
+        state: &State,
+        memo_key: &str,
+        schema: &Schema,
+        input: &Value,
+    ) -> Result<Option<Arc<T>>, ReadError> {
+        self.read_memo(state, memo_key, None, schema, input)
+    }
+
+    fn read_memo<T: DeserializeOwned + Send + Sync + 'static>(
+        &mut self,
+        state: &State,
+        key: &str,
+        result_version: Option<u64>,
+        schema: &Schema,
+        input: &Value,
+    ) -> Result<Option<Arc<T>>, ReadError> {
+        let by_key = self.entries.entry(TypeId::of::<T>()).or_default();
+        if let Some(entry) = by_key.get_mut(key) {
+            let fresh = entry.checked_at == state.version()
+                || (entry.result_version == result_version && entry.deps.iter().all(|dep| dep.unchanged(state)));
+            if fresh {
+                entry.checked_at = state.version();
+                if let Ok(value) = Arc::clone(&entry.value).downcast::<T>() {
+                    return Ok(Some(value));
+                }
+            }
+        }
+        let ctx = Ctx::new(state);
+        let Some(value) = read_with::<T>(&ctx, schema, input)? else {
+            by_key.remove(key);
+            return Ok(None);
+        };
+        let value = Arc::new(value);
+        let entry = Entry {
+            value: Arc::clone(&value) as Arc<dyn Any + Send + Sync>,
+            result_version,
+            deps: ctx.deps.into_inner(),
+            checked_at: state.version(),
+        };
+        by_key.insert(key.to_owned(), entry);
+        Ok(Some(value))
+    }
+}

@@ -1,0 +1,67 @@
+//! Typed reads of the store: denormalization into the user's types, memoized so
+//! that a read of unchanged data returns the identical `Arc`.
+
+mod ctx;
+pub(crate) mod de;
+mod memo;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub use memo::MemoCache;
+
+use crate::error::ReadError;
+use crate::schema::{pk_string_ref, Schema};
+use crate::store::State;
+use ctx::Ctx;
+use de::ValueDe;
+
+/// Reads `input` (a normalized value, e.g. a stored result) through `schema`
+/// into `T`, without memoization. `Ok(None)` means "not found": an entity that is
+/// missing, deleted or invalid, or an `All` whose types were never stored.
+///
+/// ```
+/// # use rdc_core::{denormalize, Entity, State, WriteMeta};
+/// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+/// let mut state = State::default();
+/// state.write_entities(&User::schema(), serde_json::json!({"id": "1", "name": "Ada"}), &serde_json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
+/// let user: User = denormalize(&state, &User::schema(), &serde_json::json!("1")).unwrap().unwrap();
+/// assert_eq!(user.name, "Ada");
+/// ```
+pub fn denormalize<T: DeserializeOwned>(state: &State, schema: &Schema, input: &Value) -> Result<Option<T>, ReadError> {
+    let ctx = Ctx::new(state);
+    read_with(&ctx, schema, input)
+}
+
+/// Reads through an existing context (so the caller can collect its dependencies).
+pub(crate) fn read_with<'a, T: DeserializeOwned>(
+    ctx: &Ctx<'a>,
+    schema: &Schema,
+    input: &'a Value,
+) -> Result<Option<T>, ReadError> {
+    if !found(ctx, schema, input) {
+        return Ok(None);
+    }
+    let de = ValueDe { value: input, schema, ctx, revisit: false };
+    serde_path_to_error::deserialize(de)
+        .map(Some)
+        .map_err(|err| ReadError::Type { path: err.path().to_string(), message: err.into_inner().to_string() })
+}
+
+/// Whether a top-level read finds something (see [`denormalize`]).
+fn found(ctx: &Ctx<'_>, schema: &Schema, input: &Value) -> bool {
+    match schema {
+        Schema::Entity(def) => match pk_string_ref(input) {
+            Some(pk) => {
+                // Record the dependency even when missing, so a later write re-reads.
+                let _ = ctx.lookup(def, &pk);
+                ctx.entity_valid(def, &pk)
+            }
+            None => false,
+        },
+        Schema::Union(_) | Schema::Invalidate(_) => ctx.value_valid(schema, Some(input)),
+        Schema::All(all) => ctx.all_rows(all).is_some(),
+        Schema::Lazy(_) => found(ctx, &schema.resolved(), input),
+        Schema::Array(_) | Schema::Object(_) | Schema::Values(_) => true,
+    }
+}

@@ -1,0 +1,173 @@
+//! The `Entity` trait: a type whose instances are stored once, by type key and
+//! primary key, and shared by every response that mentions them.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use super::Schema;
+use crate::store::EntityMeta;
+
+/// A JSON object, as entities are stored.
+pub type Object = Map<String, Value>;
+
+/// A field of an entity that holds another schema (an entity, a list of them,
+/// an `All`, a union...). Normalization replaces its content by references.
+#[derive(Debug, Clone)]
+pub struct NestedField {
+    /// The field's name on the wire (after serde renames).
+    pub name: &'static str,
+    /// The schema of the field's value.
+    pub schema: Schema,
+    /// `false` for `Option<...>` fields: a missing nested entity reads as `None`
+    /// instead of making this entity invalid.
+    pub required: bool,
+}
+
+/// Where a field failed to deserialize, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// Path inside the entity, e.g. `price` or `tags[2]`.
+    pub path: String,
+    /// What serde said.
+    pub message: String,
+}
+
+/// Type-erased description of an [`Entity`] type: what normalization and reads use.
+/// Get it with [`Entity::DEF`]; it lives for the whole program.
+#[derive(Debug)]
+pub struct EntityDef {
+    /// The type key entities are stored under.
+    pub key: &'static str,
+    /// Primary key of a wire object.
+    pub pk: fn(&Object) -> Option<String>,
+    /// Nested schema fields.
+    pub nested: fn() -> &'static [NestedField],
+    /// Checks every non-nested field against its Rust type.
+    pub check_fields: fn(&Value) -> Result<(), FieldError>,
+    /// The `process` hook.
+    pub process: fn(Value, &Value) -> Result<Value, String>,
+    /// The `validate` hook.
+    pub validate: fn(&Object) -> Result<(), String>,
+    /// The `merge` hook.
+    pub merge: fn(&Object, &Object) -> Object,
+    /// The `should_update` hook.
+    pub should_update: fn(&EntityMeta, &EntityMeta) -> bool,
+}
+
+impl EntityDef {
+    /// The nested field named `name` (wire name), if any.
+    pub fn nested_field(&self, name: &str) -> Option<&'static NestedField> {
+        (self.nested)().iter().find(|f| f.name == name)
+    }
+}
+
+/// A normalized type. Usually derived:
+///
+/// ```
+/// use rdc_core::{Entity, Schema, State, WriteMeta, MemoCache};
+/// use serde::Deserialize;
+/// use serde_json::json;
+///
+/// #[derive(Debug, Deserialize, Entity)]
+/// #[entity(key = "User")]
+/// struct User { id: String, name: String }
+///
+/// let mut state = State::default();
+/// let users = Schema::array(User::schema());
+/// state.write_result("GET /users", &users, json!([{ "id": "1", "name": "Ada" }]), &json!(null), WriteMeta::at(0, 60_000)).unwrap();
+/// let mut memo = MemoCache::default();
+/// let read: std::sync::Arc<Vec<User>> = memo.read_result(&state, "GET /users", &users).unwrap().unwrap();
+/// assert_eq!(read[0].name, "Ada");
+/// ```
+///
+/// Hooks have defaults: `process` passes the value through, `validate` accepts,
+/// `merge` lays incoming fields over stored ones, and `should_update` lets data
+/// fetched later win over data fetched earlier.
+pub trait Entity: DeserializeOwned + Send + Sync + 'static {
+    /// Name under which this type is stored (`static key` in the spec).
+    const KEY: &'static str;
+
+    /// The primary key of a wire object, or `None` when it has none.
+    fn pk_of(value: &Object) -> Option<String>;
+
+    /// Fields holding nested schemas. The derive fills this from `#[entity(nested)]`.
+    fn nested_fields() -> &'static [NestedField] {
+        &[]
+    }
+
+    /// Checks the non-nested fields against their Rust types so a bad field is
+    /// refused at normalize time with its path. The derive implements it.
+    fn check_fields(_value: &Value) -> Result<(), FieldError> {
+        Ok(())
+    }
+
+    /// Transforms the incoming value before it is normalized; `args` are the
+    /// endpoint's arguments. An `Err` rejects the whole response.
+    fn process(value: Value, _args: &Value) -> Result<Value, String> {
+        Ok(value)
+    }
+
+    /// Validates the processed value; an `Err` rejects the whole response.
+    fn validate(_value: &Object) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Merges an incoming object into the stored one. `existing` is what wins
+    /// less; by default incoming fields replace stored ones, other stored fields stay.
+    fn merge(existing: &Object, incoming: &Object) -> Object {
+        let mut merged = existing.clone();
+        for (key, value) in incoming {
+            merged.insert(key.clone(), value.clone());
+        }
+        merged
+    }
+
+    /// Whether `incoming` should win over `existing`. By default data fetched
+    /// later wins, so a slow response never overwrites newer data.
+    fn should_update(existing: &EntityMeta, incoming: &EntityMeta) -> bool {
+        incoming.fetched_at >= existing.fetched_at
+    }
+
+    /// The type-erased description normalization uses.
+    const DEF: &'static EntityDef = &EntityDef {
+        key: Self::KEY,
+        pk: Self::pk_of,
+        nested: Self::nested_fields,
+        check_fields: Self::check_fields,
+        process: Self::process,
+        validate: Self::validate,
+        merge: Self::merge,
+        should_update: Self::should_update,
+    };
+
+    /// This entity as a schema.
+    fn schema() -> Schema {
+        Schema::Entity(Self::DEF)
+    }
+}
+
+/// Turns a JSON scalar into a primary key string: strings as they are, numbers
+/// in their JSON form; anything else is no key. Used by the derive.
+///
+/// ```
+/// use serde_json::json;
+/// assert_eq!(rdc_core::pk_string(&json!(7)), Some("7".to_string()));
+/// assert_eq!(rdc_core::pk_string(&json!(null)), None);
+/// ```
+pub fn pk_string(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Like [`pk_string`], for references stored in normalized objects.
+pub(crate) fn pk_string_ref(value: &Value) -> Option<std::borrow::Cow<'_, str>> {
+    match value {
+        Value::String(s) => Some(std::borrow::Cow::Borrowed(s.as_str())),
+        Value::Number(n) => Some(std::borrow::Cow::Owned(n.to_string())),
+        _ => None,
+    }
+}

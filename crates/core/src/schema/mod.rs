@@ -1,0 +1,144 @@
+//! Schemas: how a response's shape maps onto entities.
+//!
+//! A [`Schema`] is a cheap-to-clone value. Entities come from [`Entity::schema`];
+//! the others from the constructors here and in [`All`] and [`Union`].
+
+mod all;
+mod entity;
+mod polymorphic;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+pub use all::All;
+pub(crate) use entity::pk_string_ref;
+pub use entity::{pk_string, Entity, EntityDef, FieldError, NestedField, Object};
+pub use polymorphic::{entry, ChooseFn, Chooser, Polymorphic, Union};
+
+/// The shape of a response, or of a nested field.
+///
+/// ```
+/// use rdc_core::{Entity, Schema};
+/// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+/// let users = Schema::array(User::schema());
+/// let page = Schema::object([("results", users.clone())]);
+/// let by_id = Schema::values(User::schema());
+/// # let _ = (page, by_id);
+/// ```
+#[derive(Clone)]
+pub enum Schema {
+    /// One entity, stored by type key and primary key.
+    Entity(&'static EntityDef),
+    /// A list, each item of the inner schema.
+    Array(Arc<Schema>),
+    /// An object whose named members have schemas; other members pass through.
+    Object(Arc<Vec<(String, Schema)>>),
+    /// A map whose every value has the inner schema.
+    Values(Arc<Schema>),
+    /// One entity of several types, chosen per value.
+    Union(Arc<Polymorphic>),
+    /// Every cached entity of a type (or of several types).
+    All(Arc<All>),
+    /// Deletes the entity (or pk) it is given.
+    Invalidate(&'static EntityDef),
+    /// A schema built on first use: for circular definitions between schemas.
+    Lazy(fn() -> Schema),
+}
+
+impl fmt::Debug for Schema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Schema::Entity(def) => write!(f, "Entity({})", def.key),
+            Schema::Array(inner) => f.debug_tuple("Array").field(inner).finish(),
+            Schema::Object(fields) => f.debug_map().entries(fields.iter().map(|(k, v)| (k, v))).finish(),
+            Schema::Values(inner) => f.debug_tuple("Values").field(inner).finish(),
+            Schema::Union(poly) => f.debug_tuple("Union").field(poly).finish(),
+            Schema::All(all) => f.debug_tuple("All").field(all).finish(),
+            Schema::Invalidate(def) => write!(f, "Invalidate({})", def.key),
+            Schema::Lazy(_) => f.write_str("Lazy(..)"),
+        }
+    }
+}
+
+impl Schema {
+    /// A list of `inner`.
+    pub fn array(inner: Schema) -> Schema {
+        Schema::Array(Arc::new(inner))
+    }
+
+    /// An object with schema'd members; members not named pass through as they are.
+    pub fn object<K: Into<String>>(fields: impl IntoIterator<Item = (K, Schema)>) -> Schema {
+        Schema::Object(Arc::new(fields.into_iter().map(|(k, s)| (k.into(), s)).collect()))
+    }
+
+    /// A map (string keys) whose every value is `inner`.
+    pub fn values(inner: Schema) -> Schema {
+        Schema::Values(Arc::new(inner))
+    }
+
+    /// Deletes entities of type `E`: the value normalized is the entity (or its pk).
+    pub fn invalidate<E: Entity>() -> Schema {
+        Schema::Invalidate(E::DEF)
+    }
+
+    /// Resolves `Lazy` wrappers.
+    pub(crate) fn resolved(&self) -> std::borrow::Cow<'_, Schema> {
+        match self {
+            Schema::Lazy(make) => {
+                let mut schema = make();
+                while let Schema::Lazy(next) = schema {
+                    schema = next();
+                }
+                std::borrow::Cow::Owned(schema)
+            }
+            other => std::borrow::Cow::Borrowed(other),
+        }
+    }
+}
+
+/// Types that know their own schema, so `#[entity(nested)]` fields can be typed
+/// naturally: an entity, `Vec<E>`, `Option<E>`, `Box<E>`, `Arc<E>`, maps of `E`.
+pub trait HasSchema {
+    /// The schema values of this type are normalized with.
+    fn schema() -> Schema;
+    /// Whether a missing value is acceptable (true only for `Option`).
+    const OPTIONAL: bool = false;
+}
+
+impl<T: HasSchema> HasSchema for Vec<T> {
+    fn schema() -> Schema {
+        Schema::array(T::schema())
+    }
+}
+
+impl<T: HasSchema> HasSchema for Option<T> {
+    fn schema() -> Schema {
+        T::schema()
+    }
+    const OPTIONAL: bool = true;
+}
+
+impl<T: HasSchema> HasSchema for Box<T> {
+    fn schema() -> Schema {
+        T::schema()
+    }
+}
+
+impl<T: HasSchema> HasSchema for Arc<T> {
+    fn schema() -> Schema {
+        T::schema()
+    }
+}
+
+impl<T: HasSchema> HasSchema for HashMap<String, T> {
+    fn schema() -> Schema {
+        Schema::values(T::schema())
+    }
+}
+
+impl<T: HasSchema> HasSchema for BTreeMap<String, T> {
+    fn schema() -> Schema {
+        Schema::values(T::schema())
+    }
+}

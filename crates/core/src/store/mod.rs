@@ -1,0 +1,6 @@
+//! The normalized store: one serializable state holding every entity once.
+
+mod state;
+mod write;
+
+pub use state::{EntityMeta, EntityTable, ErrorEntry, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta};

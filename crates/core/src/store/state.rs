@@ -1,0 +1,162 @@
+//! The store's data: entities by (type key, pk) with meta, results per endpoint
+//! key, errors, and a version counter reads are memoized against.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::schema::Object;
+
+/// Milliseconds since the Unix epoch. Core never reads a clock: callers pass `now`.
+pub type Millis = u64;
+
+/// Times attached to a stored entity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityMeta {
+    /// When the request that brought this data started.
+    pub fetched_at: Millis,
+    /// When its response arrived.
+    pub date: Millis,
+    /// When it stops being fresh.
+    pub expires_at: Millis,
+}
+
+/// Times for one write, from the request that produced it.
+///
+/// ```
+/// let meta = rdc_core::WriteMeta::at(1_000, 60_000);
+/// assert_eq!(meta.expires_at, 61_000);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteMeta {
+    /// Request start.
+    pub fetched_at: Millis,
+    /// Response arrival.
+    pub date: Millis,
+    /// Freshness deadline.
+    pub expires_at: Millis,
+}
+
+impl WriteMeta {
+    /// A write fetched and answered at `now`, fresh for `expiry_ms`.
+    pub fn at(now: Millis, expiry_ms: Millis) -> WriteMeta {
+        WriteMeta { fetched_at: now, date: now, expires_at: now.saturating_add(expiry_ms) }
+    }
+
+    pub(crate) fn entity_meta(&self) -> EntityMeta {
+        EntityMeta { fetched_at: self.fetched_at, date: self.date, expires_at: self.expires_at }
+    }
+}
+
+/// One stored entity: its normalized object (nested entities replaced by
+/// references), its meta, and the store version that last wrote it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StoredEntity {
+    /// The normalized object; `None` once deleted (a tombstone keeps its place).
+    pub value: Option<Arc<Object>>,
+    /// Fetch times.
+    pub meta: EntityMeta,
+    /// Store version of the last write.
+    pub version: u64,
+}
+
+/// All entities of one type key, in first-stored order.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct EntityTable {
+    /// Store version of the last write to any entity of this type.
+    pub version: u64,
+    /// Entities by primary key.
+    pub rows: IndexMap<String, StoredEntity>,
+}
+
+/// Times of a stored endpoint result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultMeta {
+    /// Request start.
+    pub fetched_at: Millis,
+    /// Response arrival.
+    pub date: Millis,
+    /// Freshness deadline.
+    pub expires_at: Millis,
+    /// Set by invalidation: the result must be fetched again before use.
+    pub invalidated: bool,
+}
+
+/// The normalized result of one endpoint key.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ResultEntry {
+    /// The response with entities replaced by references.
+    pub value: Arc<Value>,
+    /// Fetch times.
+    pub meta: ResultMeta,
+    /// Store version of the write.
+    pub version: u64,
+}
+
+/// The last error of one endpoint key.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ErrorEntry {
+    /// The error, as text (typed errors live with the caller).
+    pub message: String,
+    /// When it happened.
+    pub date: Millis,
+    /// When the error stops counting (then a read fetches again).
+    pub expires_at: Millis,
+}
+
+/// The whole store. Serializable, so it can be inspected, saved or sent.
+///
+/// ```
+/// let state = rdc_core::State::default();
+/// assert_eq!(state.version(), 0);
+/// assert!(state.entity("User", "1").is_none());
+/// ```
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct State {
+    pub(crate) entities: HashMap<String, EntityTable>,
+    pub(crate) results: HashMap<String, ResultEntry>,
+    pub(crate) errors: HashMap<String, ErrorEntry>,
+    /// Optimistic layers over the store (filled by the controller, Step 4).
+    pub(crate) optimistic: Vec<Value>,
+    pub(crate) version: u64,
+}
+
+impl State {
+    /// Increments on every write; a read memoized at this version is still valid.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The stored (not deleted) entity `key`/`pk`.
+    pub fn entity(&self, key: &str, pk: &str) -> Option<&StoredEntity> {
+        self.row(key, pk).filter(|row| row.value.is_some())
+    }
+
+    /// The stored row, including a deletion tombstone.
+    pub(crate) fn row(&self, key: &str, pk: &str) -> Option<&StoredEntity> {
+        self.entities.get(key)?.rows.get(pk)
+    }
+
+    /// Every entity table, by type key.
+    pub fn tables(&self) -> &HashMap<String, EntityTable> {
+        &self.entities
+    }
+
+    /// The stored result of an endpoint key.
+    pub fn result(&self, key: &str) -> Option<&ResultEntry> {
+        self.results.get(key)
+    }
+
+    /// The last error of an endpoint key.
+    pub fn error(&self, key: &str) -> Option<&ErrorEntry> {
+        self.errors.get(key)
+    }
+
+    /// Number of live (not deleted) entities across all types.
+    pub fn entity_count(&self) -> usize {
+        self.entities.values().map(|t| t.rows.values().filter(|r| r.value.is_some()).count()).sum()
+    }
+}

@@ -1,0 +1,133 @@
+//! The spec's endpoints (section 4) under `/api`.
+
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderName, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tower_http::cors::{Any, CorsLayer};
+
+use crate::state::{AppState, User};
+use crate::tools;
+
+/// Builds the whole API: spec endpoints, test tools and CORS.
+pub fn router(state: AppState) -> Router {
+    let cors = CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::POST, Method::PUT, Method::PATCH, Method::DELETE])
+        .allow_headers(Any)
+        .expose_headers([header::LINK, header::CONTENT_DISPOSITION, HeaderName::from_static("x-request-count")]);
+    let api = Router::new()
+        .route("/health", get(|| async { "ok" }))
+        .route("/users", get(list_users).post(create_user))
+        .route("/feed", get(feed))
+        .route("/price/{exchange_pair}", get(price))
+        .route("/streams/{username}", get(stream))
+        .route("/products/{product_id}/ticker", get(ticker))
+        .route("/products/{product_id}/ticker/count", get(ticker_count))
+        .route("/files/{id}/download", get(download))
+        .route("/echo", any(tools::echo))
+        .route("/echo/{*rest}", any(tools::echo))
+        .route("/status/{code}", any(tools::status))
+        .route("/items", get(tools::paged_items))
+        .with_state(state);
+    Router::new().nest("/api", api).layer(cors)
+}
+
+async fn list_users(State(state): State<AppState>) -> Json<Vec<User>> {
+    Json(state.lock().users.clone())
+}
+
+/// Body of `POST /users`: the id is optional (the server assigns one).
+#[derive(Debug, Deserialize)]
+struct NewUser {
+    id: Option<String>,
+    name: String,
+}
+
+async fn create_user(
+    State(state): State<AppState>,
+    body: Result<Json<NewUser>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Json(new_user) = match body {
+        Ok(body) => body,
+        Err(rejection) => {
+            let error = json!({ "error": rejection.body_text() });
+            return (StatusCode::UNPROCESSABLE_ENTITY, Json(error)).into_response();
+        }
+    };
+    if new_user.name.trim().is_empty() {
+        let error = json!({ "error": "name must not be empty", "field": "name" });
+        return (StatusCode::UNPROCESSABLE_ENTITY, Json(error)).into_response();
+    }
+    let mut inner = state.lock();
+    let id = new_user.id.unwrap_or_else(|| format!("u{}", inner.next_user));
+    inner.next_user += 1;
+    let user = User { id, name: new_user.name };
+    inner.users.retain(|u| u.id != user.id);
+    inner.users.push(user.clone());
+    (StatusCode::CREATED, Json(user)).into_response()
+}
+
+async fn feed() -> Json<Value> {
+    Json(json!([
+        { "id": 1, "type": "link", "url": "https://www.rust-lang.org", "title": "Rust" },
+        { "id": 2, "type": "post", "content": "Normalized caches keep every entity once." },
+        { "id": 3, "type": "link", "url": "https://leptos.dev", "title": "Leptos" },
+        { "id": 4, "type": "video", "src": "https://example.com/v.mp4" },
+        { "id": 5, "type": "post", "content": "Signals re-render only what changed." }
+    ]))
+}
+
+async fn price(Path(exchange_pair): Path<String>) -> Json<Value> {
+    Json(json!({
+        "exchangePair": exchange_pair,
+        "price": "43250.123456789012345678",
+        "updatedAt": "2026-11-25T12:34:56.789Z"
+    }))
+}
+
+async fn stream(Path(username): Path<String>) -> Json<Value> {
+    Json(json!({
+        "title": format!("{username} plays live"),
+        "game": "Factorio",
+        "current_viewers": 1234,
+        "live": true
+    }))
+}
+
+async fn ticker(State(state): State<AppState>, Path(product_id): Path<String>) -> Response {
+    let count = {
+        let mut inner = state.lock();
+        let count = inner.ticker_requests.entry(product_id).or_insert(0);
+        *count += 1;
+        *count
+    };
+    let body = json!({
+        "trade_id": 1000 + count,
+        "price": format!("{}.25", 37000 + count),
+        "size": "0.01",
+        "time": "2026-11-25T12:00:00Z",
+        "bid": "36999.50",
+        "ask": "37000.50",
+        "volume": "1234.5678"
+    });
+    let mut response = Json(body).into_response();
+    response.headers_mut().insert("x-request-count", HeaderValue::from(count));
+    response
+}
+
+async fn ticker_count(State(state): State<AppState>, Path(product_id): Path<String>) -> Json<Value> {
+    let count = state.lock().ticker_requests.get(&product_id).copied().unwrap_or(0);
+    Json(json!({ "product_id": product_id, "count": count }))
+}
+
+async fn download(Path(id): Path<String>) -> Response {
+    let body = format!("rdc demo file {id}\n").into_bytes();
+    let disposition = format!("attachment; filename=\"report-{id}.txt\"; filename*=UTF-8''report-{id}-%E2%9C%93.txt");
+    let disposition = HeaderValue::from_str(&disposition).unwrap_or(HeaderValue::from_static("attachment"));
+    ([(header::CONTENT_TYPE, HeaderValue::from_static("text/plain")), (header::CONTENT_DISPOSITION, disposition)], body)
+        .into_response()
+}

@@ -1,0 +1,46 @@
+//! Shared, in-memory state of the demo API.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::{Deserialize, Serialize};
+
+/// A user as the API sends it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct User {
+    pub id: String,
+    pub name: String,
+}
+
+/// Everything the server remembers between requests.
+#[derive(Debug, Default)]
+pub struct Inner {
+    pub users: Vec<User>,
+    pub next_user: u64,
+    /// Requests served per ticker product id, so tests can check polling.
+    pub ticker_requests: BTreeMap<String, u64>,
+}
+
+/// Cloneable handle on the server state.
+#[derive(Debug, Clone)]
+pub struct AppState(Arc<Mutex<Inner>>);
+
+impl Default for AppState {
+    fn default() -> Self {
+        let users = ["Ada Lovelace", "Grace Hopper", "Alan Turing"]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| User { id: format!("u{}", i + 1), name: (*name).to_owned() })
+            .collect::<Vec<_>>();
+        let next_user = users.len() as u64 + 1;
+        AppState(Arc::new(Mutex::new(Inner { users, next_user, ticker_requests: BTreeMap::new() })))
+    }
+}
+
+impl AppState {
+    /// Locks the state; a poisoned lock still yields the data (a handler panicked
+    /// mid-request, the data itself is plain values and stays usable).
+    pub fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}

@@ -1,0 +1,98 @@
+//! Parsing `#[entity(...)]` and the serde attributes that change wire names.
+
+use syn::{Attribute, Expr, Lit, LitStr, Meta};
+
+/// `#[entity(...)]` on the struct.
+#[derive(Default)]
+pub struct ContainerAttrs {
+    pub key: Option<String>,
+    pub pk: Option<String>,
+    pub pk_with: Option<syn::Path>,
+    pub process: Option<syn::Path>,
+    pub validate: Option<syn::Path>,
+    pub merge: Option<syn::Path>,
+    pub should_update: Option<syn::Path>,
+    pub rename_all: Option<String>,
+}
+
+/// `#[entity(...)]` on a field.
+#[derive(Default)]
+pub struct FieldAttrs {
+    pub nested: bool,
+    pub schema: Option<Expr>,
+    pub rename: Option<String>,
+}
+
+fn string_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+    meta.value()?.parse::<LitStr>()
+}
+
+pub fn container(attrs: &[Attribute]) -> syn::Result<ContainerAttrs> {
+    let mut out = ContainerAttrs::default();
+    for attr in attrs {
+        if attr.path().is_ident("entity") {
+            attr.parse_nested_meta(|meta| {
+                let name = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                match name.as_str() {
+                    "key" => out.key = Some(string_value(&meta)?.value()),
+                    "pk" => out.pk = Some(string_value(&meta)?.value()),
+                    "pk_with" => out.pk_with = Some(string_value(&meta)?.parse()?),
+                    "process" => out.process = Some(string_value(&meta)?.parse()?),
+                    "validate" => out.validate = Some(string_value(&meta)?.parse()?),
+                    "merge" => out.merge = Some(string_value(&meta)?.parse()?),
+                    "should_update" => out.should_update = Some(string_value(&meta)?.parse()?),
+                    _ => return Err(meta.error(
+                        "unknown entity option; expected key, pk, pk_with, process, validate, merge or should_update",
+                    )),
+                }
+                Ok(())
+            })?;
+        } else if attr.path().is_ident("serde") {
+            out.rename_all = serde_string(attr, "rename_all").or(out.rename_all.take());
+        }
+    }
+    Ok(out)
+}
+
+pub fn field(attrs: &[Attribute]) -> syn::Result<FieldAttrs> {
+    let mut out = FieldAttrs::default();
+    for attr in attrs {
+        if attr.path().is_ident("entity") {
+            attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("nested") {
+                    out.nested = true;
+                } else if meta.path.is_ident("schema") {
+                    out.schema = Some(string_value(&meta)?.parse()?);
+                    out.nested = true;
+                } else {
+                    return Err(meta.error("unknown field option; expected nested or schema"));
+                }
+                Ok(())
+            })?;
+        } else if attr.path().is_ident("serde") {
+            out.rename = serde_string(attr, "rename").or(out.rename.take());
+        }
+    }
+    Ok(out)
+}
+
+/// The string value of `#[serde(name = "...")]`, ignoring the other serde options.
+fn serde_string(attr: &Attribute, name: &str) -> Option<String> {
+    let Meta::List(list) = &attr.meta else { return None };
+    let nested = list.parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated).ok()?;
+    nested.iter().find_map(|meta| match meta {
+        Meta::NameValue(nv) if nv.path.is_ident(name) => match &nv.value {
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// Whether the type is spelled `Option<...>`.
+pub fn is_option(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) => p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Option"),
+        _ => false,
+    }
+}

@@ -1,0 +1,203 @@
+//! The code `#[derive(Entity)]` generates.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{Data, DeriveInput, Fields};
+
+use crate::attrs::{self, is_option};
+use crate::case::rename;
+
+/// Path of rdc-core as the user's crate sees it: `::rdc_core`, or `::rdc::core`
+/// through the facade.
+fn core_path() -> TokenStream {
+    use proc_macro_crate::{crate_name, FoundCrate};
+    match crate_name("rdc-core") {
+        Ok(FoundCrate::Itself) => quote!(::rdc_core),
+        Ok(FoundCrate::Name(name)) => {
+            let ident = format_ident!("{}", name);
+            quote!(::#ident)
+        }
+        Err(_) => match crate_name("rdc") {
+            Ok(FoundCrate::Name(name)) => {
+                let ident = format_ident!("{}", name);
+                quote!(::#ident::core)
+            }
+            _ => quote!(::rdc::core),
+        },
+    }
+}
+
+struct Field {
+    ident: syn::Ident,
+    ty: syn::Type,
+    wire: String,
+    nested: bool,
+    schema: Option<syn::Expr>,
+    serde_attrs: Vec<syn::Attribute>,
+}
+
+pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
+    let name = &input.ident;
+    if !input.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(&input.generics, "#[derive(Entity)] does not support generic types"));
+    }
+    let Data::Struct(data) = &input.data else {
+        return Err(syn::Error::new_spanned(name, "#[derive(Entity)] needs a struct with named fields"));
+    };
+    let Fields::Named(named) = &data.fields else {
+        return Err(syn::Error::new_spanned(name, "#[derive(Entity)] needs a struct with named fields"));
+    };
+    let container = attrs::container(&input.attrs)?;
+    let mut fields = Vec::new();
+    for f in &named.named {
+        let Some(ident) = f.ident.clone() else { continue };
+        let field_attrs = attrs::field(&f.attrs)?;
+        let raw = ident.to_string();
+        let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_owned();
+        let wire = match field_attrs.rename {
+            Some(wire) => wire,
+            None => {
+                rename(&raw, container.rename_all.as_deref()).map_err(|e| syn::Error::new_spanned(&input.ident, e))?
+            }
+        };
+        let serde_attrs = f.attrs.iter().filter(|a| a.path().is_ident("serde")).cloned().collect();
+        fields.push(Field {
+            ident,
+            ty: f.ty.clone(),
+            wire,
+            nested: field_attrs.nested,
+            schema: field_attrs.schema,
+            serde_attrs,
+        });
+    }
+
+    let core = core_path();
+    let key = container.key.clone().unwrap_or_else(|| name.to_string());
+
+    let pk_body = match (&container.pk_with, &container.pk) {
+        (Some(path), _) => quote!(#path(value)),
+        (None, pk) => {
+            let names: Vec<String> =
+                pk.clone().unwrap_or_else(|| "id".to_owned()).split(',').map(|s| s.trim().to_owned()).collect();
+            let wires: Vec<String> = names
+                .iter()
+                .map(|n| {
+                    fields.iter().find(|f| f.ident == n.as_str()).map(|f| f.wire.clone()).unwrap_or_else(|| n.clone())
+                })
+                .collect();
+            if wires.len() == 1 {
+                let wire = &wires[0];
+                quote!(#core::pk_string(value.get(#wire)?))
+            } else {
+                quote! {
+                    let parts: ::std::option::Option<::std::vec::Vec<::std::string::String>> =
+                        [#(#wires),*].iter().map(|k| value.get(*k).and_then(#core::pk_string)).collect();
+                    parts.map(|p| p.join(","))
+                }
+            }
+        }
+    };
+
+    let nested_entries = fields.iter().filter(|f| f.nested).map(|f| {
+        let wire = &f.wire;
+        let ty = &f.ty;
+        let schema = match &f.schema {
+            Some(expr) => quote!(#expr),
+            None => quote!(<#ty as #core::HasSchema>::schema()),
+        };
+        let required = !is_option(ty);
+        quote!(#core::NestedField { name: #wire, schema: #schema, required: #required })
+    });
+
+    let shape_fields = fields.iter().map(|f| {
+        let ident = &f.ident;
+        let wire = &f.wire;
+        if f.nested {
+            if is_option(&f.ty) {
+                quote!(#[serde(rename = #wire, default)] #ident: ::std::option::Option<#core::__private::serde::de::IgnoredAny>)
+            } else {
+                quote!(#[serde(rename = #wire)] #ident: #core::__private::serde::de::IgnoredAny)
+            }
+        } else {
+            let ty = &f.ty;
+            let serde_attrs = &f.serde_attrs;
+            quote!(#(#serde_attrs)* #ident: #ty)
+        }
+    });
+    let rename_all = container.rename_all.as_ref().map(|r| quote!(#[serde(rename_all = #r)]));
+    let serde_path = quote!(#core::__private::serde).to_string();
+
+    let hook = |path: &Option<syn::Path>, call: TokenStream| path.as_ref().map(|p| call_hook(p, call));
+    let process = hook(
+        &container.process,
+        quote!(fn process(value: #core::__private::serde_json::Value, args: &#core::__private::serde_json::Value) -> ::std::result::Result<#core::__private::serde_json::Value, ::std::string::String> { HOOK(value, args) }),
+    );
+    let validate = hook(
+        &container.validate,
+        quote!(fn validate(value: &#core::Object) -> ::std::result::Result<(), ::std::string::String> { HOOK(value) }),
+    );
+    let merge = hook(
+        &container.merge,
+        quote!(fn merge(existing: &#core::Object, incoming: &#core::Object) -> #core::Object { HOOK(existing, incoming) }),
+    );
+    let should_update = hook(
+        &container.should_update,
+        quote!(fn should_update(existing: &#core::EntityMeta, incoming: &#core::EntityMeta) -> bool { HOOK(existing, incoming) }),
+    );
+
+    Ok(quote! {
+        const _: () = {
+            impl #core::Entity for #name {
+                const KEY: &'static str = #key;
+
+                fn pk_of(value: &#core::Object) -> ::std::option::Option<::std::string::String> {
+                    #pk_body
+                }
+
+                fn nested_fields() -> &'static [#core::NestedField] {
+                    static FIELDS: ::std::sync::OnceLock<::std::vec::Vec<#core::NestedField>> = ::std::sync::OnceLock::new();
+                    FIELDS.get_or_init(|| ::std::vec![#(#nested_entries),*])
+                }
+
+                fn check_fields(value: &#core::__private::serde_json::Value) -> ::std::result::Result<(), #core::FieldError> {
+                    #[derive(#core::__private::serde::Deserialize)]
+                    #[serde(crate = #serde_path)]
+                    #rename_all
+                    #[allow(dead_code)]
+                    struct __RdcShape { #(#shape_fields),* }
+                    #core::__private::serde_path_to_error::deserialize::<_, __RdcShape>(value)
+                        .map(|_| ())
+                        .map_err(|err| #core::FieldError { path: err.path().to_string(), message: err.into_inner().to_string() })
+                }
+
+                #process
+                #validate
+                #merge
+                #should_update
+            }
+
+            impl #core::HasSchema for #name {
+                fn schema() -> #core::Schema {
+                    <#name as #core::Entity>::schema()
+                }
+            }
+        };
+    })
+}
+
+/// Replaces the `HOOK` placeholder in a method template by the user's function path.
+fn call_hook(path: &syn::Path, template: TokenStream) -> TokenStream {
+    template
+        .into_iter()
+        .map(|tt| match tt {
+            proc_macro2::TokenTree::Ident(ident) if ident == "HOOK" => quote!(#path),
+            proc_macro2::TokenTree::Group(group) => {
+                let inner = call_hook(path, group.stream());
+                let mut new = proc_macro2::Group::new(group.delimiter(), inner);
+                new.set_span(group.span());
+                std::iter::once(proc_macro2::TokenTree::Group(new)).collect()
+            }
+            other => std::iter::once(other).collect(),
+        })
+        .collect()
+}

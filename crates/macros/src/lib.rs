@@ -1,0 +1,33 @@
+//! # rdc-macros
+//!
+//! `#[derive(Entity)]` for rdc. See `rdc_core::Entity` for the trait it implements.
+//!
+//! ```ignore
+//! #[derive(serde::Deserialize, rdc::Entity)]
+//! #[entity(key = "Post", pk = "id")]          // key defaults to the type name, pk to `id`
+//! struct Post {
+//!     id: u64,
+//!     #[entity(nested)] author: User,          // another entity: stored once, referenced here
+//!     #[entity(nested)] comments: Vec<Comment>,
+//!     #[entity(schema = "rdc::core::All::of::<Tag>().into()")] tags: Vec<Tag>,
+//! }
+//! ```
+//!
+//! Container options: `key`, `pk` (a field, or several separated by commas for a
+//! composite key), `pk_with` (a function `fn(&Object) -> Option<String>`), and the
+//! lifecycle hooks `process`, `validate`, `merge`, `should_update` (function paths
+//! with the signatures of the `Entity` methods of the same names).
+#![deny(missing_docs)]
+
+mod attrs;
+mod case;
+mod expand;
+
+use proc_macro::TokenStream;
+
+/// Derives `rdc_core::Entity` (and `rdc_core::HasSchema`) for a struct with named fields.
+#[proc_macro_derive(Entity, attributes(entity))]
+pub fn derive_entity(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    expand::expand(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}

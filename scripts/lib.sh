@@ -1,0 +1,82 @@
+# Shared set-up for scripts/test and scripts/demo: pinned tool installs (only when a
+# tool is missing or has the wrong version) and the API server's lifecycle.
+# Sourced, not run.
+
+WASM_BINDGEN_VERSION=0.2.130
+TRUNK_VERSION=0.21.14
+# The demo proxies /api to this port (Trunk.toml); change both together.
+RDC_API_PORT=${RDC_API_PORT:-3917}
+export RDC_API_PORT
+export RDC_API_URL="http://127.0.0.1:${RDC_API_PORT}"
+export PATH="$HOME/.cargo/bin:$PATH"
+# Builds live outside the clone so repeat runs (and CI's fresh clones) stay warm;
+# an empty folder still works, it is only slower.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/rdc/target}
+
+say() { printf '\n==> %s\n' "$*"; }
+die() { printf '\nerror: %s\n' "$*" >&2; exit 1; }
+
+ensure_wasm_target() {
+    if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+        say "installing the wasm32-unknown-unknown target"
+        rustup target add wasm32-unknown-unknown || die "rustup could not add wasm32-unknown-unknown"
+    fi
+}
+
+ensure_wasm_bindgen() {
+    if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
+        say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes)"
+        # --locked can fail on a yanked webpki-roots in the registry index; retry without it.
+        cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --locked --force \
+            || cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force \
+            || die "could not install wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+    fi
+}
+
+ensure_trunk() {
+    if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
+        say "installing trunk $TRUNK_VERSION (about 10 minutes on 2 cores)"
+        cargo install trunk --version "$TRUNK_VERSION" --locked --force \
+            || die "could not install trunk $TRUNK_VERSION"
+    fi
+}
+
+ensure_chromium() {
+    if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
+        return
+    fi
+    say "installing Debian's chromium and chromium-driver"
+    local sudo=""
+    if [ "$(id -u)" != 0 ]; then
+        command -v sudo >/dev/null && sudo -n true 2>/dev/null \
+            || die "chromium and chromedriver are missing and installing them needs root: run 'apt-get install -y chromium chromium-driver' as root"
+        sudo="sudo -n"
+    fi
+    $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q chromium chromium-driver \
+        || die "apt-get could not install chromium chromium-driver"
+}
+
+# Builds and starts rdc-demo-server in the background; waits until it answers.
+start_api_server() {
+    say "building and starting the API server on $RDC_API_URL"
+    cargo build -q -p rdc-demo-server || die "the API server did not build"
+    if curl -fsS "$RDC_API_URL/api/health" >/dev/null 2>&1; then
+        die "port $RDC_API_PORT already answers; stop that server or set RDC_API_PORT"
+    fi
+    "$CARGO_TARGET_DIR/debug/rdc-demo-server" --port "$RDC_API_PORT" &
+    API_SERVER_PID=$!
+    for _ in $(seq 1 100); do
+        curl -fsS "$RDC_API_URL/api/health" >/dev/null 2>&1 && return
+        kill -0 "$API_SERVER_PID" 2>/dev/null || die "the API server exited at start"
+        sleep 0.1
+    done
+    die "the API server did not answer on $RDC_API_URL within 10 s"
+}
+
+stop_api_server() {
+    if [ -n "${API_SERVER_PID:-}" ]; then
+        kill "$API_SERVER_PID" 2>/dev/null
+        wait "$API_SERVER_PID" 2>/dev/null
+        API_SERVER_PID=""
+    fi
+}
