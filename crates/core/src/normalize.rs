@@ -11,7 +11,9 @@ use crate::schema::{All, EntityDef, Object, Polymorphic, Schema};
 /// Entities and deletions found in one response, not yet in the store.
 #[derive(Debug, Default)]
 pub(crate) struct Staged {
-    pub entities: IndexMap<(&'static str, String), (&'static EntityDef, Object)>,
+    /// Entities by (type key, pk): their type, merged object, and where they were
+    /// first met (for error messages).
+    pub entities: IndexMap<(&'static str, String), (&'static EntityDef, Object, String)>,
     pub deletes: Vec<(&'static str, String)>,
 }
 
@@ -53,7 +55,9 @@ impl<'a> Normalizer<'a> {
     ) -> Result<Value, NormalizeError> {
         match schema {
             Schema::Entity(def) => self.entity(def, value),
-            Schema::Array(inner) => self.array(value, |n, item, parent, i| n.normalize(inner, item, parent, i)),
+            Schema::Array(inner) => {
+                self.array(value, parent, key, |n, item, parent, key| n.normalize(inner, item, parent, key))
+            }
             Schema::Object(fields) => match value {
                 Value::Object(mut map) => {
                     for (name, field_schema) in fields.iter() {
@@ -79,8 +83,10 @@ impl<'a> Normalizer<'a> {
             },
             Schema::Union(poly) => self.polymorphic(poly, value, parent, key),
             Schema::All(all) => match all.as_ref() {
-                All::Single(def) => self.array(value, |n, item, _, _| n.entity(def, item)),
-                All::Poly(poly) => self.array(value, |n, item, parent, i| n.polymorphic(poly, item, parent, i)),
+                All::Single(def) => self.array(value, parent, key, |n, item, _, _| n.entity(def, item)),
+                All::Poly(poly) => {
+                    self.array(value, parent, key, |n, item, parent, key| n.polymorphic(poly, item, parent, key))
+                }
             },
             Schema::Invalidate(def) => self.invalidate(def, value),
             Schema::Lazy(_) => {
@@ -100,16 +106,20 @@ impl<'a> Normalizer<'a> {
         Ok(map)
     }
 
+    /// Normalizes each item of a list; items see the list's own `parent` and `key`
+    /// (spec 2.1: the parent object of the array and the array's key on it).
     fn array(
         &mut self,
         value: Value,
+        parent: &Value,
+        key: &str,
         mut each: impl FnMut(&mut Self, Value, &Value, &str) -> Result<Value, NormalizeError>,
     ) -> Result<Value, NormalizeError> {
         match value {
             Value::Array(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for (i, item) in items.into_iter().enumerate() {
-                    out.push(self.with_segment(format_args!("[{i}]"), |n| each(n, item, &Value::Null, ""))?);
+                    out.push(self.with_segment(format_args!("[{i}]"), |n| each(n, item, parent, key))?);
                 }
                 Ok(Value::Array(out))
             }
@@ -153,23 +163,16 @@ impl<'a> Normalizer<'a> {
         };
         let pk = (def.pk)(&object)
             .ok_or_else(|| NormalizeError::MissingPrimaryKey { entity: def.key, path: self.here() })?;
-        let checked = Value::Object(object);
-        (def.check_fields)(&checked).map_err(|e| NormalizeError::InvalidField {
-            entity: def.key,
-            path: join_path(&self.here_raw(), &e.path),
-            message: e.message,
-        })?;
-        let Value::Object(checked) = checked else { unreachable!("wrapped as an object above") };
-        object = checked;
         (def.validate)(&object).map_err(|reason| self.rejected(def, reason))?;
         for field in (def.nested)() {
             object = self.member(object, field.name, &field.schema)?;
         }
         let slot = (def.key, pk.clone());
         match self.staged.entities.get_mut(&slot) {
-            Some((_, existing)) => *existing = (def.merge)(existing, &object),
+            Some((_, existing, _)) => *existing = (def.merge)(existing, &object),
             None => {
-                self.staged.entities.insert(slot, (def, object));
+                let path = self.here_raw();
+                self.staged.entities.insert(slot, (def, object, path));
             }
         }
         Ok(Value::String(pk))
@@ -199,7 +202,9 @@ impl<'a> Normalizer<'a> {
     }
 }
 
-fn join_path(base: &str, field: &str) -> String {
+pub(crate) fn join_path(base: &str, field: &str) -> String {
+    // serde_path_to_error shows the root as ".".
+    let field = if field == "." { "" } else { field };
     match (base.is_empty(), field.is_empty()) {
         (true, _) => field.to_owned(),
         (false, true) => base.to_owned(),

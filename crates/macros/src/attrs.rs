@@ -76,6 +76,18 @@ pub fn field(attrs: &[Attribute]) -> syn::Result<FieldAttrs> {
     Ok(out)
 }
 
+/// Whether any `#[serde(...)]` attribute sets option `name` (`default`, `default = "f"`...).
+pub fn serde_has(attrs: &[Attribute], name: &str) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident("serde")).any(|attr| {
+        let Meta::List(list) = &attr.meta else { return false };
+        let Ok(nested) = list.parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
+        else {
+            return false;
+        };
+        nested.iter().any(|meta| meta.path().is_ident(name))
+    })
+}
+
 /// The string value of `#[serde(name = "...")]`, ignoring the other serde options.
 fn serde_string(attr: &Attribute, name: &str) -> Option<String> {
     let Meta::List(list) = &attr.meta else { return None };

@@ -113,10 +113,11 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         let ident = &f.ident;
         let wire = &f.wire;
         if f.nested {
+            let default = attrs::serde_has(&f.serde_attrs, "default").then(|| quote!(#[serde(default)]));
             if is_option(&f.ty) {
                 quote!(#[serde(rename = #wire, default)] #ident: ::std::option::Option<#core::__private::serde::de::IgnoredAny>)
             } else {
-                quote!(#[serde(rename = #wire)] #ident: #core::__private::serde::de::IgnoredAny)
+                quote!(#[serde(rename = #wire)] #default #ident: #core::__private::serde::de::IgnoredAny)
             }
         } else {
             let ty = &f.ty;

@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::state::{ErrorEntry, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta};
+use super::state::{EntityMeta, ErrorEntry, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta};
 use crate::error::NormalizeError;
-use crate::normalize::{Normalizer, Staged};
-use crate::schema::Schema;
+use crate::normalize::{join_path, Normalizer, Staged};
+use crate::schema::{Object, Schema};
 
 impl State {
     /// Normalizes `value` (the response of endpoint `key`, called with `args`)
@@ -33,7 +33,7 @@ impl State {
     ) -> Result<(), NormalizeError> {
         let mut normalizer = Normalizer::new(args);
         let result = normalizer.normalize(schema, value, &Value::Null, "")?;
-        self.commit(normalizer.staged, meta);
+        self.commit(normalizer.staged, meta)?;
         let version = self.version;
         let result_meta = ResultMeta {
             fetched_at: meta.fetched_at,
@@ -64,7 +64,7 @@ impl State {
     ) -> Result<Value, NormalizeError> {
         let mut normalizer = Normalizer::new(args);
         let result = normalizer.normalize(schema, value, &Value::Null, "")?;
-        self.commit(normalizer.staged, meta);
+        self.commit(normalizer.staged, meta)?;
         Ok(result)
     }
 
@@ -83,43 +83,67 @@ impl State {
         }
     }
 
-    /// Applies staged entities and deletions as one new store version.
-    pub(crate) fn commit(&mut self, staged: Staged, meta: WriteMeta) {
+    /// Merges staged entities with what is stored and checks every merged object
+    /// against its Rust type (so a partial nested object such as `{"id": 2}` is
+    /// fine when the store already has the rest). Changes nothing.
+    fn plan(&self, staged: Staged, meta: WriteMeta) -> Result<Plan, NormalizeError> {
+        let incoming = meta.entity_meta();
+        let mut writes = Vec::with_capacity(staged.entities.len());
+        for ((key, pk), (def, object, path)) in staged.entities {
+            let row = self.row(key, &pk);
+            let (merged, newer) = match row {
+                Some(row) => {
+                    let newer = (def.should_update)(&row.meta, &incoming);
+                    match &row.value {
+                        Some(existing) if newer => (Some((def.merge)(existing, &object)), true),
+                        Some(existing) => (Some((def.merge)(&object, existing)), false),
+                        // A deletion tombstone: only newer data brings the entity back.
+                        None if newer => (Some(object), true),
+                        None => (None, false),
+                    }
+                }
+                None => (Some(object), true),
+            };
+            let Some(merged) = merged else { continue };
+            if row.and_then(|r| r.value.as_deref()) == Some(&merged) {
+                // Nothing a reader sees changes; only the times move forward.
+                writes.push(Write { key, pk, value: None, newer });
+                continue;
+            }
+            let merged = Value::Object(merged);
+            (def.check_fields)(&merged).map_err(|e| NormalizeError::InvalidField {
+                entity: def.key,
+                path: join_path(&path, &e.path),
+                message: e.message,
+            })?;
+            let Value::Object(merged) = merged else { continue };
+            writes.push(Write { key, pk, value: Some(Arc::new(merged)), newer });
+        }
+        Ok(Plan { writes, deletes: staged.deletes, meta: incoming })
+    }
+
+    /// Plans and applies staged entities and deletions as one new store version.
+    pub(crate) fn commit(&mut self, staged: Staged, meta: WriteMeta) -> Result<(), NormalizeError> {
+        let plan = self.plan(staged, meta)?;
         self.version += 1;
         let version = self.version;
-        let incoming_meta = meta.entity_meta();
-        for ((key, pk), (def, object)) in staged.entities {
-            let table = self.entities.entry(key.to_owned()).or_default();
-            match table.rows.get_mut(&pk) {
-                Some(row) => {
-                    let newer = (def.should_update)(&row.meta, &incoming_meta);
-                    let merged = match &row.value {
-                        Some(existing) if newer => (def.merge)(existing, &object),
-                        Some(existing) => (def.merge)(&object, existing),
-                        // A deletion tombstone: only newer data brings the entity back.
-                        None if newer => object,
-                        None => continue,
-                    };
-                    if newer {
-                        row.meta = incoming_meta;
-                    }
-                    if row.value.as_deref() != Some(&merged) {
-                        row.value = Some(Arc::new(merged));
-                        row.version = version;
-                        table.version = version;
-                    }
-                }
-                None => {
-                    table.rows.insert(pk, StoredEntity { value: Some(Arc::new(object)), meta: incoming_meta, version });
-                    table.version = version;
-                }
+        for write in plan.writes {
+            let table = self.entities.entry(write.key.to_owned()).or_default();
+            let row = table.rows.entry(write.pk).or_insert(StoredEntity { value: None, meta: plan.meta, version });
+            if write.newer {
+                row.meta = plan.meta;
+            }
+            if let Some(value) = write.value {
+                row.value = Some(value);
+                row.version = version;
+                table.version = version;
             }
         }
-        for (key, pk) in staged.deletes {
+        for (key, pk) in plan.deletes {
             let table = self.entities.entry(key.to_owned()).or_default();
-            let tombstone = StoredEntity { value: None, meta: incoming_meta, version };
+            let tombstone = StoredEntity { value: None, meta: plan.meta, version };
             match table.rows.get_mut(&pk) {
-                Some(row) if row.meta.fetched_at > incoming_meta.fetched_at => {}
+                Some(row) if row.meta.fetched_at > plan.meta.fetched_at => {}
                 Some(row) => *row = tombstone,
                 None => {
                     table.rows.insert(pk, tombstone);
@@ -127,5 +151,23 @@ impl State {
             }
             table.version = version;
         }
+        Ok(())
     }
+}
+
+/// One entity write decided by `plan`.
+struct Write {
+    key: &'static str,
+    pk: String,
+    /// The new object, or `None` when it equals what is stored.
+    value: Option<Arc<Object>>,
+    /// Whether the incoming times replace the stored ones.
+    newer: bool,
+}
+
+/// Everything one commit will do, decided before anything changes.
+struct Plan {
+    writes: Vec<Write>,
+    deletes: Vec<(&'static str, String)>,
+    meta: EntityMeta,
 }

@@ -1,0 +1,163 @@
+//! The workloads, each a closure over prepared inputs, and the timing loop the
+//! JavaScript anchor uses (5 warm-up runs, then samples for at least `min_ms`,
+//! median), so both sides are measured the same way.
+
+use rdc_core::{denormalize, Entity, MemoCache, Schema, State, WriteMeta};
+use serde_json::{json, Value};
+
+use crate::fixtures::{Projects, User};
+
+/// Workload names in the order [`Fixtures::run`] reports them.
+pub const WORKLOADS: &[&str] = &[
+    "normalizeLong",
+    "parse+normalizeLong",
+    "denormalizeLong donotcache",
+    "denormalizeLong (fresh memo)",
+    "denormalizeLong withCache",
+    "denormalizeShort donotcache 500x",
+    "denormalizeShort withCache 500x",
+    "end-to-end",
+    "setOneEntity in 1k store",
+    "setOneEntity in 10k store",
+    "setOneEntity in 100k store",
+    "warm read in 100 store",
+    "warm read in 100k store",
+];
+
+const META: WriteMeta = WriteMeta { fetched_at: 1, date: 1, expires_at: u64::MAX };
+
+/// The two fixture files, as text and parsed.
+#[derive(Debug)]
+pub struct Fixtures {
+    projects_text: String,
+    projects: Value,
+    user: Value,
+}
+
+impl Fixtures {
+    /// Parses the fixtures written by `gen_fixtures.py`.
+    ///
+    /// # Errors
+    /// When either text is not JSON.
+    pub fn new(projects_text: String, user_text: &str) -> Result<Fixtures, serde_json::Error> {
+        let projects = serde_json::from_str(&projects_text)?;
+        let user = serde_json::from_str(user_text)?;
+        Ok(Fixtures { projects_text, projects, user })
+    }
+
+    /// A store holding the projects response.
+    pub fn projects_state(&self) -> State {
+        let mut state = State::default();
+        state.write_result("projects", &Projects::schema(), self.projects.clone(), &Value::Null, META).ok();
+        state
+    }
+
+    /// A store holding the user.
+    pub fn user_state(&self) -> State {
+        let mut state = State::default();
+        state.write_entities(&User::schema(), self.user.clone(), &Value::Null, META).ok();
+        state
+    }
+
+    /// Runs every workload, reporting `(name, median microseconds)` to `report`.
+    /// `now` returns milliseconds (`performance.now()` in the browser or Node).
+    pub fn run(&self, min_ms: f64, now: &dyn Fn() -> f64, report: &mut dyn FnMut(&str, f64)) {
+        let schema = Projects::schema();
+        let mut t = |name: &str, f: &mut dyn FnMut()| report(name, median_us(min_ms, now, f));
+
+        t("normalizeLong", &mut || {
+            let mut state = State::default();
+            state.write_result("projects", &schema, self.projects.clone(), &Value::Null, META).ok();
+        });
+        t("parse+normalizeLong", &mut || {
+            let mut state = State::default();
+            if let Ok(value) = serde_json::from_str::<Value>(&self.projects_text) {
+                state.write_result("projects", &schema, value, &Value::Null, META).ok();
+            }
+        });
+        let state = self.projects_state();
+        let result = state.result("projects").map(|r| r.value.clone()).unwrap_or_default();
+        t("denormalizeLong donotcache", &mut || {
+            let _ = denormalize::<Projects>(&state, &schema, &result);
+        });
+        t("denormalizeLong (fresh memo)", &mut || {
+            let _ = MemoCache::default().read_result::<Projects>(&state, "projects", &schema);
+        });
+        let mut memo = MemoCache::default();
+        let _ = memo.read_result::<Projects>(&state, "projects", &schema);
+        t("denormalizeLong withCache", &mut || {
+            let _ = memo.read_result::<Projects>(&state, "projects", &schema);
+        });
+        let user_state = self.user_state();
+        let user_schema = User::schema();
+        let login = json!("octocat");
+        t("denormalizeShort donotcache 500x", &mut || {
+            for _ in 0..500 {
+                let _ = denormalize::<User>(&user_state, &user_schema, &login);
+            }
+        });
+        let mut user_memo = MemoCache::default();
+        t("denormalizeShort withCache 500x", &mut || {
+            for _ in 0..500 {
+                let _ = user_memo.entity::<User>(&user_state, "octocat");
+            }
+        });
+        t("end-to-end", &mut || {
+            let mut state = State::default();
+            if let Ok(value) = serde_json::from_str::<Value>(&self.projects_text) {
+                state.write_result("projects", &schema, value, &Value::Null, META).ok();
+            }
+            let _ = MemoCache::default().read_result::<Projects>(&state, "projects", &schema);
+        });
+        for n in [1_000, 10_000, 100_000] {
+            let mut state = self.users_store(n);
+            let mut i = 0u64;
+            t(&format!("setOneEntity in {}k store", n / 1000), &mut || {
+                i += 1;
+                let user = self.numbered_user(i % n as u64, i);
+                state.write_entities(&user_schema, user, &Value::Null, META).ok();
+            });
+        }
+        for n in [100, 100_000] {
+            let state = self.users_store(n);
+            let mut memo = MemoCache::default();
+            let _ = memo.entity::<User>(&state, "user7");
+            let label = if n >= 1000 { format!("{}k", n / 1000) } else { n.to_string() };
+            t(&format!("warm read in {label} store"), &mut || {
+                let _ = memo.entity::<User>(&state, "user7");
+            });
+        }
+    }
+
+    /// A store of `n` users.
+    pub fn users_store(&self, n: usize) -> State {
+        let mut state = State::default();
+        let users: Vec<Value> = (0..n as u64).map(|i| self.numbered_user(i, 0)).collect();
+        state.write_entities(&Schema::array(User::schema()), Value::Array(users), &Value::Null, META).ok();
+        state
+    }
+
+    /// The fixture user renamed `user{i}`, with `followers` set to `followers`.
+    pub fn numbered_user(&self, i: u64, followers: u64) -> Value {
+        let mut user = self.user.clone();
+        user["login"] = json!(format!("user{i}"));
+        user["followers"] = json!(followers);
+        user
+    }
+}
+
+/// Median of the samples, in microseconds, timed like the JavaScript anchor.
+fn median_us(min_ms: f64, now: &dyn Fn() -> f64, f: &mut dyn FnMut()) -> f64 {
+    for _ in 0..5 {
+        f();
+    }
+    let mut samples = Vec::new();
+    let end = now() + min_ms;
+    while now() < end || samples.len() < 5 {
+        let start = now();
+        f();
+        samples.push(now() - start);
+    }
+    samples.sort_by(f64::total_cmp);
+    samples.get(samples.len() / 2).copied().unwrap_or(0.0) * 1000.0
+}

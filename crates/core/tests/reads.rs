@@ -1,0 +1,157 @@
+//! Typed reads: stable identity, nested entities, deletions, cycles.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use rdc_core::{denormalize, Entity, MemoCache, ReadError, Schema, State};
+use serde_json::json;
+
+fn articles() -> Schema {
+    Schema::array(Article::schema())
+}
+
+fn seed(state: &mut State) {
+    let wire = json!([
+        { "id": 1, "title": "One", "author": { "id": "u1", "name": "Ada" },
+          "comments": [ { "id": 10, "text": "hi", "author": { "id": "u2", "name": "Grace" } },
+                        { "id": 11, "text": "yo", "author": { "id": "u1", "name": "Ada" } } ] },
+        { "id": 2, "title": "Two", "author": { "id": "u2", "name": "Grace" } }
+    ]);
+    write(state, "GET /articles", &articles(), wire, 1);
+}
+
+#[test]
+fn every_entity_is_stored_once_and_nested_values_become_references() {
+    let mut state = State::default();
+    seed(&mut state);
+    assert_eq!(state.tables()["User"].rows.len(), 2);
+    let article = state.entity("Article", "1").unwrap().value.as_ref().unwrap();
+    assert_eq!(article["author"], json!("u1"));
+    assert_eq!(article["comments"], json!(["10", "11"]));
+    assert_eq!(state.result("GET /articles").unwrap().value, Arc::new(json!(["1", "2"])));
+}
+
+#[test]
+fn reading_unchanged_data_twice_returns_the_same_arc() {
+    let mut state = State::default();
+    seed(&mut state);
+    let mut memo = MemoCache::default();
+    let a = memo.read_result::<Vec<Article>>(&state, "GET /articles", &articles()).unwrap().unwrap();
+    let b = memo.read_result::<Vec<Article>>(&state, "GET /articles", &articles()).unwrap().unwrap();
+    assert!(Arc::ptr_eq(&a, &b));
+    assert_eq!(a[0].comments[0].author.as_ref().unwrap().name, "Grace");
+    // Writing identical data changes nothing a reader sees: still the same Arc.
+    seed(&mut state);
+    let c = memo.read_result::<Vec<Article>>(&state, "GET /articles", &articles()).unwrap().unwrap();
+    assert!(Arc::ptr_eq(&a, &c));
+}
+
+#[test]
+fn an_update_from_another_endpoint_shows_in_every_read_that_uses_the_entity() {
+    let mut state = State::default();
+    seed(&mut state);
+    let mut memo = MemoCache::default();
+    let before = memo.read_result::<Vec<Article>>(&state, "GET /articles", &articles()).unwrap().unwrap();
+    let unrelated_before = memo.entity::<User>(&state, "u1").unwrap().unwrap();
+    write(&mut state, "GET /users/u2", &User::schema(), json!({ "id": "u2", "name": "Grace Hopper" }), 2);
+    let after = memo.read_result::<Vec<Article>>(&state, "GET /articles", &articles()).unwrap().unwrap();
+    assert!(!Arc::ptr_eq(&before, &after));
+    assert_eq!(after[1].author.name, "Grace Hopper");
+    assert_eq!(after[0].comments[0].author.as_ref().unwrap().name, "Grace Hopper");
+    // A read that does not depend on u2 keeps its identity.
+    let unrelated_after = memo.entity::<User>(&state, "u1").unwrap().unwrap();
+    assert!(Arc::ptr_eq(&unrelated_before, &unrelated_after));
+}
+
+#[test]
+fn deleted_entities_drop_out_of_lists_and_optional_fields_read_none() {
+    let mut state = State::default();
+    seed(&mut state);
+    write(&mut state, "DELETE /comments/11", &Schema::invalidate::<Comment>(), json!("11"), 2);
+    let list = denormalize::<Vec<Article>>(&state, &articles(), &state.result("GET /articles").unwrap().value)
+        .unwrap()
+        .unwrap();
+    assert_eq!(list[0].comments.len(), 1);
+    write(&mut state, "DELETE /users/u2", &Schema::invalidate::<User>(), json!({ "id": "u2" }), 3);
+    let list = denormalize::<Vec<Article>>(&state, &articles(), &state.result("GET /articles").unwrap().value)
+        .unwrap()
+        .unwrap();
+    // Article 2 required author u2: it is invalid now and left out.
+    assert_eq!(list.iter().map(|a| a.id).collect::<Vec<_>>(), [1]);
+    // The comment's optional author reads None.
+    assert_eq!(list[0].comments[0].author, None);
+    // Read on its own, the invalid article is "not found".
+    assert!(MemoCache::default().entity::<Article>(&state, "2").unwrap().is_none());
+}
+
+#[test]
+fn a_missing_entity_is_not_found() {
+    let state = State::default();
+    assert!(MemoCache::default().entity::<User>(&state, "nobody").unwrap().is_none());
+    assert!(MemoCache::default()
+        .read_result::<Vec<User>>(&state, "GET /users", &Schema::array(User::schema()))
+        .unwrap()
+        .is_none());
+}
+
+#[test]
+fn an_older_deletion_does_not_remove_newer_data_and_newer_data_revives_a_deleted_entity() {
+    let mut state = State::default();
+    write(&mut state, "u", &User::schema(), json!({ "id": "1", "name": "A" }), 10);
+    write(&mut state, "d", &Schema::invalidate::<User>(), json!("1"), 5);
+    assert!(state.entity("User", "1").is_some());
+    write(&mut state, "d", &Schema::invalidate::<User>(), json!("1"), 20);
+    assert!(state.entity("User", "1").is_none());
+    write(&mut state, "u", &User::schema(), json!({ "id": "1", "name": "B" }), 15);
+    assert!(state.entity("User", "1").is_none(), "data fetched before the deletion stays deleted");
+    write(&mut state, "u", &User::schema(), json!({ "id": "1", "name": "C" }), 30);
+    assert_eq!(MemoCache::default().entity::<User>(&state, "1").unwrap().unwrap().name, "C");
+}
+
+#[test]
+fn cycles_read_without_overflowing_the_stack() {
+    let mut state = State::default();
+    let wire = json!({ "id": 1, "name": "A", "best_friend": { "id": 2, "name": "B", "best_friend": { "id": 1, "name": "A" },
+                       "friends": [ { "id": 1 } ] }, "friends": [ { "id": 2 } ] });
+    write(&mut state, "p", &Person::schema(), wire, 1);
+    let a = MemoCache::default().entity::<Person>(&state, "1").unwrap().unwrap();
+    assert_eq!(a.name, "A");
+    let b = a.best_friend.as_ref().unwrap();
+    assert_eq!(b.name, "B");
+    // B's best friend is A again, read once more with its own links cut.
+    let a_again = b.best_friend.as_ref().unwrap();
+    assert_eq!(a_again.id, 1);
+    assert!(a_again.friends.is_empty() && a_again.best_friend.is_none());
+    assert_eq!(a.friends[0].name, "B");
+}
+
+#[test]
+fn a_type_mismatch_at_read_names_the_path() {
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct WrongUser {
+        id: u64,
+    }
+    let mut state = State::default();
+    write(&mut state, "GET /users", &Schema::array(User::schema()), json!([{ "id": "a", "name": "A" }]), 1);
+    let err = MemoCache::default()
+        .read_result::<Vec<WrongUser>>(&state, "GET /users", &Schema::array(User::schema()))
+        .unwrap_err();
+    match err {
+        ReadError::Type { path, .. } => assert_eq!(path, "[0].id"),
+    }
+}
+
+#[test]
+fn the_state_round_trips_through_serde() {
+    let mut state = State::default();
+    seed(&mut state);
+    let text = serde_json::to_string(&state).unwrap();
+    let back: State = serde_json::from_str(&text).unwrap();
+    let list =
+        denormalize::<Vec<Article>>(&back, &articles(), &back.result("GET /articles").unwrap().value).unwrap().unwrap();
+    assert_eq!(list.len(), 2);
+    assert_eq!(list[0].author.name, "Ada");
+}

@@ -1,0 +1,109 @@
+//! Array, Object, Values, Union, Invalidate and Lazy schemas.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::*;
+use rdc_core::{denormalize, entry, Entity, NormalizeError, Schema, State, Union};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+#[test]
+fn object_schema_normalizes_named_members_and_passes_others_through() {
+    #[derive(Debug, Deserialize)]
+    struct Page {
+        next: Option<String>,
+        results: Vec<User>,
+    }
+    let schema = Schema::object([("results", Schema::array(User::schema()))]);
+    let mut state = State::default();
+    write(&mut state, "GET /users?page=1", &schema, json!({ "next": "2", "results": [{ "id": "1", "name": "A" }] }), 1);
+    let stored = &state.result("GET /users?page=1").unwrap().value;
+    assert_eq!(**stored, json!({ "next": "2", "results": ["1"] }));
+    let page: Page = denormalize(&state, &schema, stored).unwrap().unwrap();
+    assert_eq!(page.next.as_deref(), Some("2"));
+    assert_eq!(page.results[0].name, "A");
+}
+
+#[test]
+fn values_schema_normalizes_every_member() {
+    let schema = Schema::values(User::schema());
+    let mut state = State::default();
+    write(&mut state, "by id", &schema, json!({ "a": { "id": "1", "name": "A" }, "b": { "id": "2", "name": "B" } }), 1);
+    let read: BTreeMap<String, User> =
+        denormalize(&state, &schema, &state.result("by id").unwrap().value).unwrap().unwrap();
+    assert_eq!(read["b"].name, "B");
+    write(&mut state, "del", &Schema::invalidate::<User>(), json!("1"), 2);
+    let read: BTreeMap<String, User> =
+        denormalize(&state, &schema, &state.result("by id").unwrap().value).unwrap().unwrap();
+    assert_eq!(read.keys().collect::<Vec<_>>(), ["b"], "deleted entities drop out of maps too");
+}
+
+#[test]
+fn union_reads_the_variant_of_its_entity() {
+    let schema = Union::by_attribute("type", [entry::<Link>("link"), entry::<Post>("post")]);
+    let mut state = State::default();
+    write(&mut state, "one", &schema, json!({ "id": 2, "type": "post", "content": "c" }), 1);
+    let item: FeedItem = denormalize(&state, &schema, &state.result("one").unwrap().value).unwrap().unwrap();
+    assert!(matches!(item, FeedItem::Post(ref p) if p.content == "c"), "{item:?}");
+}
+
+#[test]
+fn union_reads_into_an_enum_without_a_fallback_variant() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    enum Strict {
+        Link(Link),
+        Post(Post),
+    }
+    let schema = Schema::array(Union::by_attribute("type", [entry::<Link>("link"), entry::<Post>("post")]));
+    let mut state = State::default();
+    write(&mut state, "feed", &schema, json!([{ "id": 1, "type": "link", "url": "u", "title": "t" }]), 1);
+    let items: Vec<Strict> = denormalize(&state, &schema, &state.result("feed").unwrap().value).unwrap().unwrap();
+    assert!(matches!(&items[0], Strict::Link(l) if l.url == "u"));
+    assert!(!matches!(&items[0], Strict::Post(_)));
+}
+
+#[test]
+fn a_wrong_shape_is_a_typed_error() {
+    let mut state = State::default();
+    let err =
+        state.write_result("x", &Schema::array(User::schema()), json!({ "id": "1" }), NO_ARGS, meta(1)).unwrap_err();
+    assert_eq!(
+        err,
+        NormalizeError::UnexpectedShape { expected: "an array", found: "an object", path: "the response root".into() }
+    );
+}
+
+fn tree() -> Schema {
+    Schema::object([("children", Schema::array(Schema::Lazy(tree))), ("owner", User::schema())])
+}
+
+#[test]
+fn lazy_schemas_describe_recursive_shapes() {
+    let mut state = State::default();
+    let wire = json!({ "owner": { "id": "1", "name": "A" }, "children": [ { "owner": { "id": "2", "name": "B" }, "children": [] } ] });
+    write(&mut state, "tree", &tree(), wire, 1);
+    assert_eq!(state.entity_count(), 2);
+    let read: Value = denormalize(&state, &tree(), &state.result("tree").unwrap().value).unwrap().unwrap();
+    assert_eq!(read["children"][0]["owner"]["name"], "B");
+}
+
+#[test]
+fn invalidate_deletes_by_object_or_pk() {
+    let mut state = State::default();
+    write(
+        &mut state,
+        "u",
+        &Schema::array(User::schema()),
+        json!([{ "id": "1", "name": "A" }, { "id": "2", "name": "B" }]),
+        1,
+    );
+    write(&mut state, "d1", &Schema::invalidate::<User>(), json!({ "id": "1" }), 2);
+    write(&mut state, "d2", &Schema::invalidate::<User>(), json!("2"), 3);
+    assert_eq!(state.entity_count(), 0);
+    let err =
+        state.write_result("d3", &Schema::invalidate::<User>(), json!({ "name": "?" }), NO_ARGS, meta(4)).unwrap_err();
+    assert!(matches!(err, NormalizeError::MissingPrimaryKey { entity: "User", .. }));
+}
