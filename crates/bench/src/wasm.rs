@@ -14,6 +14,6 @@ extern "C" {
 pub fn run_workloads(projects_text: String, user_text: &str, min_ms: f64) -> Result<String, JsError> {
     let fixtures = crate::Fixtures::new(projects_text, user_text)?;
     let mut out = String::new();
-    fixtures.run(min_ms, &performance_now, &mut |name, us| out.push_str(&format!("{name}\t{us:.1}\n")));
+    fixtures.run(min_ms, &performance_now, &mut |name, us| out.push_str(&format!("{name}\t{us:.1}\n")))?;
     Ok(out)
 }

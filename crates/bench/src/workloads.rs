@@ -2,7 +2,7 @@
 //! JavaScript anchor uses (5 warm-up runs, then samples for at least `min_ms`,
 //! median), so both sides are measured the same way.
 
-use rdc_core::{denormalize, Entity, MemoCache, Schema, State, WriteMeta};
+use rdc_core::{denormalize, Entity, MemoCache, NormalizeError, Schema, State, WriteMeta};
 use serde_json::{json, Value};
 
 use crate::fixtures::{Projects, User};
@@ -46,24 +46,44 @@ impl Fixtures {
     }
 
     /// A store holding the projects response.
-    pub fn projects_state(&self) -> State {
+    ///
+    /// # Errors
+    /// When the fixture does not normalize.
+    pub fn projects_state(&self) -> Result<State, NormalizeError> {
         let mut state = State::default();
-        state.write_result("projects", &Projects::schema(), self.projects.clone(), &Value::Null, META).ok();
-        state
+        state.write_result("projects", &Projects::schema(), self.projects.clone(), &Value::Null, META)?;
+        Ok(state)
     }
 
     /// A store holding the user.
-    pub fn user_state(&self) -> State {
+    ///
+    /// # Errors
+    /// When the fixture does not normalize.
+    pub fn user_state(&self) -> Result<State, NormalizeError> {
         let mut state = State::default();
-        state.write_entities(&User::schema(), self.user.clone(), &Value::Null, META).ok();
-        state
+        state.write_entities(&User::schema(), self.user.clone(), &Value::Null, META)?;
+        Ok(state)
     }
 
     /// Runs every workload, reporting `(name, median microseconds)` to `report`.
     /// `now` returns milliseconds (`performance.now()` in the browser or Node).
-    pub fn run(&self, min_ms: f64, now: &dyn Fn() -> f64, report: &mut dyn FnMut(&str, f64)) {
+    ///
+    /// # Errors
+    /// When a fixture does not normalize (nothing would be measured).
+    pub fn run(
+        &self,
+        min_ms: f64,
+        now: &dyn Fn() -> f64,
+        report: &mut dyn FnMut(&str, f64),
+    ) -> Result<(), NormalizeError> {
         let schema = Projects::schema();
-        let mut t = |name: &str, f: &mut dyn FnMut()| report(name, median_us(min_ms, now, f));
+        let only = std::env::var("RDC_BENCH_ONLY").ok();
+        let wanted = |name: &str| only.as_deref().is_none_or(|o| name.contains(o));
+        let mut t = |name: &str, f: &mut dyn FnMut()| {
+            if wanted(name) {
+                report(name, median_us(min_ms, now, f))
+            }
+        };
 
         t("normalizeLong", &mut || {
             let mut state = State::default();
@@ -75,7 +95,7 @@ impl Fixtures {
                 state.write_result("projects", &schema, value, &Value::Null, META).ok();
             }
         });
-        let state = self.projects_state();
+        let state = self.projects_state()?;
         let result = state.result("projects").map(|r| r.value.clone()).unwrap_or_default();
         t("denormalizeLong donotcache", &mut || {
             let _ = denormalize::<Projects>(&state, &schema, &result);
@@ -88,7 +108,7 @@ impl Fixtures {
         t("denormalizeLong withCache", &mut || {
             let _ = memo.read_result::<Projects>(&state, "projects", &schema);
         });
-        let user_state = self.user_state();
+        let user_state = self.user_state()?;
         let user_schema = User::schema();
         let login = json!("octocat");
         t("denormalizeShort donotcache 500x", &mut || {
@@ -110,7 +130,10 @@ impl Fixtures {
             let _ = MemoCache::default().read_result::<Projects>(&state, "projects", &schema);
         });
         for n in [1_000, 10_000, 100_000] {
-            let mut state = self.users_store(n);
+            if !wanted("setOneEntity") {
+                break;
+            }
+            let mut state = self.users_store(n)?;
             let mut i = 0u64;
             t(&format!("setOneEntity in {}k store", n / 1000), &mut || {
                 i += 1;
@@ -119,7 +142,10 @@ impl Fixtures {
             });
         }
         for n in [100, 100_000] {
-            let state = self.users_store(n);
+            if !wanted("warm read") {
+                break;
+            }
+            let state = self.users_store(n)?;
             let mut memo = MemoCache::default();
             let _ = memo.entity::<User>(&state, "user7");
             let label = if n >= 1000 { format!("{}k", n / 1000) } else { n.to_string() };
@@ -127,14 +153,18 @@ impl Fixtures {
                 let _ = memo.entity::<User>(&state, "user7");
             });
         }
+        Ok(())
     }
 
     /// A store of `n` users.
-    pub fn users_store(&self, n: usize) -> State {
+    ///
+    /// # Errors
+    /// When the fixture does not normalize.
+    pub fn users_store(&self, n: usize) -> Result<State, NormalizeError> {
         let mut state = State::default();
         let users: Vec<Value> = (0..n as u64).map(|i| self.numbered_user(i, 0)).collect();
-        state.write_entities(&Schema::array(User::schema()), Value::Array(users), &Value::Null, META).ok();
-        state
+        state.write_entities(&Schema::array(User::schema()), Value::Array(users), &Value::Null, META)?;
+        Ok(state)
     }
 
     /// The fixture user renamed `user{i}`, with `followers` set to `followers`.

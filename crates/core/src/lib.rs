@@ -38,7 +38,9 @@ pub use schema::{
     entry, pk_string, All, ChooseFn, Chooser, Entity, EntityDef, FieldError, HasSchema, NestedField, Object,
     Polymorphic, Schema, Union,
 };
-pub use store::{EntityMeta, EntityTable, ErrorEntry, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta};
+pub use store::{
+    EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta,
+};
 
 /// Re-exports the derive's generated code relies on. Not public API.
 #[doc(hidden)]
@@ -46,4 +48,25 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
     pub use serde_path_to_error;
+
+    /// Checks that a field is a string without allocating it (field checks at
+    /// normalize time use it in place of `String`).
+    #[derive(Debug, Default, Clone, Copy)]
+    pub struct AnyStr;
+
+    impl<'de> serde::Deserialize<'de> for AnyStr {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = AnyStr;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a string")
+                }
+                fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<AnyStr, E> {
+                    Ok(AnyStr)
+                }
+            }
+            deserializer.deserialize_str(V)
+        }
+    }
 }

@@ -13,7 +13,7 @@ use crate::schema::{All, EntityDef, Object, Polymorphic, Schema};
 pub(crate) struct Staged {
     /// Entities by (type key, pk): their type, merged object, and where they were
     /// first met (for error messages).
-    pub entities: IndexMap<(&'static str, String), (&'static EntityDef, Object, String)>,
+    pub entities: IndexMap<(&'static str, String), (&'static EntityDef, Object, String), foldhash::fast::RandomState>,
     pub deletes: Vec<(&'static str, String)>,
 }
 

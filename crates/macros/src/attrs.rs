@@ -108,3 +108,19 @@ pub fn is_option(ty: &syn::Type) -> bool {
         _ => false,
     }
 }
+
+/// Whether the type is spelled `String`.
+pub fn is_string(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) => p.qself.is_none() && p.path.is_ident("String"),
+        _ => false,
+    }
+}
+
+/// Whether an `Option<...>` type holds a `String`.
+pub fn option_of_string(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else { return false };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return false };
+    matches!(args.args.first(), Some(syn::GenericArgument::Type(inner)) if is_string(inner))
+}

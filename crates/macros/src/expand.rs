@@ -122,7 +122,13 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         } else {
             let ty = &f.ty;
             let serde_attrs = &f.serde_attrs;
-            quote!(#(#serde_attrs)* #ident: #ty)
+            let custom = ["with", "deserialize_with"].iter().any(|o| attrs::serde_has(&f.serde_attrs, o));
+            let any_str = quote!(#core::__private::AnyStr);
+            match (custom, attrs::is_string(ty), is_option(ty) && attrs::option_of_string(ty)) {
+                (false, true, _) => quote!(#(#serde_attrs)* #ident: #any_str),
+                (false, _, true) => quote!(#(#serde_attrs)* #ident: ::std::option::Option<#any_str>),
+                _ => quote!(#(#serde_attrs)* #ident: #ty),
+            }
         }
     });
     let rename_all = container.rename_all.as_ref().map(|r| quote!(#[serde(rename_all = #r)]));
@@ -166,6 +172,10 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
                     #rename_all
                     #[allow(dead_code)]
                     struct __RdcShape { #(#shape_fields),* }
+                    // Path tracking allocates per field: only on failure.
+                    if <__RdcShape as #core::__private::serde::Deserialize>::deserialize(value).is_ok() {
+                        return ::std::result::Result::Ok(());
+                    }
                     #core::__private::serde_path_to_error::deserialize::<_, __RdcShape>(value)
                         .map(|_| ())
                         .map_err(|err| #core::FieldError { path: err.path().to_string(), message: err.into_inner().to_string() })

@@ -2,12 +2,11 @@
 //! memoization), entity validity, and the entities on the current path (cycles).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use serde_json::Value;
 
 use crate::schema::{All, EntityDef, Object, Schema};
-use crate::store::{State, StoredEntity};
+use crate::store::{FastMap, State, StoredEntity};
 
 /// Something a read looked at, with the version it saw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +36,7 @@ const MAX_DEPTH: usize = 512;
 pub(crate) struct Ctx<'a> {
     pub state: &'a State,
     pub deps: RefCell<Vec<Dep>>,
-    valid: RefCell<HashMap<(&'static str, &'a str), bool>>,
+    valid: RefCell<FastMap<(&'static str, &'a str), bool>>,
     stack: RefCell<Vec<(&'static str, &'a str)>>,
 }
 
@@ -76,6 +75,10 @@ impl<'a> Ctx<'a> {
         let Some(table) = self.state.entities.get(def.key) else { return false };
         let Some((pk, row)) = table.rows.get_key_value(pk) else { return false };
         let Some(object) = row.value.as_deref() else { return false };
+        let nested = (def.nested)();
+        if !nested.iter().any(|f| f.required) {
+            return true;
+        }
         let slot = (def.key, pk.as_str());
         if let Some(known) = self.valid.borrow().get(&slot) {
             return *known;

@@ -1,7 +1,6 @@
 //! Memoized reads: the same unchanged data reads back as the identical `Arc`.
 
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
@@ -11,7 +10,7 @@ use super::ctx::{Ctx, Dep};
 use super::read_with;
 use crate::error::ReadError;
 use crate::schema::{Entity, Schema};
-use crate::store::State;
+use crate::store::{FastMap, State};
 
 struct Entry {
     value: Arc<dyn Any + Send + Sync>,
@@ -38,7 +37,7 @@ struct Entry {
 /// ```
 #[derive(Default)]
 pub struct MemoCache {
-    entries: HashMap<TypeId, HashMap<String, Entry>>,
+    entries: FastMap<TypeId, FastMap<String, Entry>>,
 }
 
 impl std::fmt::Debug for MemoCache {
@@ -50,7 +49,7 @@ impl std::fmt::Debug for MemoCache {
 impl MemoCache {
     /// Number of memoized reads.
     pub fn len(&self) -> usize {
-        self.entries.values().map(HashMap::len).sum()
+        self.entries.values().map(FastMap::len).sum()
     }
 
     /// Whether nothing is memoized.

@@ -42,7 +42,13 @@ pub(crate) fn read_with<'a, T: DeserializeOwned>(
     if !found(ctx, schema, input) {
         return Ok(None);
     }
-    let de = ValueDe { value: input, schema, ctx, revisit: false };
+    // Path tracking allocates per field: read plainly, and only on failure read
+    // again to find where it failed.
+    if let Ok(value) = T::deserialize(ValueDe { value: input, schema, ctx, revisit: false }) {
+        return Ok(Some(value));
+    }
+    let retry = Ctx::new(ctx.state);
+    let de = ValueDe { value: input, schema, ctx: &retry, revisit: false };
     serde_path_to_error::deserialize(de)
         .map(Some)
         .map_err(|err| ReadError::Type { path: err.path().to_string(), message: err.into_inner().to_string() })

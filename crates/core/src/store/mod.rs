@@ -3,4 +3,6 @@
 mod state;
 mod write;
 
-pub use state::{EntityMeta, EntityTable, ErrorEntry, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta};
+pub use state::{
+    EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta,
+};

@@ -1,7 +1,6 @@
 //! The store's data: entities by (type key, pk) with meta, results per endpoint
 //! key, errors, and a version counter reads are memoized against.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -9,6 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::schema::Object;
+
+/// The store's hash maps: foldhash, much faster than SipHash in wasm.
+pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Milliseconds since the Unix epoch. Core never reads a clock: callers pass `now`.
 pub type Millis = u64;
@@ -69,7 +71,7 @@ pub struct EntityTable {
     /// Store version of the last write to any entity of this type.
     pub version: u64,
     /// Entities by primary key.
-    pub rows: IndexMap<String, StoredEntity>,
+    pub rows: IndexMap<String, StoredEntity, foldhash::fast::RandomState>,
 }
 
 /// Times of a stored endpoint result.
@@ -116,9 +118,9 @@ pub struct ErrorEntry {
 /// ```
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
-    pub(crate) entities: HashMap<String, EntityTable>,
-    pub(crate) results: HashMap<String, ResultEntry>,
-    pub(crate) errors: HashMap<String, ErrorEntry>,
+    pub(crate) entities: FastMap<String, EntityTable>,
+    pub(crate) results: FastMap<String, ResultEntry>,
+    pub(crate) errors: FastMap<String, ErrorEntry>,
     /// Optimistic layers over the store (filled by the controller, Step 4).
     pub(crate) optimistic: Vec<Value>,
     pub(crate) version: u64,
@@ -141,7 +143,7 @@ impl State {
     }
 
     /// Every entity table, by type key.
-    pub fn tables(&self) -> &HashMap<String, EntityTable> {
+    pub fn tables(&self) -> &FastMap<String, EntityTable> {
         &self.entities
     }
 

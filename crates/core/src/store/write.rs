@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::state::{EntityMeta, ErrorEntry, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta};
+use super::state::{EntityMeta, EntityTable, ErrorEntry, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta};
 use crate::error::NormalizeError;
 use crate::normalize::{join_path, Normalizer, Staged};
 use crate::schema::{Object, Schema};
@@ -128,7 +128,7 @@ impl State {
         self.version += 1;
         let version = self.version;
         for write in plan.writes {
-            let table = self.entities.entry(write.key.to_owned()).or_default();
+            let table = self.table_mut(write.key);
             let row = table.rows.entry(write.pk).or_insert(StoredEntity { value: None, meta: plan.meta, version });
             if write.newer {
                 row.meta = plan.meta;
@@ -140,7 +140,7 @@ impl State {
             }
         }
         for (key, pk) in plan.deletes {
-            let table = self.entities.entry(key.to_owned()).or_default();
+            let table = self.table_mut(key);
             let tombstone = StoredEntity { value: None, meta: plan.meta, version };
             match table.rows.get_mut(&pk) {
                 Some(row) if row.meta.fetched_at > plan.meta.fetched_at => {}
@@ -152,6 +152,16 @@ impl State {
             table.version = version;
         }
         Ok(())
+    }
+}
+
+impl State {
+    /// The table of `key`, created when missing (without allocating the key when not).
+    fn table_mut(&mut self, key: &str) -> &mut EntityTable {
+        if !self.entities.contains_key(key) {
+            self.entities.insert(key.to_owned(), EntityTable::default());
+        }
+        self.entities.get_mut(key).expect("inserted above")
     }
 }
 

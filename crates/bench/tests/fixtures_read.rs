@@ -1,0 +1,43 @@
+//! The benchmark fixtures read back through rdc-core (so the workloads time real reads).
+
+use rdc_bench::{Fixtures, Projects, User};
+use rdc_core::{Entity, MemoCache};
+use serde_json::json;
+
+fn fixtures() -> Fixtures {
+    let user = json!({
+        "login": "octocat", "id": 1, "node_id": "n", "avatar_url": "a", "gravatar_id": "", "url": "u", "html_url": "h",
+        "type": "User", "site_admin": false, "name": "The Octocat", "company": "@example", "blog": "b", "location": "l",
+        "email": null, "hireable": null, "bio": null, "twitter_username": null, "public_repos": 8, "public_gists": 8,
+        "followers": 3, "following": 9, "created_at": "2011-01-25T18:44:36Z", "updated_at": "2024-01-22T12:13:45Z",
+        "followers_url": "f", "following_url": "f", "gists_url": "g", "starred_url": "s", "subscriptions_url": "s",
+        "organizations_url": "o", "repos_url": "r", "events_url": "e", "received_events_url": "r"
+    });
+    let projects = json!({ "project": [
+        { "id": "P1", "internalId": "p1", "name": "One", "parentProjectId": "_Root", "archived": false, "description": "d",
+          "href": "h", "webUrl": "w", "buildTypes": { "count": 1, "buildType": [
+            { "id": "B1", "internalId": "b1", "name": "Build", "projectName": "One", "projectId": "P1",
+              "projectInternalId": "p1", "href": "h", "webUrl": "w", "paused": false } ] } }
+    ] });
+    Fixtures::new(projects.to_string(), &user.to_string()).unwrap()
+}
+
+#[test]
+fn the_user_reads_back_without_a_retry() {
+    let f = fixtures();
+    let state = f.user_state().unwrap();
+    let input = json!("octocat");
+    let user: User = rdc_core::denormalize(&state, &User::schema(), &input).unwrap().unwrap();
+    assert_eq!(user.followers, 3);
+    let memo = MemoCache::default().entity::<User>(&state, "octocat").unwrap().unwrap();
+    assert_eq!(memo.login, "octocat");
+}
+
+#[test]
+fn the_projects_read_back_with_their_build_types() {
+    let f = fixtures();
+    let state = f.projects_state().unwrap();
+    let read = MemoCache::default().read_result::<Projects>(&state, "projects", &Projects::schema()).unwrap().unwrap();
+    assert_eq!(read.project[0].build_types.build_type[0].name, "Build");
+    assert_eq!(state.entity_count(), 2);
+}
