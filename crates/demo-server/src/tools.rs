@@ -3,14 +3,14 @@
 use std::collections::BTreeMap;
 
 use axum::body::Bytes;
-use axum::extract::{Path, Query};
-use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
+use axum::extract::{OriginalUri, Path, Query};
+use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
 /// Returns what the server received: method, path, query, headers and body.
-pub async fn echo(method: Method, uri: Uri, headers: HeaderMap, body: Bytes) -> Json<Value> {
+pub async fn echo(method: Method, OriginalUri(uri): OriginalUri, headers: HeaderMap, body: Bytes) -> Json<Value> {
     let headers: BTreeMap<String, String> = headers
         .iter()
         .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))

@@ -1,5 +1,28 @@
 //! # rdc-rest
 //!
 //! `RestEndpoint`: path templates, the overridable fetch pipeline, binary bodies and
-//! the transform recipes of the specification.
+//! the transform recipes of the specification (see [`recipes`]).
+//!
+//! The pipeline is a chain of replaceable steps: `request_init(body)` ->
+//! `fetch_response(request)` -> `parse_response(response)` -> `process(body, args)`.
+//! Each `with_*` override receives the step it replaces (`sup`) and may call it, as a
+//! JavaScript subclass calls `super`.
 #![deny(missing_docs)]
+
+#[cfg(target_arch = "wasm32")]
+mod browser;
+mod endpoint;
+mod error;
+mod fake;
+mod http;
+mod path;
+pub mod recipes;
+pub mod transform;
+
+#[cfg(target_arch = "wasm32")]
+pub use browser::BrowserClient;
+pub use endpoint::{Args, Body, Content, ErrorPolicy, FetchSuper, FileDownload, ParseSuper, RequestInit, RestEndpoint};
+pub use error::{NetworkError, RestError};
+pub use fake::{block_on, FakeClient, FakeResponse};
+pub use http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
+pub use path::{encode, PathTemplate};

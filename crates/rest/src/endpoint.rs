@@ -1,0 +1,565 @@
+//! `RestEndpoint`: options, the key, and the fetch pipeline
+//! (request init -> fetch response -> parse response -> process), every step
+//! overridable by a function that can call the step it replaces (`sup`, like `super`).
+
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rdc_core::Schema;
+use serde_json::{Map, Value};
+
+use crate::error::{NetworkError, RestError};
+use crate::http::{Blob, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture};
+use crate::path::PathTemplate;
+
+/// Call arguments: path parameters and search parameters, as a JSON object.
+pub type Args = Map<String, Value>;
+
+/// How to read the response body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Content {
+    /// JSON (by content type; text otherwise). The default.
+    #[default]
+    Json,
+    /// Text.
+    Text,
+    /// A [`Blob`].
+    Blob,
+    /// Bytes (an `ArrayBuffer` in the browser).
+    ArrayBuffer,
+}
+
+/// Whether an error replaces the data shown (hard) or shows beside stale data (soft).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ErrorPolicy {
+    /// 5xx and transport errors are soft, 4xx and the rest hard (Reactive Data Client's default).
+    #[default]
+    Auto,
+    /// Always soft.
+    Soft,
+    /// Always hard.
+    Hard,
+}
+
+impl ErrorPolicy {
+    /// Whether `error` is soft under this policy.
+    pub fn is_soft(self, error: &RestError) -> bool {
+        match self {
+            ErrorPolicy::Soft => true,
+            ErrorPolicy::Hard => false,
+            ErrorPolicy::Auto => match error {
+                RestError::Network { source, .. } => source.status >= 500,
+                RestError::Transport { .. } => true,
+                _ => false,
+            },
+        }
+    }
+}
+
+/// A downloaded file: the body and the filename the server gave (recipe 5).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileDownload {
+    /// The body.
+    pub blob: Blob,
+    /// From `Content-Disposition`, else `download`.
+    pub filename: String,
+}
+
+/// What the pipeline produces.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    /// Parsed JSON.
+    Json(Value),
+    /// Text.
+    Text(String),
+    /// A blob.
+    Blob(Blob),
+    /// Bytes.
+    Bytes(Vec<u8>),
+    /// A blob with its filename.
+    File(FileDownload),
+    /// No content (204, or an empty body).
+    Empty,
+}
+
+impl Body {
+    /// The JSON value, if this is JSON.
+    pub fn json(&self) -> Option<&Value> {
+        match self {
+            Body::Json(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The JSON value; `Null` for anything else.
+    pub fn into_json(self) -> Value {
+        match self {
+            Body::Json(v) => v,
+            Body::Text(t) => Value::String(t),
+            _ => Value::Null,
+        }
+    }
+}
+
+/// The request to send, before the URL and endpoint headers are added.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RequestInit {
+    /// Method.
+    pub method: String,
+    /// Headers set by the step (content type...).
+    pub headers: Vec<(String, String)>,
+    /// Encoded body.
+    pub body: Option<String>,
+}
+
+type RequestInitFn = Arc<dyn Fn(&RestEndpoint, Option<Value>) -> Result<RequestInit, RestError> + Send + Sync>;
+type ProcessFn = Arc<dyn Fn(&RestEndpoint, Body, &Args) -> Result<Body, RestError> + Send + Sync>;
+type FetchResponseFn = Arc<
+    dyn Fn(RestEndpoint, Rc<dyn HttpClient>, HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>>
+        + Send
+        + Sync,
+>;
+type ParseResponseFn =
+    Arc<dyn Fn(RestEndpoint, HttpResponse) -> LocalBoxFuture<'static, Result<Body, RestError>> + Send + Sync>;
+type HeadersFn = Arc<dyn Fn(&Args) -> Vec<(String, String)> + Send + Sync>;
+
+/// The step an override replaced, for `fetch_response` overrides.
+pub struct FetchSuper {
+    prev: FetchResponseFn,
+    endpoint: RestEndpoint,
+    client: Rc<dyn HttpClient>,
+}
+
+impl std::fmt::Debug for FetchSuper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FetchSuper").field("endpoint", &self.endpoint).finish_non_exhaustive()
+    }
+}
+
+impl FetchSuper {
+    /// Runs the replaced step.
+    pub fn call(self, request: HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>> {
+        (self.prev)(self.endpoint, self.client, request)
+    }
+}
+
+/// The step an override replaced, for `parse_response` overrides.
+pub struct ParseSuper {
+    prev: ParseResponseFn,
+    endpoint: RestEndpoint,
+}
+
+impl std::fmt::Debug for ParseSuper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParseSuper").field("endpoint", &self.endpoint).finish_non_exhaustive()
+    }
+}
+
+impl ParseSuper {
+    /// Runs the replaced step.
+    pub fn call(self, response: HttpResponse) -> LocalBoxFuture<'static, Result<Body, RestError>> {
+        (self.prev)(self.endpoint, response)
+    }
+}
+
+#[derive(Clone)]
+struct Options {
+    method: String,
+    path: String,
+    template: PathTemplate,
+    url_prefix: String,
+    schema: Option<Schema>,
+    content: Content,
+    poll_frequency: Option<Duration>,
+    data_expiry: Duration,
+    error_expiry: Duration,
+    invalid_if_stale: bool,
+    error_policy: ErrorPolicy,
+    headers: Vec<(String, String)>,
+    dynamic_headers: Option<HeadersFn>,
+    request_init: RequestInitFn,
+    fetch_response: FetchResponseFn,
+    parse_response: ParseResponseFn,
+    process: ProcessFn,
+}
+
+/// A REST endpoint: where it is, how to read its answer, and how long it is fresh.
+/// Cheap to clone; builder methods return a changed copy (like `extend()`).
+///
+/// ```
+/// use rdc_rest::{block_on, FakeClient, FakeResponse, RestEndpoint};
+/// use serde_json::json;
+///
+/// let get_price = RestEndpoint::get("/price/:exchangePair").url_prefix("https://api.example.com");
+/// let args = json!({ "exchangePair": "BTC-USD" });
+/// assert_eq!(get_price.key(args.as_object().unwrap()).unwrap(), "GET https://api.example.com/price/BTC-USD");
+///
+/// let client = FakeClient::default();
+/// client.on("GET", "https://api.example.com/price/BTC-USD", FakeResponse::json(json!({ "price": "1.5" })));
+/// let body = block_on(get_price.fetch(std::rc::Rc::new(client), args.as_object().unwrap(), None)).unwrap();
+/// assert_eq!(body.json().unwrap()["price"], "1.5");
+/// ```
+#[derive(Clone)]
+pub struct RestEndpoint {
+    options: Arc<Options>,
+}
+
+impl std::fmt::Debug for RestEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RestEndpoint")
+            .field("method", &self.options.method)
+            .field("path", &self.options.path)
+            .field("url_prefix", &self.options.url_prefix)
+            .field("content", &self.options.content)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RestEndpoint {
+    /// An endpoint with `method` and path template `path`.
+    pub fn new(method: &str, path: &str) -> RestEndpoint {
+        RestEndpoint {
+            options: Arc::new(Options {
+                method: method.to_ascii_uppercase(),
+                path: path.to_owned(),
+                template: PathTemplate::parse(path),
+                url_prefix: String::new(),
+                schema: None,
+                content: Content::Json,
+                poll_frequency: None,
+                data_expiry: Duration::from_secs(60),
+                error_expiry: Duration::from_secs(1),
+                invalid_if_stale: false,
+                error_policy: ErrorPolicy::Auto,
+                headers: Vec::new(),
+                dynamic_headers: None,
+                request_init: Arc::new(default_request_init),
+                fetch_response: Arc::new(default_fetch_response),
+                parse_response: Arc::new(default_parse_response),
+                process: Arc::new(|_, body, _| Ok(body)),
+            }),
+        }
+    }
+
+    /// A `GET` endpoint.
+    pub fn get(path: &str) -> RestEndpoint {
+        RestEndpoint::new("GET", path)
+    }
+
+    /// A `POST` endpoint.
+    pub fn post(path: &str) -> RestEndpoint {
+        RestEndpoint::new("POST", path)
+    }
+
+    fn with(&self, change: impl FnOnce(&mut Options)) -> RestEndpoint {
+        let mut options = (*self.options).clone();
+        change(&mut options);
+        RestEndpoint { options: Arc::new(options) }
+    }
+
+    /// Sets the method.
+    pub fn method(&self, method: &str) -> RestEndpoint {
+        self.with(|o| o.method = method.to_ascii_uppercase())
+    }
+
+    /// Sets the address prefix (`urlPrefix`).
+    pub fn url_prefix(&self, prefix: &str) -> RestEndpoint {
+        self.with(|o| o.url_prefix = prefix.trim_end_matches('/').to_owned())
+    }
+
+    /// Sets the schema responses are normalized with.
+    pub fn schema(&self, schema: Schema) -> RestEndpoint {
+        self.with(|o| o.schema = Some(schema))
+    }
+
+    /// Sets how the body is read.
+    pub fn content(&self, content: Content) -> RestEndpoint {
+        self.with(|o| o.content = content)
+    }
+
+    /// Refetch this often while in use.
+    pub fn poll_frequency(&self, every: Duration) -> RestEndpoint {
+        self.with(|o| o.poll_frequency = Some(every))
+    }
+
+    /// How long fetched data stays fresh (`Duration::ZERO` keeps nothing).
+    pub fn data_expiry(&self, expiry: Duration) -> RestEndpoint {
+        self.with(|o| o.data_expiry = expiry)
+    }
+
+    /// How long an error counts before a read fetches again.
+    pub fn error_expiry(&self, expiry: Duration) -> RestEndpoint {
+        self.with(|o| o.error_expiry = expiry)
+    }
+
+    /// Whether stale data must not be shown while refetching.
+    pub fn invalid_if_stale(&self, invalid: bool) -> RestEndpoint {
+        self.with(|o| o.invalid_if_stale = invalid)
+    }
+
+    /// Sets the error policy.
+    pub fn error_policy(&self, policy: ErrorPolicy) -> RestEndpoint {
+        self.with(|o| o.error_policy = policy)
+    }
+
+    /// Adds a static header to every request.
+    pub fn header(&self, name: &str, value: &str) -> RestEndpoint {
+        self.with(|o| o.headers.push((name.to_owned(), value.to_owned())))
+    }
+
+    /// Computes headers per request (e.g. an auth token).
+    pub fn headers_with(&self, f: impl Fn(&Args) -> Vec<(String, String)> + Send + Sync + 'static) -> RestEndpoint {
+        self.with(|o| o.dynamic_headers = Some(Arc::new(f)))
+    }
+
+    /// Overrides `request_init(body)`; `sup` is the step replaced.
+    pub fn with_request_init(
+        &self,
+        f: impl Fn(
+                Option<Value>,
+                &dyn Fn(Option<Value>) -> Result<RequestInit, RestError>,
+            ) -> Result<RequestInit, RestError>
+            + Send
+            + Sync
+            + 'static,
+    ) -> RestEndpoint {
+        let prev = Arc::clone(&self.options.request_init);
+        self.with(|o| o.request_init = Arc::new(move |ep, body| f(body, &|b| prev(ep, b))))
+    }
+
+    /// Overrides `process(body, args)`; `sup` is the step replaced.
+    pub fn with_process(
+        &self,
+        f: impl Fn(Body, &Args, &dyn Fn(Body, &Args) -> Result<Body, RestError>) -> Result<Body, RestError>
+            + Send
+            + Sync
+            + 'static,
+    ) -> RestEndpoint {
+        let prev = Arc::clone(&self.options.process);
+        self.with(|o| o.process = Arc::new(move |ep, body, args| f(body, args, &|b, a| prev(ep, b, a))))
+    }
+
+    /// Adds a JSON `process(value, args)` after the current one (the spec's
+    /// `process` option). Non-JSON bodies pass by.
+    pub fn process(&self, f: impl Fn(Value, &Args) -> Value + Send + Sync + 'static) -> RestEndpoint {
+        self.with_process(move |body, args, sup| match sup(body, args)? {
+            Body::Json(value) => Ok(Body::Json(f(value, args))),
+            other => Ok(other),
+        })
+    }
+
+    /// Overrides `fetch_response(request)`, with access to the raw response.
+    pub fn with_fetch_response(
+        &self,
+        f: impl Fn(HttpRequest, FetchSuper) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>>
+            + Send
+            + Sync
+            + 'static,
+    ) -> RestEndpoint {
+        let prev = Arc::clone(&self.options.fetch_response);
+        self.with(|o| {
+            o.fetch_response = Arc::new(move |endpoint, client, request| {
+                f(request, FetchSuper { prev: Arc::clone(&prev), endpoint, client })
+            })
+        })
+    }
+
+    /// Overrides `parse_response(response)`; it may return another shape.
+    pub fn with_parse_response(
+        &self,
+        f: impl Fn(HttpResponse, ParseSuper) -> LocalBoxFuture<'static, Result<Body, RestError>> + Send + Sync + 'static,
+    ) -> RestEndpoint {
+        let prev = Arc::clone(&self.options.parse_response);
+        self.with(|o| {
+            o.parse_response =
+                Arc::new(move |endpoint, response| f(response, ParseSuper { prev: Arc::clone(&prev), endpoint }))
+        })
+    }
+
+    /// `METHOD path-template`, how errors name this endpoint.
+    pub fn name(&self) -> String {
+        format!("{} {}", self.options.method, self.options.path)
+    }
+
+    /// The method.
+    pub fn method_name(&self) -> &str {
+        &self.options.method
+    }
+
+    /// The schema, if any.
+    pub fn schema_ref(&self) -> Option<&Schema> {
+        self.options.schema.as_ref()
+    }
+
+    /// How the body is read.
+    pub fn content_kind(&self) -> Content {
+        self.options.content
+    }
+
+    /// Poll interval.
+    pub fn poll_every(&self) -> Option<Duration> {
+        self.options.poll_frequency
+    }
+
+    /// Freshness of data.
+    pub fn data_expiry_length(&self) -> Duration {
+        self.options.data_expiry
+    }
+
+    /// Freshness of errors.
+    pub fn error_expiry_length(&self) -> Duration {
+        self.options.error_expiry
+    }
+
+    /// Whether stale data is invalid.
+    pub fn is_invalid_if_stale(&self) -> bool {
+        self.options.invalid_if_stale
+    }
+
+    /// The error policy.
+    pub fn policy(&self) -> ErrorPolicy {
+        self.options.error_policy
+    }
+
+    /// Whether this endpoint changes data (anything but GET/HEAD); such calls
+    /// are never deduplicated.
+    pub fn is_mutation(&self) -> bool {
+        !matches!(self.options.method.as_str(), "GET" | "HEAD")
+    }
+
+    /// The full URL for `args`.
+    ///
+    /// # Errors
+    /// [`RestError::MissingParam`] when a required path parameter is missing or empty.
+    pub fn url(&self, args: &Args) -> Result<String, RestError> {
+        let path =
+            self.options.template.url(args).map_err(|name| RestError::MissingParam { endpoint: self.name(), name })?;
+        Ok(format!("{}{}", self.options.url_prefix, path))
+    }
+
+    /// The cache key: method and full URL, the same for the same args in any order.
+    ///
+    /// # Errors
+    /// As [`RestEndpoint::url`].
+    pub fn key(&self, args: &Args) -> Result<String, RestError> {
+        Ok(format!("{} {}", self.options.method, self.url(args)?))
+    }
+
+    /// The whole pipeline: URL, request init, headers, fetch response, parse
+    /// response, process. Every request flows through here.
+    ///
+    /// # Errors
+    /// Any [`RestError`]; nothing is sent when the URL or a header is invalid.
+    pub fn fetch(
+        &self,
+        client: Rc<dyn HttpClient>,
+        args: &Args,
+        body: Option<Value>,
+    ) -> LocalBoxFuture<'static, Result<Body, RestError>> {
+        let endpoint = self.clone();
+        let args = args.clone();
+        let prepared = self.prepare(&args, body);
+        Box::pin(async move {
+            let request = prepared?;
+            let options = Arc::clone(&endpoint.options);
+            let response = (options.fetch_response)(endpoint.clone(), client, request).await?;
+            let parsed = (options.parse_response)(endpoint.clone(), response).await?;
+            (options.process)(&endpoint, parsed, &args)
+        })
+    }
+
+    /// Builds the request: URL, request init, static and computed headers (checked).
+    ///
+    /// # Errors
+    /// A missing param, a refused transform, or an invalid header.
+    pub fn prepare(&self, args: &Args, body: Option<Value>) -> Result<HttpRequest, RestError> {
+        let url = self.url(args)?;
+        let init = (self.options.request_init)(self, body)?;
+        let mut headers = init.headers;
+        headers.extend(self.options.headers.iter().cloned());
+        if let Some(dynamic) = &self.options.dynamic_headers {
+            headers.extend(dynamic(args));
+        }
+        for (name, value) in &headers {
+            check_header(&self.name(), name, value)?;
+        }
+        Ok(HttpRequest { method: init.method, url, headers, body: init.body })
+    }
+}
+
+/// Refuses header names that are not HTTP tokens and values with CR, LF or NUL
+/// (header injection), before any request is made.
+fn check_header(endpoint: &str, name: &str, value: &str) -> Result<(), RestError> {
+    let invalid =
+        |reason| Err(RestError::InvalidHeader { endpoint: endpoint.to_owned(), name: name.to_owned(), reason });
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
+        return invalid("the name is not an HTTP token");
+    }
+    if value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+        return invalid("the value contains CR, LF or NUL");
+    }
+    Ok(())
+}
+
+/// The default `request_init`: the method, and a JSON body when there is one.
+fn default_request_init(endpoint: &RestEndpoint, body: Option<Value>) -> Result<RequestInit, RestError> {
+    let mut init = RequestInit { method: endpoint.options.method.clone(), headers: Vec::new(), body: None };
+    if let Some(body) = body {
+        init.headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
+        init.body = Some(body.to_string());
+    }
+    Ok(init)
+}
+
+/// The default `fetch_response`: sends, and turns a non-2xx status into a
+/// [`RestError::Network`] carrying the body text.
+fn default_fetch_response(
+    endpoint: RestEndpoint,
+    client: Rc<dyn HttpClient>,
+    request: HttpRequest,
+) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>> {
+    Box::pin(async move {
+        let url = request.url.clone();
+        let response = client.send(request).await.map_err(|message| RestError::Transport {
+            endpoint: endpoint.name(),
+            url: url.clone(),
+            message,
+        })?;
+        if response.ok() {
+            return Ok(response);
+        }
+        let status = response.status;
+        let body = response.body.text().await.unwrap_or_default();
+        Err(RestError::Network { endpoint: endpoint.name(), source: NetworkError { status, url, body } })
+    })
+}
+
+/// The default `parse_response`: 204 is empty; blob / array buffer content as
+/// asked; JSON by content type (a parse failure is a typed error); text otherwise.
+fn default_parse_response(
+    endpoint: RestEndpoint,
+    response: HttpResponse,
+) -> LocalBoxFuture<'static, Result<Body, RestError>> {
+    Box::pin(async move {
+        let url = response.url.clone();
+        let parse_error = |message: String| RestError::Parse { endpoint: endpoint.name(), url: url.clone(), message };
+        if response.status == 204 {
+            return Ok(Body::Empty);
+        }
+        match endpoint.options.content {
+            Content::Blob => return response.body.blob().await.map(Body::Blob).map_err(parse_error),
+            Content::ArrayBuffer => return response.body.bytes().await.map(Body::Bytes).map_err(parse_error),
+            Content::Json | Content::Text => {}
+        }
+        let is_json = response.header("content-type").is_some_and(|t| t.contains("json"));
+        let text = response.body.text().await.map_err(parse_error)?;
+        if endpoint.options.content == Content::Text || !is_json {
+            return Ok(if text.is_empty() { Body::Empty } else { Body::Text(text) });
+        }
+        if text.trim().is_empty() {
+            return Ok(Body::Empty);
+        }
+        serde_json::from_str(&text).map(Body::Json).map_err(|e| parse_error(format!("malformed JSON: {e}")))
+    })
+}

@@ -1,0 +1,98 @@
+//! Typed errors of the REST layer; each names the endpoint it happened on.
+
+use thiserror::Error;
+
+/// A response with a non-2xx status. The body text is kept so an API's error
+/// details (e.g. a 422's JSON) can be read.
+///
+/// ```
+/// let e = rdc_rest::NetworkError { status: 422, url: "/users".into(), body: r#"{"field":"name"}"#.into() };
+/// assert_eq!(e.json().unwrap()["field"], "name");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("HTTP {status} from {url}")]
+pub struct NetworkError {
+    /// The HTTP status.
+    pub status: u16,
+    /// The URL requested.
+    pub url: String,
+    /// The response body as text (empty when there was none).
+    pub body: String,
+}
+
+impl NetworkError {
+    /// The body parsed as JSON, when it is JSON.
+    pub fn json(&self) -> Option<serde_json::Value> {
+        serde_json::from_str(&self.body).ok()
+    }
+}
+
+/// Everything that can go wrong calling an endpoint.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum RestError {
+    /// A path parameter the template needs was not given (no request was made).
+    #[error("{endpoint}: missing path parameter `{name}`")]
+    MissingParam {
+        /// The endpoint's method and path template.
+        endpoint: String,
+        /// The parameter.
+        name: String,
+    },
+    /// A header name or value is not allowed (e.g. contains CR or LF); no request was made.
+    #[error("{endpoint}: header `{name}` is invalid: {reason}")]
+    InvalidHeader {
+        /// The endpoint.
+        endpoint: String,
+        /// The header name.
+        name: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// The server answered with a non-2xx status.
+    #[error("{endpoint}: {source}")]
+    Network {
+        /// The endpoint.
+        endpoint: String,
+        /// Status, URL and body.
+        #[source]
+        source: NetworkError,
+    },
+    /// The request did not complete (connection refused, CORS, aborted...).
+    #[error("{endpoint}: request to {url} failed: {message}")]
+    Transport {
+        /// The endpoint.
+        endpoint: String,
+        /// The URL.
+        url: String,
+        /// What the platform said.
+        message: String,
+    },
+    /// The body could not be parsed (malformed JSON, wrong content...).
+    #[error("{endpoint}: cannot parse the response from {url}: {message}")]
+    Parse {
+        /// The endpoint.
+        endpoint: String,
+        /// The URL.
+        url: String,
+        /// What went wrong, with the position for JSON.
+        message: String,
+    },
+    /// A transform (`request_init`, `process`...) refused the value.
+    #[error("{endpoint}: {message}")]
+    Transform {
+        /// The endpoint.
+        endpoint: String,
+        /// The reason.
+        message: String,
+    },
+}
+
+impl RestError {
+    /// The HTTP status, for a [`RestError::Network`].
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            RestError::Network { source, .. } => Some(source.status),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! The HTTP boundary: requests and responses as plain data, and the `HttpClient`
+//! trait with a browser implementation (Fetch API) and an in-memory fake.
+
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed future that need not be `Send` (browser futures are not).
+pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// What to send.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HttpRequest {
+    /// `GET`, `POST`...
+    pub method: String,
+    /// The full URL.
+    pub url: String,
+    /// Headers, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body, if any.
+    pub body: Option<String>,
+}
+
+impl HttpRequest {
+    /// The first header named `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// A binary body. In the browser it is the `Blob` the Fetch API gave (no copy
+/// into wasm memory); natively it holds the bytes.
+#[derive(Debug, Clone)]
+pub struct Blob {
+    #[cfg(target_arch = "wasm32")]
+    inner: web_sys::Blob,
+    #[cfg(not(target_arch = "wasm32"))]
+    bytes: Vec<u8>,
+    #[cfg(not(target_arch = "wasm32"))]
+    mime: String,
+}
+
+impl PartialEq for Blob {
+    fn eq(&self, other: &Blob) -> bool {
+        #[cfg(target_arch = "wasm32")]
+        return self.inner == other.inner;
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.bytes == other.bytes && self.mime == other.mime;
+    }
+}
+
+impl Blob {
+    /// Size in bytes.
+    pub fn size(&self) -> u64 {
+        #[cfg(target_arch = "wasm32")]
+        return self.inner.size() as u64;
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.bytes.len() as u64;
+    }
+
+    /// The MIME type (may be empty).
+    pub fn mime_type(&self) -> String {
+        #[cfg(target_arch = "wasm32")]
+        return self.inner.type_();
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.mime.clone();
+    }
+
+    /// Wraps a browser `Blob`.
+    #[cfg(target_arch = "wasm32")]
+    pub fn from_web(inner: web_sys::Blob) -> Blob {
+        Blob { inner }
+    }
+
+    /// The browser `Blob` (for `URL.createObjectURL`, a download link...).
+    #[cfg(target_arch = "wasm32")]
+    pub fn as_web(&self) -> &web_sys::Blob {
+        &self.inner
+    }
+
+    /// A blob of `bytes` (native builds, for tests and servers).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn from_bytes(bytes: Vec<u8>, mime: &str) -> Blob {
+        Blob { bytes, mime: mime.to_owned() }
+    }
+
+    /// The bytes (native builds).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// Reads a response body once, in the form the endpoint's content asks for.
+pub trait ResponseBody {
+    /// The body as text.
+    fn text(self: Box<Self>) -> LocalBoxFuture<'static, Result<String, String>>;
+    /// The body as bytes (an `ArrayBuffer` in the browser).
+    fn bytes(self: Box<Self>) -> LocalBoxFuture<'static, Result<Vec<u8>, String>>;
+    /// The body as a [`Blob`].
+    fn blob(self: Box<Self>) -> LocalBoxFuture<'static, Result<Blob, String>>;
+}
+
+/// A response: status, headers, and a body not yet read.
+pub struct HttpResponse {
+    /// HTTP status.
+    pub status: u16,
+    /// Final URL.
+    pub url: String,
+    /// Headers (names lowercase).
+    pub headers: Vec<(String, String)>,
+    /// The unread body.
+    pub body: Box<dyn ResponseBody>,
+}
+
+impl std::fmt::Debug for HttpResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpResponse")
+            .field("status", &self.status)
+            .field("url", &self.url)
+            .field("headers", &self.headers)
+            .finish()
+    }
+}
+
+impl HttpResponse {
+    /// The first header named `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// Whether the status is 2xx.
+    pub fn ok(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+}
+
+/// Sends requests. [`BrowserClient`](crate::BrowserClient) uses the Fetch API;
+/// [`FakeClient`](crate::FakeClient) answers from memory for native tests.
+pub trait HttpClient {
+    /// Sends `request`; `Err` is a transport failure (no HTTP response at all).
+    fn send(&self, request: HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, String>>;
+}
+
+/// A body held in memory (the fake client's, and handy in tests).
+#[derive(Debug, Clone, Default)]
+pub struct BytesBody {
+    /// The bytes.
+    pub bytes: Vec<u8>,
+    /// Content type, for [`ResponseBody::blob`].
+    pub mime: String,
+}
+
+impl ResponseBody for BytesBody {
+    fn text(self: Box<Self>) -> LocalBoxFuture<'static, Result<String, String>> {
+        Box::pin(async move { String::from_utf8(self.bytes).map_err(|e| format!("body is not UTF-8: {e}")) })
+    }
+
+    fn bytes(self: Box<Self>) -> LocalBoxFuture<'static, Result<Vec<u8>, String>> {
+        Box::pin(async move { Ok(self.bytes) })
+    }
+
+    fn blob(self: Box<Self>) -> LocalBoxFuture<'static, Result<Blob, String>> {
+        #[cfg(not(target_arch = "wasm32"))]
+        return Box::pin(async move { Ok(Blob::from_bytes(self.bytes, &self.mime)) });
+        #[cfg(target_arch = "wasm32")]
+        return Box::pin(async move {
+            let array = js_sys::Uint8Array::from(self.bytes.as_slice());
+            let parts = js_sys::Array::of1(&array);
+            let options = web_sys::BlobPropertyBag::new();
+            options.set_type(&self.mime);
+            web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
+                .map(Blob::from_web)
+                .map_err(|e| format!("{e:?}"))
+        });
+    }
+}

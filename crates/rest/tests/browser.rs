@@ -1,0 +1,107 @@
+//! The browser client against the real API server (headless Chromium): the Fetch
+//! API, headers through CORS, blobs and array buffers, error bodies.
+#![cfg(target_arch = "wasm32")]
+
+use std::rc::Rc;
+
+use rdc_rest::{recipes, Args, Body, BrowserClient, Content, RestEndpoint, RestError};
+use serde_json::{json, Value};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const API: &str = match option_env!("RDC_API_URL") {
+    Some(url) => url,
+    None => "http://127.0.0.1:3917",
+};
+
+fn endpoint(method: &str, path: &str) -> RestEndpoint {
+    RestEndpoint::new(method, path).url_prefix(&format!("{API}/api"))
+}
+
+async fn run(e: &RestEndpoint, args: Value, body: Option<Value>) -> Result<Body, RestError> {
+    e.fetch(Rc::new(BrowserClient), &args.as_object().cloned().unwrap_or_else(Args::new), body).await
+}
+
+#[wasm_bindgen_test]
+async fn json_from_the_server() {
+    let body = run(&endpoint("GET", "/price/:exchangePair"), json!({ "exchangePair": "BTC-USD" }), None).await.unwrap();
+    assert_eq!(body.json().unwrap()["price"], "43250.123456789012345678");
+}
+
+#[wasm_bindgen_test]
+async fn the_server_receives_the_body_and_headers_sent() {
+    let e = endpoint("POST", "/echo/:id").header("X-Trace", "t-1");
+    let e = recipes::key_case(&e);
+    let body = run(&e, json!({ "id": "a b", "q": 1 }), Some(json!({ "userName": "ada" }))).await.unwrap();
+    let echo = body.json().unwrap();
+    assert_eq!(echo["method"], "POST");
+    assert_eq!(echo["path"], "/api/echo/a%20b");
+    assert_eq!(echo["query"], "q=1");
+    assert_eq!(echo["headers"]["x-trace"], "t-1");
+    assert_eq!(echo["headers"]["content-type"], "application/json");
+    // Sent snake_case, and the echoed JSON came back camelCase through process.
+    assert_eq!(echo["body"], r#"{"user_name":"ada"}"#);
+    assert_eq!(echo["json"], json!({ "userName": "ada" }));
+}
+
+#[wasm_bindgen_test]
+async fn no_content() {
+    assert_eq!(run(&endpoint("DELETE", "/status/:code"), json!({ "code": 204 }), None).await.unwrap(), Body::Empty);
+}
+
+#[wasm_bindgen_test]
+async fn client_and_server_errors_carry_status_and_json_body() {
+    for code in [404, 422, 500, 503] {
+        let err = run(&endpoint("GET", "/status/:code"), json!({ "code": code }), None).await.unwrap_err();
+        assert_eq!(err.status(), Some(code));
+        match err {
+            RestError::Network { source, endpoint } => {
+                assert_eq!(endpoint, "GET /status/:code");
+                assert_eq!(source.json().unwrap()["status"], code);
+                assert!(source.url.ends_with(&format!("/api/status/{code}")));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn blob_download_with_its_filename() {
+    let e = recipes::file_download(&endpoint("GET", "/files/:id/download"));
+    match run(&e, json!({ "id": "42" }), None).await.unwrap() {
+        Body::File(file) => {
+            // filename* (UTF-8) wins over filename.
+            assert_eq!(file.filename, "report-42-✓.txt");
+            assert_eq!(file.blob.size(), "rdc demo file 42\n".len() as u64);
+            assert!(file.blob.mime_type().starts_with("text/plain"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[wasm_bindgen_test]
+async fn array_buffer_bytes() {
+    let body = run(&endpoint("GET", "/files/:id/download").content(Content::ArrayBuffer), json!({ "id": "7" }), None)
+        .await
+        .unwrap();
+    assert_eq!(body, Body::Bytes(b"rdc demo file 7\n".to_vec()));
+}
+
+#[wasm_bindgen_test]
+async fn link_header_pagination_through_cors() {
+    let e = recipes::link_pagination(&endpoint("GET", "/items"));
+    let page = run(&e, json!({}), None).await.unwrap();
+    let page = page.json().unwrap();
+    assert_eq!(page["results"].as_array().unwrap().len(), 5);
+    let links = rdc_rest::transform::parse_link_header(page["link"].as_str().unwrap());
+    assert_eq!(links[0].url, "/api/items?cursor=5");
+    assert_eq!(links[0].rel, "next");
+}
+
+#[wasm_bindgen_test]
+async fn a_refused_connection_is_a_transport_error() {
+    let e = RestEndpoint::get("/x").url_prefix("http://127.0.0.1:9");
+    let err = run(&e, json!({}), None).await.unwrap_err();
+    assert!(matches!(err, RestError::Transport { .. }), "{err:?}");
+}

@@ -1,0 +1,69 @@
+//! URL templates, percent-encoding and keys.
+
+use rdc_rest::{Args, PathTemplate, RestEndpoint, RestError};
+use serde_json::json;
+
+fn args(v: serde_json::Value) -> Args {
+    v.as_object().cloned().unwrap()
+}
+
+#[test]
+fn every_path_shape_of_the_spec_expands() {
+    let cases = [
+        ("/users", json!({}), "/users"),
+        ("/price/:exchangePair", json!({ "exchangePair": "BTC-USD" }), "/price/BTC-USD"),
+        ("/:username", json!({ "username": "ninja" }), "/ninja"),
+        ("/products/:productId/ticker", json!({ "productId": "ETH-USD" }), "/products/ETH-USD/ticker"),
+        ("/files/:id/download", json!({ "id": 7 }), "/files/7/download"),
+        ("/users{/:id}", json!({ "id": "5" }), "/users/5"),
+        ("/users{/:id}", json!({}), "/users"),
+    ];
+    for (template, a, want) in cases {
+        assert_eq!(PathTemplate::parse(template).url(&args(a)).unwrap(), want, "{template}");
+    }
+}
+
+#[test]
+fn hostile_params_never_change_the_path() {
+    let t = PathTemplate::parse("/files/:id/download");
+    for (id, want) in [
+        ("a/../b", "/files/a%2F..%2Fb/download"),
+        ("x?y=1", "/files/x%3Fy%3D1/download"),
+        ("#frag", "/files/%23frag/download"),
+        ("%2F", "/files/%252F/download"),
+        ("..", "/files/%2E%2E/download"),
+        ("naïve", "/files/na%C3%AFve/download"),
+    ] {
+        assert_eq!(t.url(&args(json!({ "id": id }))).unwrap(), want);
+    }
+    // An empty param would address another resource: refused.
+    assert_eq!(t.url(&args(json!({ "id": "" }))), Err("id".to_owned()));
+}
+
+#[test]
+fn other_args_become_a_sorted_query_string() {
+    let e = RestEndpoint::get("/users");
+    let a = args(json!({ "b": 2, "a": "x y", "tags": ["r", "s"], "skip": null }));
+    assert_eq!(e.url(&a).unwrap(), "/users?a=x%20y&b=2&tags=r&tags=s");
+}
+
+#[test]
+fn the_key_is_method_and_url_and_ignores_arg_order() {
+    let e = RestEndpoint::get("/price/:exchangePair").url_prefix("https://api.example.com/");
+    let one = args(json!({ "exchangePair": "BTC-USD", "depth": 2 }));
+    let two = serde_json::from_str::<Args>(r#"{"depth": 2, "exchangePair": "BTC-USD"}"#).unwrap();
+    assert_eq!(e.key(&one).unwrap(), "GET https://api.example.com/price/BTC-USD?depth=2");
+    assert_eq!(e.key(&one).unwrap(), e.key(&two).unwrap());
+    assert_ne!(e.key(&one).unwrap(), e.method("DELETE").key(&one).unwrap());
+}
+
+#[test]
+fn a_missing_param_is_an_error_naming_the_endpoint() {
+    let e = RestEndpoint::get("/products/:productId/ticker");
+    let err = e.key(&Args::new()).unwrap_err();
+    assert_eq!(
+        err,
+        RestError::MissingParam { endpoint: "GET /products/:productId/ticker".into(), name: "productId".into() }
+    );
+    assert_eq!(err.to_string(), "GET /products/:productId/ticker: missing path parameter `productId`");
+}
