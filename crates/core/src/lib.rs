@@ -33,10 +33,10 @@ mod store;
 
 pub use error::{NormalizeError, ReadError};
 pub use rdc_macros::Entity;
-pub use read::{denormalize, MemoCache};
+pub use read::{denormalize, MemoCache, Query};
 pub use schema::{
-    entry, pk_string, All, ChooseFn, Chooser, Entity, EntityDef, FieldError, HasSchema, NestedField, Object,
-    Polymorphic, Schema, Union,
+    entry, pk_string, All, ChooseFn, Chooser, Collection, Entity, EntityDef, FieldError, HasSchema, NestedField,
+    Object, Polymorphic, Schema, Union,
 };
 pub use store::{
     EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta,

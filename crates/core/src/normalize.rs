@@ -89,6 +89,20 @@ impl<'a> Normalizer<'a> {
                 }
             },
             Schema::Invalidate(def) => self.invalidate(def, value),
+            Schema::Collection(collection) => {
+                let items = self.array(value, parent, key, |n, item, parent, key| {
+                    n.normalize(&collection.item, item, parent, key)
+                })?;
+                if items.is_null() {
+                    return Ok(Value::Null);
+                }
+                let pk = crate::schema::args_key(self.args);
+                let mut row = Object::new();
+                row.insert("items".to_owned(), items);
+                let path = self.here_raw();
+                self.staged.entities.insert((collection.def.key, pk.clone()), (collection.def, row, path));
+                Ok(Value::String(pk))
+            }
             Schema::Lazy(_) => {
                 let resolved = schema.resolved().into_owned();
                 self.normalize(&resolved, value, parent, key)

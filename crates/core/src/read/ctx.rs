@@ -107,7 +107,7 @@ impl<'a> Ctx<'a> {
                 None => false,
             },
             Schema::Lazy(_) => self.value_valid(&schema.resolved(), value),
-            Schema::Array(_) | Schema::Values(_) | Schema::Object(_) | Schema::All(_) => true,
+            Schema::Array(_) | Schema::Values(_) | Schema::Object(_) | Schema::All(_) | Schema::Collection(_) => true,
         }
     }
 

@@ -86,6 +86,18 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
                 }),
                 other => other.deserialize_any(visitor),
             },
+            Schema::Collection(collection) => {
+                let items = pk_string_ref(self.value)
+                    .and_then(|pk| ctx.lookup(collection.def, &pk))
+                    .and_then(|(_, row)| row.get("items"))
+                    .and_then(Value::as_array);
+                match items {
+                    Some(items) if !self.revisit => {
+                        visitor.visit_seq(Items { items: items.iter(), schema: &collection.item, ctx })
+                    }
+                    _ => visitor.visit_seq(Items { items: [].iter(), schema: &collection.item, ctx }),
+                }
+            }
             Schema::All(all) if self.revisit => visitor.visit_seq(AllRows { rows: Vec::new().into_iter(), all, ctx }),
             Schema::All(all) => {
                 let rows = ctx.all_rows(all).unwrap_or_default();

@@ -4,11 +4,13 @@
 mod ctx;
 pub(crate) mod de;
 mod memo;
+mod query;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use memo::MemoCache;
+pub use query::Query;
 
 use crate::error::ReadError;
 use crate::schema::{pk_string_ref, Schema};
@@ -68,6 +70,9 @@ fn found(ctx: &Ctx<'_>, schema: &Schema, input: &Value) -> bool {
         Schema::Union(_) | Schema::Invalidate(_) => ctx.value_valid(schema, Some(input)),
         Schema::All(all) => ctx.all_rows(all).is_some(),
         Schema::Lazy(_) => found(ctx, &schema.resolved(), input),
+        Schema::Collection(collection) => {
+            pk_string_ref(input).is_some_and(|pk| ctx.lookup(collection.def, &pk).is_some())
+        }
         Schema::Array(_) | Schema::Object(_) | Schema::Values(_) => true,
     }
 }

@@ -4,6 +4,7 @@
 //! the others from the constructors here and in [`All`] and [`Union`].
 
 mod all;
+mod collection;
 mod entity;
 mod polymorphic;
 
@@ -12,6 +13,8 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use all::All;
+pub use collection::Collection;
+pub(crate) use collection::{args_key, item_matches};
 pub(crate) use entity::pk_string_ref;
 pub use entity::{pk_string, Entity, EntityDef, FieldError, NestedField, Object};
 pub use polymorphic::{entry, ChooseFn, Chooser, Polymorphic, Union};
@@ -42,6 +45,8 @@ pub enum Schema {
     All(Arc<All>),
     /// Deletes the entity (or pk) it is given.
     Invalidate(&'static EntityDef),
+    /// Lists keyed by their request args, which writes can grow or shrink.
+    Collection(Arc<Collection>),
     /// A schema built on first use: for circular definitions between schemas.
     Lazy(fn() -> Schema),
 }
@@ -56,6 +61,7 @@ impl fmt::Debug for Schema {
             Schema::Union(poly) => f.debug_tuple("Union").field(poly).finish(),
             Schema::All(all) => f.debug_tuple("All").field(all).finish(),
             Schema::Invalidate(def) => write!(f, "Invalidate({})", def.key),
+            Schema::Collection(c) => write!(f, "Collection({})", c.name()),
             Schema::Lazy(_) => f.write_str("Lazy(..)"),
         }
     }

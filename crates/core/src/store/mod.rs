@@ -1,5 +1,6 @@
 //! The normalized store: one serializable state holding every entity once.
 
+mod collection_ops;
 mod state;
 mod write;
 

@@ -1,0 +1,102 @@
+//! `Collection`: lists keyed by the arguments that fetched them, which writes can
+//! grow (`push`, `unshift`) or shrink (`remove`) without refetching.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::Value;
+
+use super::{EntityDef, Object, Schema};
+use crate::store::EntityMeta;
+
+/// A list stored once per distinct set of arguments, e.g. `todos?userId=1`.
+///
+/// Each list is stored as a row of the table named `name`, keyed by its canonical
+/// arguments, holding references to its items. Choose a name no entity uses.
+///
+/// ```
+/// use rdc_core::{Collection, Entity, MemoCache, State, WriteMeta};
+/// use serde_json::json;
+/// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Todo { id: u32, #[serde(rename = "userId")] user_id: u32 }
+/// let todos = Collection::of("TodoList", Todo::schema());
+/// let mut state = State::default();
+/// let args = json!({ "userId": 1 });
+/// state.write_result("GET /todos?userId=1", &todos, json!([{ "id": 1, "userId": 1 }]), &args, WriteMeta::at(0, 1000))?;
+/// state.collection_push(&todos, json!({ "id": 2, "userId": 1 }), WriteMeta::at(1, 1000))?;
+/// let list: std::sync::Arc<Vec<Todo>> = MemoCache::default().read_result(&state, "GET /todos?userId=1", &todos)?.unwrap();
+/// assert_eq!(list.len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Collection {
+    pub(crate) def: &'static EntityDef,
+    pub(crate) item: Schema,
+}
+
+impl Collection {
+    /// A collection named `name` of items with schema `item`.
+    pub fn of(name: &'static str, item: Schema) -> Schema {
+        Schema::Collection(Arc::new(Collection { def: table_def(name), item }))
+    }
+
+    /// The table the lists are stored in.
+    pub fn name(&self) -> &'static str {
+        self.def.key
+    }
+
+    /// The schema of the items.
+    pub fn item(&self) -> &Schema {
+        &self.item
+    }
+}
+
+/// The (one per name) type description of a collection table: lists replace
+/// each other whole; their items are checked as the entities they are.
+fn table_def(name: &'static str) -> &'static EntityDef {
+    static DEFS: OnceLock<Mutex<HashMap<&'static str, &'static EntityDef>>> = OnceLock::new();
+    let defs = DEFS.get_or_init(Mutex::default);
+    let mut defs = defs.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    defs.entry(name).or_insert_with(|| {
+        // One small allocation per collection name, for the life of the program.
+        Box::leak(Box::new(EntityDef {
+            key: name,
+            pk: |_| None,
+            nested: || &[],
+            check_fields: |_| Ok(()),
+            process: |value, _| Ok(value),
+            validate: |_| Ok(()),
+            merge: |_, incoming| incoming.clone(),
+            should_update: |existing: &EntityMeta, incoming: &EntityMeta| incoming.fetched_at >= existing.fetched_at,
+        }))
+    })
+}
+
+/// The canonical text of a list's arguments (sorted keys at every level), its pk.
+pub(crate) fn args_key(args: &Value) -> String {
+    fn canonical(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                Value::Object(entries.into_iter().map(|(k, v)| (k.clone(), canonical(v))).collect::<Object>())
+            }
+            Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+            other => other.clone(),
+        }
+    }
+    match args {
+        Value::Null => "{}".to_owned(),
+        other => canonical(other).to_string(),
+    }
+}
+
+/// Whether a new item belongs in the list fetched with `args`: every argument
+/// must equal the item's field of the same name (numbers and strings compare by
+/// text, so `"1"` matches `1`). A list fetched without arguments takes everything.
+pub(crate) fn item_matches(args: &Object, item: &Object) -> bool {
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    args.iter().all(|(k, v)| item.get(k).is_some_and(|field| text(field) == text(v)))
+}

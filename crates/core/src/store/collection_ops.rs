@@ -1,0 +1,110 @@
+//! Growing and shrinking stored collections without refetching.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::state::{State, WriteMeta};
+use crate::error::NormalizeError;
+use crate::normalize::Normalizer;
+use crate::schema::{item_matches, pk_string_ref, Collection, Object, Schema};
+
+/// Where a new item goes in each list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    Front,
+    Back,
+}
+
+impl State {
+    /// Appends `item` to every stored list of `collection` whose arguments match
+    /// the item (see [`Collection`]); the item is normalized and stored too.
+    ///
+    /// # Errors
+    /// When the item does not normalize (nothing changes), or `collection` is not a
+    /// `Collection` schema.
+    pub fn collection_push(&mut self, collection: &Schema, item: Value, meta: WriteMeta) -> Result<(), NormalizeError> {
+        self.collection_add(collection, item, meta, End::Back)
+    }
+
+    /// Like [`State::collection_push`], at the front.
+    ///
+    /// # Errors
+    /// As [`State::collection_push`].
+    pub fn collection_unshift(
+        &mut self,
+        collection: &Schema,
+        item: Value,
+        meta: WriteMeta,
+    ) -> Result<(), NormalizeError> {
+        self.collection_add(collection, item, meta, End::Front)
+    }
+
+    /// Removes the item with primary key `pk` from every list of `collection`
+    /// (the entity itself stays; delete it with an `Invalidate` schema).
+    pub fn collection_remove(&mut self, collection: &Schema, pk: &str) {
+        let Schema::Collection(c) = collection else { return };
+        let refs = |v: &Value| {
+            pk_string_ref(v).is_some_and(|p| p == pk) || v.get("id").and_then(pk_string_ref).is_some_and(|p| p == pk)
+        };
+        self.edit_lists(c, |_, items| {
+            let before = items.len();
+            items.retain(|v| !refs(v));
+            items.len() != before
+        });
+    }
+
+    fn collection_add(
+        &mut self,
+        collection: &Schema,
+        item: Value,
+        meta: WriteMeta,
+        end: End,
+    ) -> Result<(), NormalizeError> {
+        let Schema::Collection(c) = collection else {
+            return Err(NormalizeError::UnexpectedShape {
+                expected: "a Collection schema",
+                found: "another schema",
+                path: String::new(),
+            });
+        };
+        let fields: Object = item.as_object().cloned().unwrap_or_default();
+        let mut normalizer = Normalizer::new(&Value::Null);
+        let reference = normalizer.normalize(&c.item, item, &Value::Null, "")?;
+        self.commit(normalizer.staged, meta)?;
+        self.edit_lists(c, |args, items| {
+            if !item_matches(args, &fields) || items.contains(&reference) {
+                return false;
+            }
+            match end {
+                End::Back => items.push(reference.clone()),
+                End::Front => items.insert(0, reference.clone()),
+            }
+            true
+        });
+        Ok(())
+    }
+
+    /// Applies `edit(args, items)` to every stored list; lists it changes get a new version.
+    fn edit_lists(&mut self, c: &Collection, mut edit: impl FnMut(&Object, &mut Vec<Value>) -> bool) {
+        let Some(table) = self.entities.get_mut(c.name()) else { return };
+        let version = self.version + 1;
+        let mut changed = false;
+        for (pk, row) in table.rows.iter_mut() {
+            let Some(object) = row.value.as_deref() else { continue };
+            let args: Object = serde_json::from_str(pk).unwrap_or_default();
+            let mut items = object.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+            if edit(&args, &mut items) {
+                let mut updated = object.clone();
+                updated.insert("items".to_owned(), Value::Array(items));
+                row.value = Some(Arc::new(updated));
+                row.version = version;
+                changed = true;
+            }
+        }
+        if changed {
+            table.version = version;
+            self.version = version;
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! Collection (lists keyed by args, push / unshift / remove) and Query.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use rdc_core::{All, Collection, Entity, MemoCache, Query, Schema, State};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+struct Todo {
+    id: u32,
+    #[serde(rename = "userId")]
+    user_id: u32,
+    title: String,
+}
+
+fn todos() -> Schema {
+    Collection::of("TodoList", Todo::schema())
+}
+
+fn ids(state: &State, key: &str) -> Vec<u32> {
+    MemoCache::default().read_result::<Vec<Todo>>(state, key, &todos()).unwrap().unwrap().iter().map(|t| t.id).collect()
+}
+
+fn seed() -> State {
+    let mut state = State::default();
+    let one = json!([{ "id": 1, "userId": 1, "title": "a" }]);
+    let two = json!([{ "id": 2, "userId": 2, "title": "b" }]);
+    state.write_result("GET /todos?userId=1", &todos(), one, &json!({ "userId": 1 }), meta(1)).unwrap();
+    state.write_result("GET /todos?userId=2", &todos(), two, &json!({ "userId": 2 }), meta(1)).unwrap();
+    state
+        .write_result(
+            "GET /todos",
+            &todos(),
+            json!([{ "id": 1, "userId": 1, "title": "a" }, { "id": 2, "userId": 2, "title": "b" }]),
+            NO_ARGS,
+            meta(1),
+        )
+        .unwrap();
+    state
+}
+
+#[test]
+fn each_set_of_args_is_its_own_list_and_items_are_shared_entities() {
+    let state = seed();
+    assert_eq!(ids(&state, "GET /todos?userId=1"), [1]);
+    assert_eq!(ids(&state, "GET /todos"), [1, 2]);
+    assert_eq!(state.tables()["Todo"].rows.len(), 2);
+    assert_eq!(state.tables()["TodoList"].rows.len(), 3);
+}
+
+#[test]
+fn push_and_unshift_add_to_the_lists_whose_args_match() {
+    let mut state = seed();
+    state.collection_push(&todos(), json!({ "id": 3, "userId": 1, "title": "c" }), meta(2)).unwrap();
+    state.collection_unshift(&todos(), json!({ "id": 4, "userId": 2, "title": "d" }), meta(3)).unwrap();
+    assert_eq!(ids(&state, "GET /todos?userId=1"), [1, 3]);
+    assert_eq!(ids(&state, "GET /todos?userId=2"), [4, 2]);
+    assert_eq!(ids(&state, "GET /todos"), [4, 1, 2, 3]);
+    // Pushing the same item again does not duplicate it.
+    state.collection_push(&todos(), json!({ "id": 3, "userId": 1, "title": "c2" }), meta(4)).unwrap();
+    assert_eq!(ids(&state, "GET /todos?userId=1"), [1, 3]);
+}
+
+#[test]
+fn remove_takes_the_item_out_of_every_list() {
+    let mut state = seed();
+    let mut memo = MemoCache::default();
+    let before = memo.read_result::<Vec<Todo>>(&state, "GET /todos?userId=2", &todos()).unwrap().unwrap();
+    state.collection_remove(&todos(), "1");
+    assert_eq!(ids(&state, "GET /todos?userId=1"), Vec::<u32>::new());
+    assert_eq!(ids(&state, "GET /todos"), [2]);
+    // A list the removal did not touch keeps its identity.
+    let after = memo.read_result::<Vec<Todo>>(&state, "GET /todos?userId=2", &todos()).unwrap().unwrap();
+    assert!(Arc::ptr_eq(&before, &after));
+}
+
+#[test]
+fn a_bad_pushed_item_changes_nothing() {
+    let mut state = seed();
+    let version = state.version();
+    assert!(state.collection_push(&todos(), json!({ "userId": 1 }), meta(2)).is_err());
+    assert_eq!(state.version(), version);
+}
+
+#[test]
+fn query_selects_from_the_store_and_is_memoized() {
+    let state = seed();
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = Arc::clone(&calls);
+    let by_user = Query::new("todos by user", All::of::<Todo>().into(), move |todos: &Vec<Todo>, args: &Value| {
+        seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        todos
+            .iter()
+            .filter(|t| Some(u64::from(t.user_id)) == args["userId"].as_u64())
+            .map(|t| t.title.clone())
+            .collect::<Vec<_>>()
+    });
+    let mut memo = MemoCache::default();
+    let a = by_user.read(&mut memo, &state, &json!({ "userId": 2 })).unwrap().unwrap();
+    let b = by_user.read(&mut memo, &state, &json!({ "userId": 2 })).unwrap().unwrap();
+    assert_eq!(*a, ["b"]);
+    assert!(Arc::ptr_eq(&a, &b));
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let mut state = state;
+    write(&mut state, "t", &Todo::schema(), json!({ "id": 9, "userId": 2, "title": "z" }), 5);
+    let c = by_user.read(&mut memo, &state, &json!({ "userId": 2 })).unwrap().unwrap();
+    assert_eq!(*c, ["b", "z"]);
+}
