@@ -11,6 +11,8 @@ use crate::schema::{args_key, Schema};
 use crate::store::{FastMap, State};
 
 type Select<T, R> = dyn Fn(&T, &Value) -> R + Send + Sync;
+/// Per args key: the input read and the output selected from it.
+type Selected<T, R> = Mutex<FastMap<String, (Arc<T>, Arc<R>)>>;
 
 /// Reads `schema` (typically an `All`) and derives a value from it with `select`.
 /// The result is memoized by the read it came from and the args: while neither
@@ -36,7 +38,7 @@ pub struct Query<T, R> {
     name: &'static str,
     schema: Schema,
     select: Arc<Select<T, R>>,
-    cache: Mutex<FastMap<String, (Arc<T>, Arc<R>)>>,
+    cache: Selected<T, R>,
 }
 
 impl<T, R> std::fmt::Debug for Query<T, R> {
