@@ -24,6 +24,7 @@
 
 extern crate self as rdc_core;
 
+mod controller;
 mod error;
 pub mod fields;
 mod normalize;
@@ -31,6 +32,10 @@ mod read;
 mod schema;
 mod store;
 
+pub use controller::{
+    expiry_status, Clock, Controller, Endpoint, ExpiryStatus, FakeTime, FetchError, LocalFuture, LocalTasks, Policy,
+    Read, Spawn, Subscription, Timers,
+};
 pub use error::{NormalizeError, ReadError};
 pub use rdc_macros::Entity;
 pub use read::{denormalize, MemoCache, Query};

@@ -75,6 +75,35 @@ impl MemoCache {
         self.read_memo(state, key, Some(result.version), schema, &result.value)
     }
 
+    /// Reads the plain (not normalized) result of `key` into `T`.
+    ///
+    /// # Errors
+    /// When the stored JSON does not fit `T`.
+    pub fn read_plain<T: DeserializeOwned + Send + Sync + 'static>(
+        &mut self,
+        state: &State,
+        key: &str,
+    ) -> Result<Option<Arc<T>>, ReadError> {
+        let Some(result) = state.result(key) else { return Ok(None) };
+        let by_key = self.entries.entry(TypeId::of::<T>()).or_default();
+        if let Some(entry) = by_key.get(key).filter(|e| e.result_version == Some(result.version)) {
+            if let Ok(value) = Arc::clone(&entry.value).downcast::<T>() {
+                return Ok(Some(value));
+            }
+        }
+        let value = serde_path_to_error::deserialize::<_, T>(&*result.value)
+            .map_err(|err| ReadError::Type { path: err.path().to_string(), message: err.into_inner().to_string() })?;
+        let value = Arc::new(value);
+        let entry = Entry {
+            value: Arc::clone(&value) as Arc<dyn Any + Send + Sync>,
+            result_version: Some(result.version),
+            deps: Vec::new(),
+            checked_at: state.version(),
+        };
+        by_key.insert(key.to_owned(), entry);
+        Ok(Some(value))
+    }
+
     /// Reads entity `E` with primary key `pk`.
     pub fn entity<E: Entity>(&mut self, state: &State, pk: &str) -> Result<Option<Arc<E>>, ReadError> {
         let input = Value::String(pk.to_owned());

@@ -53,6 +53,26 @@ impl State {
         Ok(())
     }
 
+    /// Stores `value` as the result of `key` as it is (no schema, no entities).
+    pub fn write_plain_result(&mut self, key: &str, value: Value, meta: WriteMeta) {
+        self.version += 1;
+        let version = self.version;
+        let result_meta = ResultMeta {
+            fetched_at: meta.fetched_at,
+            date: meta.date,
+            expires_at: meta.expires_at,
+            invalidated: false,
+        };
+        match self.results.get_mut(key) {
+            Some(existing) if existing.meta.fetched_at > meta.fetched_at => {}
+            Some(existing) if *existing.value == value => existing.meta = result_meta,
+            _ => {
+                self.results.insert(key.to_owned(), ResultEntry { value: Arc::new(value), meta: result_meta, version });
+            }
+        }
+        self.errors.remove(key);
+    }
+
     /// Normalizes `value` and stores its entities, without storing a result
     /// (the controller's `set`).
     pub fn write_entities(

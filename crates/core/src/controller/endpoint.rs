@@ -1,0 +1,74 @@
+//! What the controller needs from an endpoint. `rdc_rest::RestEndpoint` implements it;
+//! tests implement it over an in-memory server.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::Value;
+
+use crate::schema::Schema;
+
+/// A boxed future that need not be `Send` (browser futures are not).
+pub type LocalFuture<T> = Pin<Box<dyn Future<Output = T>>>;
+
+/// Freshness and behaviour of an endpoint, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    /// How long data stays fresh (`0` keeps nothing in the store).
+    pub data_expiry_ms: u64,
+    /// How long an error counts before a read fetches again.
+    pub error_expiry_ms: u64,
+    /// Refetch interval while subscribed.
+    pub poll_ms: Option<u64>,
+    /// Mutations are never deduplicated.
+    pub mutation: bool,
+    /// Stale data must not be shown while refetching.
+    pub invalid_if_stale: bool,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            data_expiry_ms: 60_000,
+            error_expiry_ms: 1_000,
+            poll_ms: None,
+            mutation: false,
+            invalid_if_stale: false,
+        }
+    }
+}
+
+/// An endpoint the [`Controller`](super::Controller) can fetch.
+pub trait Endpoint: 'static {
+    /// What a fetch resolves to (e.g. a JSON value or a blob).
+    type Output: Clone + 'static;
+    /// What a failed fetch gives.
+    type Error: Clone + std::fmt::Display + 'static;
+
+    /// The cache key for `args` (the same for equal args in any order).
+    ///
+    /// # Errors
+    /// When args are missing or invalid (nothing is fetched).
+    fn key(&self, args: &Value) -> Result<String, Self::Error>;
+
+    /// The schema results are normalized with (`None` keeps the raw JSON).
+    fn schema(&self) -> Option<Schema>;
+
+    /// Expiry, polling and mutation flags.
+    fn policy(&self) -> Policy;
+
+    /// Whether `error` leaves stale data showing (soft) or replaces it (hard).
+    fn is_soft(&self, error: &Self::Error) -> bool;
+
+    /// Sends the request.
+    fn fetch(&self, args: &Value, body: Option<Value>) -> LocalFuture<Result<Self::Output, Self::Error>>;
+
+    /// The JSON to store for an output (`None`: not stored, e.g. a blob).
+    fn storable(output: &Self::Output) -> Option<Value>;
+
+    /// The optimistic response of a mutation, shown at once until the real one
+    /// arrives (`None`: not optimistic).
+    fn optimistic(&self, _args: &Value, _body: Option<&Value>) -> Option<Value> {
+        None
+    }
+}

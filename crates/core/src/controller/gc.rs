@@ -1,0 +1,148 @@
+//! Garbage collection: results no mounted reader uses and that are past expiry
+//! are dropped, then entities no remaining result reaches and that are expired.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::Controller;
+use crate::schema::{pk_string_ref, All, Schema};
+use crate::store::State;
+
+impl Controller {
+    /// Marks `key` as used by a mounted reader (GC keeps it).
+    pub fn retain(&self, key: &str) {
+        *self.inner.retained.borrow_mut().entry(key.to_owned()).or_insert(0) += 1;
+    }
+
+    /// Releases one [`Controller::retain`].
+    pub fn release(&self, key: &str) {
+        let mut retained = self.inner.retained.borrow_mut();
+        if let Some(count) = retained.get_mut(key) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                retained.remove(key);
+            }
+        }
+    }
+
+    /// Number of keys retained by readers (for leak checks).
+    pub fn retained_count(&self) -> usize {
+        self.inner.retained.borrow().len()
+    }
+
+    /// Drops unused, expired results and the expired entities nothing reaches.
+    /// Returns how many results and entities were removed.
+    pub fn sweep(&self) -> (usize, usize) {
+        let now = self.now();
+        let retained = self.inner.retained.borrow().clone();
+        let inflight: HashSet<String> = self.inner.inflight.borrow().keys().cloned().collect();
+        let schemas = self.inner.schemas.borrow().clone();
+        let mut base = self.inner.base.borrow_mut();
+        let drop_keys: Vec<String> = base
+            .results
+            .iter()
+            .filter(|(k, r)| {
+                !retained.contains_key(*k) && !inflight.contains(*k) && (r.meta.invalidated || now >= r.meta.expires_at)
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in &drop_keys {
+            base.results.remove(key);
+            base.errors.remove(key);
+            self.inner.schemas.borrow_mut().remove(key);
+        }
+        base.errors.retain(|_, e| now < e.expires_at);
+        let mut reachable = HashSet::new();
+        for (key, result) in &base.results {
+            if let Some(Some(schema)) = schemas.get(key) {
+                mark(&base, schema, &result.value, &mut reachable);
+            }
+        }
+        let mut removed = 0;
+        for (table_key, table) in base.entities.iter_mut() {
+            let before = table.rows.len();
+            table
+                .rows
+                .retain(|pk, row| reachable.contains(&(table_key.clone(), pk.clone())) || now < row.meta.expires_at);
+            removed += before - table.rows.len();
+        }
+        base.entities.retain(|_, t| !t.rows.is_empty());
+        if removed > 0 || !drop_keys.is_empty() {
+            base.version += 1;
+            drop(base);
+            // Row indices moved: memoized dependencies are void.
+            self.inner.memo.borrow_mut().clear();
+            self.changed();
+        }
+        (drop_keys.len(), removed)
+    }
+}
+
+/// Adds every entity `value` (read through `schema`) reaches to `out`.
+fn mark(state: &State, schema: &Schema, value: &Value, out: &mut HashSet<(String, String)>) {
+    match schema {
+        Schema::Entity(def) | Schema::Invalidate(def) => {
+            if let Some(pk) = pk_string_ref(value) {
+                mark_entity(state, def, &pk, out);
+            }
+        }
+        Schema::Array(inner) => {
+            for item in value.as_array().into_iter().flatten() {
+                mark(state, inner, item, out);
+            }
+        }
+        Schema::Values(inner) => {
+            for item in value.as_object().into_iter().flat_map(|m| m.values()) {
+                mark(state, inner, item, out);
+            }
+        }
+        Schema::Object(fields) => {
+            for (name, field) in fields.iter() {
+                if let Some(item) = value.get(name) {
+                    mark(state, field, item, out);
+                }
+            }
+        }
+        Schema::Union(poly) => {
+            if let Some((def, pk)) = crate::read::de::union_ref(poly, value) {
+                mark_entity(state, def, &pk, out);
+            }
+        }
+        Schema::All(all) => {
+            let defs = match all.as_ref() {
+                All::Single(def) => vec![*def],
+                All::Poly(_) => all.entity_defs(),
+            };
+            for def in defs {
+                let pks: Vec<String> =
+                    state.entities.get(def.key).map(|t| t.rows.keys().cloned().collect()).unwrap_or_default();
+                for pk in pks {
+                    mark_entity(state, def, &pk, out);
+                }
+            }
+        }
+        Schema::Collection(collection) => {
+            if let Some(pk) = pk_string_ref(value) {
+                out.insert((collection.name().to_owned(), pk.to_string()));
+                let row = state.entity(collection.name(), &pk).and_then(|r| r.value.clone());
+                if let Some(items) = row.as_ref().and_then(|r| r.get("items")) {
+                    mark(state, &Schema::array(collection.item().clone()), items, out);
+                }
+            }
+        }
+        Schema::Lazy(_) => mark(state, &schema.resolved(), value, out),
+    }
+}
+
+fn mark_entity(state: &State, def: &'static crate::schema::EntityDef, pk: &str, out: &mut HashSet<(String, String)>) {
+    if !out.insert((def.key.to_owned(), pk.to_owned())) {
+        return;
+    }
+    let Some(object) = state.entity(def.key, pk).and_then(|r| r.value.clone()) else { return };
+    for field in (def.nested)() {
+        if let Some(value) = object.get(field.name) {
+            mark(state, &field.schema, value, out);
+        }
+    }
+}

@@ -1,0 +1,561 @@
+//! The controller: fetches through endpoints into the store, deduplicates
+//! identical reads, tracks expiry and errors, polls, shows optimistic updates and
+//! collects garbage. Framework free: time, timers and spawning are injected.
+
+mod clock;
+mod endpoint;
+mod expiry;
+mod gc;
+mod poll;
+mod shared;
+mod spawn;
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub use clock::{Clock, FakeTime, Timers};
+pub use endpoint::{Endpoint, LocalFuture, Policy};
+pub use expiry::{expiry_status, ExpiryStatus};
+pub use poll::Subscription;
+pub use spawn::{LocalTasks, Spawn};
+
+use crate::error::{NormalizeError, ReadError};
+use crate::read::MemoCache;
+use crate::schema::Schema;
+use crate::store::{ErrorEntry, FastMap, State, WriteMeta};
+use shared::{Shared, Wait};
+
+/// Why a controller fetch failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FetchError<E> {
+    /// The endpoint failed (bad args, HTTP error, parse error...).
+    Endpoint(E),
+    /// The response did not normalize; the store is unchanged.
+    Normalize(NormalizeError),
+    /// The store was reset while the request was in flight; its result was dropped.
+    Reset,
+}
+
+impl<E: std::fmt::Display> std::fmt::Display for FetchError<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FetchError::Endpoint(e) => e.fmt(f),
+            FetchError::Normalize(e) => e.fmt(f),
+            FetchError::Reset => f.write_str("the store was reset while this request was in flight"),
+        }
+    }
+}
+
+impl<E: std::fmt::Debug + std::fmt::Display> std::error::Error for FetchError<E> {}
+
+/// A typed read of an endpoint's data, with its status and current error.
+#[derive(Debug, Clone)]
+pub struct Read<T> {
+    /// The data, if any is stored (it may be stale).
+    pub data: Option<Arc<T>>,
+    /// Whether to show it, show it and refetch, or fetch first.
+    pub status: ExpiryStatus,
+    /// The last error, while it counts.
+    pub error: Option<ErrorEntry>,
+}
+
+/// An optimistic layer: a mutation's expected result shown until it answers.
+struct Layer {
+    id: u64,
+    key: String,
+    schema: Option<Schema>,
+    value: Value,
+    args: Value,
+    fetched_at: u64,
+}
+
+struct Inner {
+    base: RefCell<State>,
+    visible: RefCell<Option<State>>,
+    layers: RefCell<Vec<Layer>>,
+    memo: RefCell<MemoCache>,
+    clock: Rc<dyn Clock>,
+    timers: Rc<dyn Timers>,
+    spawner: Rc<dyn Spawn>,
+    inflight: RefCell<FastMap<String, Rc<Shared>>>,
+    epoch: Cell<u64>,
+    next_id: Cell<u64>,
+    listeners: RefCell<Vec<(u64, Rc<dyn Fn()>)>>,
+    polls: RefCell<FastMap<String, poll::PollState>>,
+    retained: RefCell<FastMap<String, usize>>,
+    schemas: RefCell<FastMap<String, Option<Schema>>>,
+}
+
+/// The data layer's one entry point. Cheap to clone (all clones share the store).
+///
+/// ```
+/// use rdc_core::{Controller, Endpoint, FakeTime, LocalTasks, LocalFuture, Policy, Schema, Spawn};
+/// use serde_json::{json, Value};
+///
+/// #[derive(Clone)]
+/// struct Hello;
+/// impl Endpoint for Hello {
+///     type Output = Value;
+///     type Error = String;
+///     fn key(&self, _: &Value) -> Result<String, String> { Ok("GET /hello".into()) }
+///     fn schema(&self) -> Option<Schema> { None }
+///     fn policy(&self) -> Policy { Policy::default() }
+///     fn is_soft(&self, _: &String) -> bool { false }
+///     fn fetch(&self, _: &Value, _: Option<Value>) -> LocalFuture<Result<Value, String>> { Box::pin(async { Ok(json!({"hi": 1})) }) }
+///     fn storable(v: &Value) -> Option<Value> { Some(v.clone()) }
+/// }
+///
+/// let time = FakeTime::default();
+/// let tasks = LocalTasks::default();
+/// let controller = Controller::new(time.clone(), time.clone(), tasks.clone());
+/// let c = controller.clone();
+/// tasks.spawn(Box::pin(async move { c.fetch(&Hello, json!(null), None).await.unwrap(); }));
+/// tasks.run();
+/// let read = controller.read::<_, Value>(&Hello, &json!(null)).unwrap();
+/// assert_eq!(read.data.unwrap()["hi"], 1);
+/// ```
+#[derive(Clone)]
+pub struct Controller {
+    inner: Rc<Inner>,
+}
+
+impl std::fmt::Debug for Controller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Controller")
+            .field("entities", &self.inner.base.borrow().entity_count())
+            .field("inflight", &self.inner.inflight.borrow().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Controller {
+    /// A controller with an empty store.
+    pub fn new(
+        clock: impl Clock + 'static,
+        timers: impl Timers + 'static,
+        spawner: impl Spawn + 'static,
+    ) -> Controller {
+        Controller {
+            inner: Rc::new(Inner {
+                base: RefCell::default(),
+                visible: RefCell::default(),
+                layers: RefCell::default(),
+                memo: RefCell::default(),
+                clock: Rc::new(clock),
+                timers: Rc::new(timers),
+                spawner: Rc::new(spawner),
+                inflight: RefCell::default(),
+                epoch: Cell::new(0),
+                next_id: Cell::new(0),
+                listeners: RefCell::default(),
+                polls: RefCell::default(),
+                retained: RefCell::default(),
+                schemas: RefCell::default(),
+            }),
+        }
+    }
+
+    /// Milliseconds now, from the injected clock.
+    pub fn now(&self) -> u64 {
+        self.inner.clock.now()
+    }
+
+    fn next_id(&self) -> u64 {
+        let id = self.inner.next_id.get() + 1;
+        self.inner.next_id.set(id);
+        id
+    }
+
+    /// Runs `f` on the store as readers see it (optimistic layers applied).
+    pub fn with_state<R>(&self, f: impl FnOnce(&State) -> R) -> R {
+        match self.inner.visible.borrow().as_ref() {
+            Some(visible) => f(visible),
+            None => f(&self.inner.base.borrow()),
+        }
+    }
+
+    /// A copy of the store as readers see it (for inspection or saving).
+    pub fn snapshot(&self) -> State {
+        self.with_state(State::clone)
+    }
+
+    /// Calls `listener` after every change to the store; returns an id for
+    /// [`Controller::unlisten`].
+    pub fn listen(&self, listener: impl Fn() + 'static) -> u64 {
+        let id = self.next_id();
+        self.inner.listeners.borrow_mut().push((id, Rc::new(listener)));
+        id
+    }
+
+    /// Stops calling a listener.
+    pub fn unlisten(&self, id: u64) {
+        self.inner.listeners.borrow_mut().retain(|(i, _)| *i != id);
+    }
+
+    /// Number of listeners (for leak checks).
+    pub fn listener_count(&self) -> usize {
+        self.inner.listeners.borrow().len()
+    }
+
+    /// Recomputes what readers see and tells listeners.
+    fn changed(&self) {
+        let layers = self.inner.layers.borrow();
+        let visible = if layers.is_empty() {
+            None
+        } else {
+            let mut state = self.inner.base.borrow().clone();
+            for layer in layers.iter() {
+                let meta = WriteMeta { fetched_at: layer.fetched_at, date: layer.fetched_at, expires_at: u64::MAX };
+                let _ = write(&mut state, &layer.key, layer.schema.as_ref(), layer.value.clone(), &layer.args, meta);
+            }
+            // Versions must never repeat between what readers saw and later base
+            // writes (memoized reads compare them): the base counts on from here.
+            self.inner.base.borrow_mut().version = state.version;
+            Some(state)
+        };
+        drop(layers);
+        *self.inner.visible.borrow_mut() = visible;
+        let listeners: Vec<Rc<dyn Fn()>> = self.inner.listeners.borrow().iter().map(|(_, l)| Rc::clone(l)).collect();
+        for listener in listeners {
+            listener();
+        }
+    }
+
+    /// Fetches `endpoint` with `args` (and a body for mutations), stores the
+    /// result, and resolves to the endpoint's output. Identical concurrent reads
+    /// share one request; mutations never do.
+    ///
+    /// # Errors
+    /// The endpoint's error, a normalization error (the store is unchanged), or
+    /// [`FetchError::Reset`] when the store was reset meanwhile.
+    pub fn fetch<E: Endpoint + Clone>(
+        &self,
+        endpoint: &E,
+        args: Value,
+        body: Option<Value>,
+    ) -> LocalFuture<Result<E::Output, FetchError<E::Error>>> {
+        let this = self.clone();
+        let endpoint = endpoint.clone();
+        Box::pin(async move {
+            let key = endpoint.key(&args).map_err(FetchError::Endpoint)?;
+            let policy = endpoint.policy();
+            if !policy.mutation {
+                let existing = this.inner.inflight.borrow().get(&key).cloned();
+                if let Some(shared) = existing {
+                    return downcast::<E>(Wait(shared).await);
+                }
+            }
+            let shared = Rc::new(Shared::default());
+            if !policy.mutation {
+                this.inner.inflight.borrow_mut().insert(key.clone(), Rc::clone(&shared));
+            }
+            let fetched_at = this.now();
+            let epoch = this.inner.epoch.get();
+            let layer = match policy.mutation.then(|| endpoint.optimistic(&args, body.as_ref())).flatten() {
+                Some(value) => {
+                    let id = this.next_id();
+                    let schema = endpoint.schema();
+                    this.inner.layers.borrow_mut().push(Layer {
+                        id,
+                        key: key.clone(),
+                        schema,
+                        value,
+                        args: args.clone(),
+                        fetched_at,
+                    });
+                    this.changed();
+                    Some(id)
+                }
+                None => None,
+            };
+            let result = endpoint.fetch(&args, body).await;
+            if !policy.mutation {
+                let mut inflight = this.inner.inflight.borrow_mut();
+                if inflight.get(&key).is_some_and(|s| Rc::ptr_eq(s, &shared)) {
+                    inflight.remove(&key);
+                }
+            }
+            if let Some(id) = layer {
+                this.inner.layers.borrow_mut().retain(|l| l.id != id);
+            }
+            let outcome = if epoch != this.inner.epoch.get() {
+                Err(FetchError::Reset)
+            } else {
+                this.settle(&endpoint, &key, &args, fetched_at, result)
+            };
+            this.changed();
+            let erased = match &outcome {
+                Ok(out) => Ok(Rc::new(out.clone()) as Rc<dyn std::any::Any>),
+                Err(err) => Err(Rc::new(err.clone()) as Rc<dyn std::any::Any>),
+            };
+            shared.resolve(erased);
+            outcome
+        })
+    }
+
+    /// Writes a fetch's result or error into the base store.
+    fn settle<E: Endpoint>(
+        &self,
+        endpoint: &E,
+        key: &str,
+        args: &Value,
+        fetched_at: u64,
+        result: Result<E::Output, E::Error>,
+    ) -> Result<E::Output, FetchError<E::Error>> {
+        let now = self.now();
+        let policy = endpoint.policy();
+        match result {
+            Ok(output) => {
+                if let Some(value) = E::storable(&output).filter(|_| policy.data_expiry_ms > 0) {
+                    let meta =
+                        WriteMeta { fetched_at, date: now, expires_at: now.saturating_add(policy.data_expiry_ms) };
+                    let schema = endpoint.schema();
+                    let written = write(&mut self.inner.base.borrow_mut(), key, schema.as_ref(), value, args, meta);
+                    if let Err(err) = written {
+                        let expires = now.saturating_add(policy.error_expiry_ms);
+                        self.inner.base.borrow_mut().set_error(key, err.to_string(), now, expires);
+                        return Err(FetchError::Normalize(err));
+                    }
+                    self.inner.schemas.borrow_mut().insert(key.to_owned(), schema);
+                }
+                Ok(output)
+            }
+            Err(error) => {
+                let expires = now.saturating_add(policy.error_expiry_ms);
+                self.inner.base.borrow_mut().set_error(key, error.to_string(), now, expires);
+                Err(FetchError::Endpoint(error))
+            }
+        }
+    }
+
+    /// Fetches only when the data is missing, invalid or stale (and nothing is
+    /// in flight for it); resolves to `None` when no fetch was needed.
+    ///
+    /// # Errors
+    /// As [`Controller::fetch`].
+    pub fn fetch_if_stale<E: Endpoint + Clone>(
+        &self,
+        endpoint: &E,
+        args: Value,
+    ) -> LocalFuture<Result<Option<E::Output>, FetchError<E::Error>>> {
+        let needed = match endpoint.key(&args) {
+            Ok(key) => self.needs_fetch(&key, endpoint.policy()),
+            Err(_) => true,
+        };
+        let fetch = needed.then(|| self.fetch(endpoint, args, None));
+        Box::pin(async move {
+            match fetch {
+                Some(fetch) => fetch.await.map(Some),
+                None => Ok(None),
+            }
+        })
+    }
+
+    /// Whether a read of `key` should fetch now: no fresh data and no error that
+    /// still counts.
+    pub fn needs_fetch(&self, key: &str, policy: Policy) -> bool {
+        let now = self.now();
+        self.with_state(|state| {
+            let status = expiry_status(state, key, now, policy.invalid_if_stale);
+            let erroring = state.error(key).is_some_and(|e| now < e.expires_at);
+            status != ExpiryStatus::Valid && !erroring
+        })
+    }
+
+    /// Whether a request for `key` is in flight.
+    pub fn is_fetching(&self, key: &str) -> bool {
+        self.inner.inflight.borrow().contains_key(key)
+    }
+
+    /// Keys of requests in flight.
+    pub fn inflight_keys(&self) -> Vec<String> {
+        self.inner.inflight.borrow().keys().cloned().collect()
+    }
+
+    /// Reads `endpoint`'s data for `args` into `T`, with its status and error.
+    /// Unchanged data reads back as the same `Arc`.
+    ///
+    /// # Errors
+    /// When the args are invalid (`Endpoint`) or the data does not fit `T`.
+    pub fn read<E: Endpoint, T: DeserializeOwned + Send + Sync + 'static>(
+        &self,
+        endpoint: &E,
+        args: &Value,
+    ) -> Result<Read<T>, FetchError<ReadError>> {
+        let key = endpoint
+            .key(args)
+            .map_err(|e| FetchError::Endpoint(ReadError::Type { path: String::new(), message: e.to_string() }))?;
+        let policy = endpoint.policy();
+        let schema = endpoint.schema();
+        self.read_key(&key, schema.as_ref(), policy.invalid_if_stale).map_err(FetchError::Endpoint)
+    }
+
+    /// Reads the result stored under `key` through `schema` (`None`: plain JSON).
+    ///
+    /// # Errors
+    /// When the data does not fit `T`.
+    pub fn read_key<T: DeserializeOwned + Send + Sync + 'static>(
+        &self,
+        key: &str,
+        schema: Option<&Schema>,
+        invalid_if_stale: bool,
+    ) -> Result<Read<T>, ReadError> {
+        let now = self.now();
+        self.with_state(|state| {
+            let mut memo = self.inner.memo.borrow_mut();
+            let data = match schema {
+                Some(schema) => memo.read_result::<T>(state, key, schema)?,
+                None => memo.read_plain::<T>(state, key)?,
+            };
+            let status = expiry_status(state, key, now, invalid_if_stale);
+            let error = state.error(key).filter(|e| now < e.expires_at).cloned();
+            Ok(Read { data, status, error })
+        })
+    }
+
+    /// Reads a schema that needs no stored result (e.g. an `All`) into `T`.
+    ///
+    /// # Errors
+    /// When the data does not fit `T`.
+    pub fn query<T: DeserializeOwned + Send + Sync + 'static>(
+        &self,
+        memo_key: &str,
+        schema: &Schema,
+    ) -> Result<Option<Arc<T>>, ReadError> {
+        self.with_state(|state| self.inner.memo.borrow_mut().read::<T>(state, memo_key, schema, &Value::Null))
+    }
+
+    /// Marks `endpoint`'s data for `args` invalid: readers fetch again.
+    pub fn invalidate<E: Endpoint>(&self, endpoint: &E, args: &Value) {
+        if let Ok(key) = endpoint.key(args) {
+            self.inner.base.borrow_mut().invalidate_result(&key);
+            self.changed();
+        }
+    }
+
+    /// Invalidates every result whose key satisfies `predicate` (e.g. a prefix).
+    pub fn invalidate_all(&self, predicate: impl Fn(&str) -> bool) {
+        let keys: Vec<String> = self.inner.base.borrow().results.keys().filter(|k| predicate(k)).cloned().collect();
+        let mut base = self.inner.base.borrow_mut();
+        for key in &keys {
+            base.invalidate_result(key);
+        }
+        drop(base);
+        self.changed();
+    }
+
+    /// Makes every matching result stale (shown, but refetched on next use).
+    pub fn expire_all(&self, predicate: impl Fn(&str) -> bool) {
+        let mut base = self.inner.base.borrow_mut();
+        base.version += 1;
+        for (key, result) in base.results.iter_mut() {
+            if predicate(key) {
+                result.meta.expires_at = 0;
+            }
+        }
+        drop(base);
+        self.changed();
+    }
+
+    /// Empties the store. Requests in flight still finish, but their results are
+    /// dropped and their callers get [`FetchError::Reset`].
+    pub fn reset_entire_store(&self) {
+        self.inner.epoch.set(self.inner.epoch.get() + 1);
+        let version = self.inner.base.borrow().version + 1;
+        *self.inner.base.borrow_mut() = State { version, ..State::default() };
+        self.inner.layers.borrow_mut().clear();
+        self.inner.inflight.borrow_mut().clear();
+        self.inner.memo.borrow_mut().clear();
+        self.changed();
+    }
+
+    /// Stores `value` as the response of `endpoint` for `args`, as if fetched now.
+    ///
+    /// # Errors
+    /// When the value does not normalize (the store is unchanged).
+    pub fn set_response<E: Endpoint>(
+        &self,
+        endpoint: &E,
+        args: &Value,
+        value: Value,
+    ) -> Result<(), FetchError<E::Error>> {
+        let key = endpoint.key(args).map_err(FetchError::Endpoint)?;
+        let now = self.now();
+        let meta = WriteMeta::at(now, endpoint.policy().data_expiry_ms);
+        let schema = endpoint.schema();
+        write(&mut self.inner.base.borrow_mut(), &key, schema.as_ref(), value, args, meta)
+            .map_err(FetchError::Normalize)?;
+        self.inner.schemas.borrow_mut().insert(key, schema);
+        self.changed();
+        Ok(())
+    }
+
+    /// Records `error` for `endpoint` with `args` (the data stays).
+    pub fn set_error<E: Endpoint>(&self, endpoint: &E, args: &Value, error: &E::Error) {
+        if let Ok(key) = endpoint.key(args) {
+            let now = self.now();
+            let expires = now.saturating_add(endpoint.policy().error_expiry_ms);
+            self.inner.base.borrow_mut().set_error(&key, error.to_string(), now, expires);
+            self.changed();
+        }
+    }
+
+    /// Writes entities directly (no endpoint result), e.g. after a websocket message.
+    ///
+    /// # Errors
+    /// When the value does not normalize (the store is unchanged).
+    pub fn set(&self, schema: &Schema, value: Value) -> Result<(), NormalizeError> {
+        let meta = WriteMeta::at(self.now(), Policy::default().data_expiry_ms);
+        self.inner.base.borrow_mut().write_entities(schema, value, &Value::Null, meta)?;
+        self.changed();
+        Ok(())
+    }
+
+    /// Like [`Controller::set`], computing the new value from the current one
+    /// (read through `schema` as JSON, `Null` when missing).
+    ///
+    /// # Errors
+    /// As [`Controller::set`].
+    pub fn set_with(
+        &self,
+        schema: &Schema,
+        input: &Value,
+        update: impl FnOnce(Value) -> Value,
+    ) -> Result<(), NormalizeError> {
+        let current = self
+            .with_state(|state| crate::denormalize::<Value>(state, schema, input))
+            .ok()
+            .flatten()
+            .unwrap_or(Value::Null);
+        self.set(schema, update(current))
+    }
+}
+
+/// Writes a result through its schema, or as plain JSON without one.
+fn write(
+    state: &mut State,
+    key: &str,
+    schema: Option<&Schema>,
+    value: Value,
+    args: &Value,
+    meta: WriteMeta,
+) -> Result<(), NormalizeError> {
+    match schema {
+        Some(schema) => state.write_result(key, schema, value, args, meta),
+        None => {
+            state.write_plain_result(key, value, meta);
+            Ok(())
+        }
+    }
+}
+
+fn downcast<E: Endpoint>(outcome: shared::Outcome) -> Result<E::Output, FetchError<E::Error>> {
+    match outcome {
+        Ok(any) => any.downcast_ref::<E::Output>().cloned().ok_or(FetchError::Reset),
+        Err(any) => Err(any.downcast_ref::<FetchError<E::Error>>().cloned().unwrap_or(FetchError::Reset)),
+    }
+}

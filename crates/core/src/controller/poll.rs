@@ -1,0 +1,128 @@
+//! Polling: one timer per endpoint key, at the smallest frequency any subscriber
+//! asked for; the first poll at last fetch + frequency; stopped with the last
+//! subscriber.
+
+use std::rc::{Rc, Weak};
+
+use serde_json::Value;
+
+use super::{Controller, Endpoint, Inner, LocalFuture};
+
+pub(crate) struct PollState {
+    subscribers: Vec<(u64, u64)>,
+    timer: Option<u64>,
+    every_ms: Option<u64>,
+    refetch: Rc<dyn Fn() -> LocalFuture<()>>,
+}
+
+/// Keeps an endpoint polled while alive; dropping it unsubscribes.
+#[must_use = "polling stops when the subscription is dropped"]
+pub struct Subscription {
+    controller: Weak<Inner>,
+    key: String,
+    id: u64,
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription").field("key", &self.key).finish()
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        if let Some(inner) = self.controller.upgrade() {
+            Controller { inner }.unsubscribe(&self.key, self.id);
+        }
+    }
+}
+
+impl Controller {
+    /// Polls `endpoint` with `args` every `poll_frequency` while the returned
+    /// subscription lives. `None` when the endpoint does not poll or the args are invalid.
+    pub fn subscribe<E: Endpoint + Clone>(&self, endpoint: &E, args: Value) -> Option<Subscription> {
+        let every = endpoint.policy().poll_ms?;
+        let key = endpoint.key(&args).ok()?;
+        let id = self.next_id();
+        let weak = Rc::downgrade(&self.inner);
+        let endpoint = endpoint.clone();
+        let refetch: Rc<dyn Fn() -> LocalFuture<()>> = Rc::new(move || {
+            let controller = weak.upgrade().map(|inner| Controller { inner });
+            let fetch = controller.map(|c| c.fetch(&endpoint, args.clone(), None));
+            Box::pin(async move {
+                if let Some(fetch) = fetch {
+                    // Poll failures are recorded in the store like any fetch error.
+                    let _ = fetch.await;
+                }
+            })
+        });
+        self.inner
+            .polls
+            .borrow_mut()
+            .entry(key.clone())
+            .or_insert_with(|| PollState { subscribers: Vec::new(), timer: None, every_ms: None, refetch })
+            .subscribers
+            .push((id, every));
+        self.reschedule(&key, false);
+        Some(Subscription { controller: Rc::downgrade(&self.inner), key, id })
+    }
+
+    fn unsubscribe(&self, key: &str, id: u64) {
+        if let Some(poll) = self.inner.polls.borrow_mut().get_mut(key) {
+            poll.subscribers.retain(|(i, _)| *i != id);
+        }
+        self.reschedule(key, false);
+    }
+
+    /// Live subscriptions for `key` and the interval in use.
+    pub fn poll_interval(&self, key: &str) -> Option<(usize, u64)> {
+        let polls = self.inner.polls.borrow();
+        let poll = polls.get(key)?;
+        Some((poll.subscribers.len(), poll.every_ms?))
+    }
+
+    /// Number of running poll timers.
+    pub fn poll_timer_count(&self) -> usize {
+        self.inner.polls.borrow().values().filter(|p| p.timer.is_some()).count()
+    }
+
+    /// Restarts the timer of `key` when its frequency changed (or after a poll).
+    fn reschedule(&self, key: &str, after_poll: bool) {
+        let mut polls = self.inner.polls.borrow_mut();
+        let Some(poll) = polls.get_mut(key) else { return };
+        let every = poll.subscribers.iter().map(|(_, f)| *f).min();
+        if every == poll.every_ms && !after_poll {
+            return;
+        }
+        if let Some(timer) = poll.timer.take() {
+            self.inner.timers.cancel(timer);
+        }
+        poll.every_ms = every;
+        let Some(every) = every else {
+            polls.remove(key);
+            return;
+        };
+        let now = self.now();
+        let last = self.with_state(|s| s.result(key).map(|r| r.meta.fetched_at)).unwrap_or(now);
+        let delay = last.saturating_add(every).saturating_sub(now);
+        let weak = Rc::downgrade(&self.inner);
+        let key_owned = key.to_owned();
+        let refetch = Rc::clone(&poll.refetch);
+        poll.timer = Some(self.inner.timers.set_timeout(
+            delay,
+            Box::new(move || {
+                let Some(inner) = weak.upgrade() else { return };
+                let controller = Controller { inner };
+                if let Some(p) = controller.inner.polls.borrow_mut().get_mut(&key_owned) {
+                    p.timer = None;
+                }
+                let fetch = refetch();
+                let spawner = Rc::clone(&controller.inner.spawner);
+                spawner.spawn(Box::pin(async move {
+                    fetch.await;
+                    controller.reschedule(&key_owned, true);
+                }));
+            }),
+        ));
+    }
+}

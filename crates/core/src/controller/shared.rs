@@ -1,0 +1,41 @@
+//! A result many waiters share: the in-flight request of identical concurrent reads.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+/// Type-erased outcome: `Ok(output)` or `Err(error)`, each an `Rc<dyn Any>`.
+pub(crate) type Outcome = Result<Rc<dyn Any>, Rc<dyn Any>>;
+
+#[derive(Default)]
+pub(crate) struct Shared {
+    outcome: RefCell<Option<Outcome>>,
+    wakers: RefCell<Vec<Waker>>,
+}
+
+impl Shared {
+    pub fn resolve(&self, outcome: Outcome) {
+        *self.outcome.borrow_mut() = Some(outcome);
+        for waker in self.wakers.borrow_mut().drain(..) {
+            waker.wake();
+        }
+    }
+}
+
+/// Waits for a [`Shared`] outcome.
+pub(crate) struct Wait(pub Rc<Shared>);
+
+impl Future for Wait {
+    type Output = Outcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+        if let Some(outcome) = self.0.outcome.borrow().as_ref() {
+            return Poll::Ready(outcome.clone());
+        }
+        self.0.wakers.borrow_mut().push(cx.waker().clone());
+        Poll::Pending
+    }
+}

@@ -1,0 +1,155 @@
+//! Polling, optimistic updates and garbage collection.
+
+mod common;
+mod controller_support;
+
+use common::User;
+use controller_support::*;
+use rdc_core::{Entity, Policy, Schema};
+use serde_json::{json, Value};
+
+fn ticker(server: &std::rc::Rc<std::cell::RefCell<Server>>, every: u64) -> Api {
+    let mut api = Api::new(server, "GET", "/ticker", None);
+    api.policy = Policy { poll_ms: Some(every), ..api.policy };
+    api
+}
+
+fn auto(server: &std::rc::Rc<std::cell::RefCell<Server>>) {
+    server.borrow_mut().auto = Some(std::rc::Rc::new(|_, _| Ok(json!({ "price": 1 }))));
+}
+
+#[test]
+fn polling_starts_at_last_fetch_plus_frequency_and_follows_the_smallest_frequency() {
+    let (c, time, tasks, server) = setup();
+    auto(&server);
+    let slow = ticker(&server, 2000);
+    let fast = ticker(&server, 500);
+    spawn_fetch(&c, &tasks, &slow, json!({}), None);
+    assert_eq!(server.borrow().requests.len(), 1);
+    time.advance(1000);
+    let sub = c.subscribe(&slow, json!({})).unwrap();
+    assert_eq!(c.poll_interval("GET /ticker"), Some((1, 2000)));
+    time.advance(999);
+    tasks.run();
+    assert_eq!(server.borrow().requests.len(), 1, "first poll at last fetch (t=0) + 2000");
+    time.advance(1);
+    tasks.run();
+    assert_eq!(server.borrow().requests.len(), 2);
+    // A faster subscriber: the one timer runs at 500 ms.
+    let fast_sub = c.subscribe(&fast, json!({})).unwrap();
+    assert_eq!(c.poll_interval("GET /ticker"), Some((2, 500)));
+    assert_eq!(c.poll_timer_count(), 1);
+    for _ in 0..4 {
+        time.advance(500);
+        tasks.run();
+    }
+    assert_eq!(server.borrow().requests.len(), 6);
+    drop(fast_sub);
+    assert_eq!(c.poll_interval("GET /ticker"), Some((1, 2000)));
+    time.advance(1999);
+    tasks.run();
+    assert_eq!(server.borrow().requests.len(), 6);
+    time.advance(1);
+    tasks.run();
+    assert_eq!(server.borrow().requests.len(), 7);
+    drop(sub);
+    assert_eq!(c.poll_timer_count(), 0);
+    assert_eq!(time.pending(), 0, "the timer was cancelled");
+    time.advance(10_000);
+    tasks.run();
+    assert_eq!(server.borrow().requests.len(), 7, "no polls after the last subscriber left");
+}
+
+#[test]
+fn a_hundred_polled_endpoints_keep_their_own_timers() {
+    let (c, time, tasks, server) = setup();
+    auto(&server);
+    let subs: Vec<_> = (0..100)
+        .map(|i| {
+            let mut api = ticker(&server, 1000 + i * 10);
+            api.path = format!("/ticker{i}");
+            c.subscribe(&api, json!({})).unwrap()
+        })
+        .collect();
+    assert_eq!(c.poll_timer_count(), 100);
+    time.advance(1000 + 99 * 10);
+    tasks.run();
+    assert_eq!(server.borrow().requests.len(), 100);
+    drop(subs);
+    assert_eq!((c.poll_timer_count(), time.pending()), (0, 0));
+}
+
+fn optimistic_rename(args: &Value, body: Option<&Value>) -> Value {
+    json!({ "id": args["id"], "name": body.and_then(|b| b.get("name")).cloned().unwrap_or(Value::Null) })
+}
+
+#[test]
+fn optimistic_updates_show_at_once_then_yield_to_the_real_answer_or_roll_back() {
+    let (c, _time, tasks, server) = setup();
+    let users = Api::new(&server, "GET", "/users", Some(Schema::array(User::schema())));
+    c.set_response(&users, &json!({}), json!([{ "id": "1", "name": "Ada" }])).unwrap();
+    let mut rename = Api::new(&server, "PATCH", "/users", Some(User::schema()));
+    rename.optimistic = Some(optimistic_rename);
+    let name = || c.read::<_, Vec<User>>(&users, &json!({})).unwrap().data.unwrap()[0].name.clone();
+
+    spawn_fetch(&c, &tasks, &rename, json!({ "id": "1" }), Some(json!({ "name": "Optimistic" })));
+    assert_eq!(name(), "Optimistic");
+    server.borrow_mut().answer("PATCH /users/1", Ok(json!({ "id": "1", "name": "Server" })));
+    tasks.run();
+    assert_eq!(name(), "Server");
+
+    spawn_fetch(&c, &tasks, &rename, json!({ "id": "1" }), Some(json!({ "name": "Doomed" })));
+    assert_eq!(name(), "Doomed");
+    server.borrow_mut().answer("PATCH /users/1", Err("422 no".into()));
+    tasks.run();
+    assert_eq!(name(), "Server", "rolled back");
+}
+
+#[test]
+fn overlapping_optimistic_updates_answered_out_of_order_end_with_the_last_answer() {
+    let (c, time, tasks, server) = setup();
+    let users = Api::new(&server, "GET", "/users", Some(Schema::array(User::schema())));
+    c.set_response(&users, &json!({}), json!([{ "id": "1", "name": "Ada" }])).unwrap();
+    let mut rename = Api::new(&server, "PATCH", "/users", Some(User::schema()));
+    rename.optimistic = Some(optimistic_rename);
+    let name = || c.read::<_, Vec<User>>(&users, &json!({})).unwrap().data.unwrap()[0].name.clone();
+    time.advance(1);
+    spawn_fetch(&c, &tasks, &rename, json!({ "id": "1" }), Some(json!({ "name": "First" })));
+    time.advance(1);
+    spawn_fetch(&c, &tasks, &rename, json!({ "id": "1" }), Some(json!({ "name": "Second" })));
+    assert_eq!(name(), "Second");
+    // The newer request (the second pending one) answers first.
+    let mut s = server.borrow_mut();
+    s.answer_nth("PATCH /users/1", 1, Ok(json!({ "id": "1", "name": "Second" })));
+    drop(s);
+    tasks.run();
+    // The first mutation's layer is still pending, but it started before the
+    // confirmed second answer, so it cannot hide it.
+    assert_eq!(name(), "Second");
+    server.borrow_mut().answer("PATCH /users/1", Ok(json!({ "id": "1", "name": "First" })));
+    tasks.run();
+    assert_eq!(name(), "Second", "the older request's late answer does not overwrite the newer one");
+}
+
+#[test]
+fn a_sweep_drops_unused_expired_results_and_unreachable_entities() {
+    let (c, time, _tasks, server) = setup();
+    let users = Api::new(&server, "GET", "/users", Some(Schema::array(User::schema())));
+    let one = Api::new(&server, "GET", "/users", Some(User::schema()));
+    c.set_response(&users, &json!({}), json!([{ "id": "1", "name": "A" }, { "id": "2", "name": "B" }])).unwrap();
+    time.advance(1);
+    c.set_response(&one, &json!({ "id": "3" }), json!({ "id": "3", "name": "C" })).unwrap();
+    c.retain("GET /users");
+    time.advance(30_000);
+    assert_eq!(c.sweep(), (0, 0), "nothing is expired yet");
+    time.advance(31_000);
+    // /users is retained (mounted); /users/3 is not and expired: dropped, and user 3 with it.
+    assert_eq!(c.sweep(), (1, 1));
+    let snap = c.snapshot();
+    assert!(snap.result("GET /users").is_some() && snap.result("GET /users/3").is_none());
+    assert_eq!(snap.entity_count(), 2);
+    c.release("GET /users");
+    assert_eq!(c.retained_count(), 0);
+    assert_eq!(c.sweep(), (1, 2));
+    assert_eq!(c.snapshot().entity_count(), 0);
+}
