@@ -6,7 +6,9 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use crate::error::{kind_of, NormalizeError};
-use crate::schema::{All, EntityDef, Object, Polymorphic, Schema};
+use std::sync::Arc;
+
+use crate::schema::{All, Collection, EntityDef, Object, Polymorphic, Schema};
 
 /// Entities and deletions found in one response, not yet in the store.
 #[derive(Debug, Default)]
@@ -15,6 +17,9 @@ pub(crate) struct Staged {
     /// first met (for error messages).
     pub entities: IndexMap<(&'static str, String), (&'static EntityDef, Object, String), foldhash::fast::RandomState>,
     pub deletes: Vec<(&'static str, String)>,
+    /// Items to add to collections: the collection, the item's reference, its
+    /// fields (to match list args) and whether at the front.
+    pub adds: Vec<(Arc<Collection>, Value, Object, bool)>,
 }
 
 /// The walk's context: endpoint args and the path for error messages.
@@ -89,6 +94,12 @@ impl<'a> Normalizer<'a> {
                 }
             },
             Schema::Invalidate(def) => self.invalidate(def, value),
+            Schema::CollectionAdd(collection, front) => {
+                let fields = value.as_object().cloned().unwrap_or_default();
+                let reference = self.normalize(&collection.item, value, parent, key)?;
+                self.staged.adds.push((Arc::clone(collection), reference.clone(), fields, *front));
+                Ok(reference)
+            }
             Schema::Collection(collection) => {
                 let items = self.array(value, parent, key, |n, item, parent, key| {
                     n.normalize(&collection.item, item, parent, key)

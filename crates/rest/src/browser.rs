@@ -9,7 +9,7 @@ use crate::http::{Blob, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, R
 /// Sends requests with `window.fetch`.
 ///
 /// ```no_run
-/// let client: std::rc::Rc<dyn rdc_rest::HttpClient> = std::rc::Rc::new(rdc_rest::BrowserClient);
+/// let client: std::sync::Arc<dyn rdc_rest::HttpClient> = std::sync::Arc::new(rdc_rest::BrowserClient);
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BrowserClient;

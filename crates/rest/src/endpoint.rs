@@ -2,7 +2,6 @@
 //! (request init -> fetch response -> parse response -> process), every step
 //! overridable by a function that can call the step it replaces (`sup`, like `super`).
 
-use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -116,19 +115,20 @@ pub struct RequestInit {
 type RequestInitFn = Arc<dyn Fn(&RestEndpoint, Option<Value>) -> Result<RequestInit, RestError> + Send + Sync>;
 type ProcessFn = Arc<dyn Fn(&RestEndpoint, Body, &Args) -> Result<Body, RestError> + Send + Sync>;
 type FetchResponseFn = Arc<
-    dyn Fn(RestEndpoint, Rc<dyn HttpClient>, HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>>
+    dyn Fn(RestEndpoint, Arc<dyn HttpClient>, HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>>
         + Send
         + Sync,
 >;
 type ParseResponseFn =
     Arc<dyn Fn(RestEndpoint, HttpResponse) -> LocalBoxFuture<'static, Result<Body, RestError>> + Send + Sync>;
+type OptimisticFn = Arc<dyn Fn(&Args, Option<&Value>) -> Value + Send + Sync>;
 type HeadersFn = Arc<dyn Fn(&Args) -> Vec<(String, String)> + Send + Sync>;
 
 /// The step an override replaced, for `fetch_response` overrides.
 pub struct FetchSuper {
     prev: FetchResponseFn,
     endpoint: RestEndpoint,
-    client: Rc<dyn HttpClient>,
+    client: Arc<dyn HttpClient>,
 }
 
 impl std::fmt::Debug for FetchSuper {
@@ -178,6 +178,8 @@ struct Options {
     error_policy: ErrorPolicy,
     headers: Vec<(String, String)>,
     dynamic_headers: Option<HeadersFn>,
+    client: Option<Arc<dyn HttpClient>>,
+    optimistic: Option<OptimisticFn>,
     request_init: RequestInitFn,
     fetch_response: FetchResponseFn,
     parse_response: ParseResponseFn,
@@ -197,7 +199,7 @@ struct Options {
 ///
 /// let client = FakeClient::default();
 /// client.on("GET", "https://api.example.com/price/BTC-USD", FakeResponse::json(json!({ "price": "1.5" })));
-/// let body = block_on(get_price.fetch(std::rc::Rc::new(client), args.as_object().unwrap(), None)).unwrap();
+/// let body = block_on(get_price.fetch(std::sync::Arc::new(client), args.as_object().unwrap(), None)).unwrap();
 /// assert_eq!(body.json().unwrap()["price"], "1.5");
 /// ```
 #[derive(Clone)]
@@ -234,6 +236,8 @@ impl RestEndpoint {
                 error_policy: ErrorPolicy::Auto,
                 headers: Vec::new(),
                 dynamic_headers: None,
+                client: None,
+                optimistic: None,
                 request_init: Arc::new(default_request_init),
                 fetch_response: Arc::new(default_fetch_response),
                 parse_response: Arc::new(default_parse_response),
@@ -311,6 +315,19 @@ impl RestEndpoint {
     /// Computes headers per request (e.g. an auth token).
     pub fn headers_with(&self, f: impl Fn(&Args) -> Vec<(String, String)> + Send + Sync + 'static) -> RestEndpoint {
         self.with(|o| o.dynamic_headers = Some(Arc::new(f)))
+    }
+
+    /// The HTTP client the controller fetches with (default: the browser's Fetch
+    /// API in wasm; natively there is none, set a [`FakeClient`](crate::FakeClient)).
+    pub fn client(&self, client: impl HttpClient + 'static) -> RestEndpoint {
+        let client: Arc<dyn HttpClient> = Arc::new(client);
+        self.with(|o| o.client = Some(client))
+    }
+
+    /// The response a mutation is expected to give, shown at once (optimistic
+    /// update) until the real one arrives or the request fails.
+    pub fn optimistic(&self, f: impl Fn(&Args, Option<&Value>) -> Value + Send + Sync + 'static) -> RestEndpoint {
+        self.with(|o| o.optimistic = Some(Arc::new(f)))
     }
 
     /// Overrides `request_init(body)`; `sup` is the step replaced.
@@ -453,7 +470,7 @@ impl RestEndpoint {
     /// Any [`RestError`]; nothing is sent when the URL or a header is invalid.
     pub fn fetch(
         &self,
-        client: Rc<dyn HttpClient>,
+        client: Arc<dyn HttpClient>,
         args: &Args,
         body: Option<Value>,
     ) -> LocalBoxFuture<'static, Result<Body, RestError>> {
@@ -488,6 +505,78 @@ impl RestEndpoint {
     }
 }
 
+fn args_of(args: &Value) -> Args {
+    args.as_object().cloned().unwrap_or_default()
+}
+
+impl rdc_core::Endpoint for RestEndpoint {
+    type Output = Body;
+    type Error = RestError;
+
+    fn key(&self, args: &Value) -> Result<String, RestError> {
+        RestEndpoint::key(self, &args_of(args))
+    }
+
+    fn schema(&self) -> Option<Schema> {
+        self.options.schema.clone()
+    }
+
+    fn policy(&self) -> rdc_core::Policy {
+        let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        rdc_core::Policy {
+            data_expiry_ms: ms(self.options.data_expiry),
+            error_expiry_ms: ms(self.options.error_expiry),
+            poll_ms: self.options.poll_frequency.map(ms),
+            mutation: self.is_mutation(),
+            invalid_if_stale: self.options.invalid_if_stale,
+        }
+    }
+
+    fn is_soft(&self, error: &RestError) -> bool {
+        self.options.error_policy.is_soft(error)
+    }
+
+    fn fetch(&self, args: &Value, body: Option<Value>) -> rdc_core::LocalFuture<Result<Body, RestError>> {
+        let client = match &self.options.client {
+            Some(client) => Arc::clone(client),
+            None => match default_client() {
+                Some(client) => client,
+                None => {
+                    let error = RestError::Transport {
+                        endpoint: self.name(),
+                        url: self.url(&args_of(args)).unwrap_or_default(),
+                        message: "no HTTP client: set one with RestEndpoint::client".to_owned(),
+                    };
+                    return Box::pin(async move { Err(error) });
+                }
+            },
+        };
+        RestEndpoint::fetch(self, client, &args_of(args), body)
+    }
+
+    fn storable(output: &Body) -> Option<Value> {
+        match output {
+            Body::Json(value) => Some(value.clone()),
+            Body::Text(text) => Some(Value::String(text.clone())),
+            Body::Empty | Body::Blob(_) | Body::Bytes(_) | Body::File(_) => None,
+        }
+    }
+
+    fn optimistic(&self, args: &Value, body: Option<&Value>) -> Option<Value> {
+        self.options.optimistic.as_ref().map(|f| f(&args_of(args), body))
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn default_client() -> Option<Arc<dyn HttpClient>> {
+    Some(Arc::new(crate::BrowserClient))
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn default_client() -> Option<Arc<dyn HttpClient>> {
+    None
+}
+
 /// Refuses header names that are not HTTP tokens and values with CR, LF or NUL
 /// (header injection), before any request is made.
 fn check_header(endpoint: &str, name: &str, value: &str) -> Result<(), RestError> {
@@ -516,7 +605,7 @@ fn default_request_init(endpoint: &RestEndpoint, body: Option<Value>) -> Result<
 /// [`RestError::Network`] carrying the body text.
 fn default_fetch_response(
     endpoint: RestEndpoint,
-    client: Rc<dyn HttpClient>,
+    client: Arc<dyn HttpClient>,
     request: HttpRequest,
 ) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>> {
     Box::pin(async move {

@@ -1,8 +1,7 @@
 //! An in-memory [`HttpClient`] for native tests: canned responses by method and
 //! URL, and a record of every request sent.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::http::{BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture};
 
@@ -56,32 +55,34 @@ impl FakeResponse {
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct FakeClient {
-    routes: Rc<RefCell<Vec<(String, String, FakeResponse)>>>,
-    sent: Rc<RefCell<Vec<HttpRequest>>>,
+    routes: Arc<Mutex<Vec<(String, String, FakeResponse)>>>,
+    sent: Arc<Mutex<Vec<HttpRequest>>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl FakeClient {
     /// Answers `method url` with `response` (later registrations win).
     pub fn on(&self, method: &str, url: &str, response: FakeResponse) {
-        self.routes.borrow_mut().insert(0, (method.to_owned(), url.to_owned(), response));
+        lock(&self.routes).insert(0, (method.to_owned(), url.to_owned(), response));
     }
 
     /// Every request sent so far.
     pub fn requests(&self) -> Vec<HttpRequest> {
-        self.sent.borrow().clone()
+        lock(&self.sent).clone()
     }
 }
 
 impl HttpClient for FakeClient {
     fn send(&self, request: HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, String>> {
-        let found = self
-            .routes
-            .borrow()
+        let found = lock(&self.routes)
             .iter()
             .find(|(m, u, _)| *m == request.method && *u == request.url)
             .map(|(_, _, r)| r.clone());
         let url = request.url.clone();
-        self.sent.borrow_mut().push(request);
+        lock(&self.sent).push(request);
         Box::pin(async move {
             let canned = found.ok_or_else(|| format!("no fake response for {url}"))?;
             let mime =

@@ -136,7 +136,7 @@ impl HttpResponse {
 
 /// Sends requests. [`BrowserClient`](crate::BrowserClient) uses the Fetch API;
 /// [`FakeClient`](crate::FakeClient) answers from memory for native tests.
-pub trait HttpClient {
+pub trait HttpClient: Send + Sync {
     /// Sends `request`; `Err` is a transport failure (no HTTP response at all).
     fn send(&self, request: HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, String>>;
 }

@@ -17,6 +17,7 @@ mod fake;
 mod http;
 mod path;
 pub mod recipes;
+mod resource;
 pub mod transform;
 
 #[cfg(target_arch = "wasm32")]
@@ -26,3 +27,4 @@ pub use error::{NetworkError, RestError};
 pub use fake::{block_on, FakeClient, FakeResponse};
 pub use http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
 pub use path::{encode, PathTemplate};
+pub use resource::{resource, Resource};

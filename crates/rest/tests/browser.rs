@@ -2,7 +2,7 @@
 //! API, headers through CORS, blobs and array buffers, error bodies.
 #![cfg(target_arch = "wasm32")]
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use rdc_rest::{recipes, Args, Body, BrowserClient, Content, RestEndpoint, RestError};
 use serde_json::{json, Value};
@@ -20,7 +20,7 @@ fn endpoint(method: &str, path: &str) -> RestEndpoint {
 }
 
 async fn run(e: &RestEndpoint, args: Value, body: Option<Value>) -> Result<Body, RestError> {
-    e.fetch(Rc::new(BrowserClient), &args.as_object().cloned().unwrap_or_else(Args::new), body).await
+    e.fetch(Arc::new(BrowserClient), &args.as_object().cloned().unwrap_or_else(Args::new), body).await
 }
 
 #[wasm_bindgen_test]

@@ -2,7 +2,7 @@
 // Native: the fake client's blobs hold bytes (browser blobs are tested in browser.rs).
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use rdc_rest::{block_on, Args, Body, Content, FakeClient, FakeResponse, RequestInit, RestEndpoint, RestError};
 use serde_json::{json, Value};
@@ -12,7 +12,7 @@ fn args(v: Value) -> Args {
 }
 
 fn run(e: &RestEndpoint, client: &FakeClient, a: Value, body: Option<Value>) -> Result<Body, RestError> {
-    block_on(e.fetch(Rc::new(client.clone()), &args(a), body))
+    block_on(e.fetch(Arc::new(client.clone()), &args(a), body))
 }
 
 #[test]

@@ -3,13 +3,13 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support {
-    use std::rc::Rc;
+    use std::sync::Arc;
 
     use rdc_rest::{block_on, Args, Body, FakeClient, RestEndpoint, RestError};
     use serde_json::Value;
 
     pub fn run(e: &RestEndpoint, client: &FakeClient, a: Value, body: Option<Value>) -> Result<Body, RestError> {
-        block_on(e.fetch(Rc::new(client.clone()), &a.as_object().cloned().unwrap_or_else(Args::new), body))
+        block_on(e.fetch(Arc::new(client.clone()), &a.as_object().cloned().unwrap_or_else(Args::new), body))
     }
 }
 

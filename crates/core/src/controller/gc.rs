@@ -132,6 +132,7 @@ fn mark(state: &State, schema: &Schema, value: &Value, out: &mut HashSet<(String
             }
         }
         Schema::Lazy(_) => mark(state, &schema.resolved(), value, out),
+        Schema::CollectionAdd(c, _) => mark(state, &c.item, value, out),
     }
 }
 

@@ -107,6 +107,7 @@ impl<'a> Ctx<'a> {
                 None => false,
             },
             Schema::Lazy(_) => self.value_valid(&schema.resolved(), value),
+            Schema::CollectionAdd(c, _) => self.value_valid(&c.item, value),
             Schema::Array(_) | Schema::Values(_) | Schema::Object(_) | Schema::All(_) | Schema::Collection(_) => true,
         }
     }

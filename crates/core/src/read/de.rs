@@ -86,6 +86,10 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
                 }),
                 other => other.deserialize_any(visitor),
             },
+            Schema::CollectionAdd(collection, _) => {
+                ValueDe { value: self.value, schema: &collection.item, ctx, revisit: self.revisit }
+                    .deserialize_any(visitor)
+            }
             Schema::Collection(collection) => {
                 let items = pk_string_ref(self.value)
                     .and_then(|pk| ctx.lookup(collection.def, &pk))
@@ -292,7 +296,11 @@ fn resolves(ctx: &Ctx<'_>, schema: &Schema, item: &Value) -> bool {
 
 /// Whether a schema stands for a single entity reference.
 fn is_reference(schema: &Schema) -> bool {
-    matches!(schema, Schema::Entity(_) | Schema::Union(_) | Schema::Invalidate(_) | Schema::Lazy(_))
+    match schema {
+        Schema::Entity(_) | Schema::Union(_) | Schema::Invalidate(_) | Schema::Lazy(_) => true,
+        Schema::CollectionAdd(c, _) => is_reference(&c.item),
+        _ => false,
+    }
 }
 
 /// The rows of an `All`, live and valid ones only.

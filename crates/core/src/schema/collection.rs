@@ -39,6 +39,23 @@ impl Collection {
         Schema::Collection(Arc::new(Collection { def: table_def(name), item }))
     }
 
+    /// The schema of a create endpoint whose new item joins the end of every
+    /// matching list of `collection` (no refetch). Other schemas come back unchanged.
+    pub fn push(collection: &Schema) -> Schema {
+        match collection {
+            Schema::Collection(c) => Schema::CollectionAdd(Arc::clone(c), false),
+            other => other.clone(),
+        }
+    }
+
+    /// Like [`Collection::push`], at the front of the lists.
+    pub fn unshift(collection: &Schema) -> Schema {
+        match collection {
+            Schema::Collection(c) => Schema::CollectionAdd(Arc::clone(c), true),
+            other => other.clone(),
+        }
+    }
+
     /// The table the lists are stored in.
     pub fn name(&self) -> &'static str {
         self.def.key

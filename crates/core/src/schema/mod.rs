@@ -47,6 +47,9 @@ pub enum Schema {
     Invalidate(&'static EntityDef),
     /// Lists keyed by their request args, which writes can grow or shrink.
     Collection(Arc<Collection>),
+    /// Adds the value (an item) to every matching list of a collection: at the
+    /// front when the flag is set. Made by [`Collection::push`] / [`Collection::unshift`].
+    CollectionAdd(Arc<Collection>, bool),
     /// A schema built on first use: for circular definitions between schemas.
     Lazy(fn() -> Schema),
 }
@@ -62,6 +65,7 @@ impl fmt::Debug for Schema {
             Schema::All(all) => f.debug_tuple("All").field(all).finish(),
             Schema::Invalidate(def) => write!(f, "Invalidate({})", def.key),
             Schema::Collection(c) => write!(f, "Collection({})", c.name()),
+            Schema::CollectionAdd(c, front) => write!(f, "{}({})", if *front { "Unshift" } else { "Push" }, c.name()),
             Schema::Lazy(_) => f.write_str("Lazy(..)"),
         }
     }

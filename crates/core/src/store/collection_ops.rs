@@ -6,7 +6,6 @@ use serde_json::Value;
 
 use super::state::{State, WriteMeta};
 use crate::error::NormalizeError;
-use crate::normalize::Normalizer;
 use crate::schema::{item_matches, pk_string_ref, Collection, Object, Schema};
 
 /// Where a new item goes in each list.
@@ -61,28 +60,33 @@ impl State {
         meta: WriteMeta,
         end: End,
     ) -> Result<(), NormalizeError> {
-        let Schema::Collection(c) = collection else {
+        let schema = match end {
+            End::Back => Collection::push(collection),
+            End::Front => Collection::unshift(collection),
+        };
+        if !matches!(schema, Schema::CollectionAdd(..)) {
             return Err(NormalizeError::UnexpectedShape {
                 expected: "a Collection schema",
                 found: "another schema",
                 path: String::new(),
             });
-        };
-        let fields: Object = item.as_object().cloned().unwrap_or_default();
-        let mut normalizer = Normalizer::new(&Value::Null);
-        let reference = normalizer.normalize(&c.item, item, &Value::Null, "")?;
-        self.commit(normalizer.staged, meta)?;
-        self.edit_lists(c, |args, items| {
-            if !item_matches(args, &fields) || items.contains(&reference) {
+        }
+        self.write_entities(&schema, item, &Value::Null, meta).map(|_| ())
+    }
+
+    /// Adds `reference` to every list of `collection` whose args match `fields`.
+    pub(crate) fn add_to_lists(&mut self, collection: &Collection, reference: &Value, fields: &Object, front: bool) {
+        self.edit_lists(collection, |args, items| {
+            if !item_matches(args, fields) || items.contains(reference) {
                 return false;
             }
-            match end {
-                End::Back => items.push(reference.clone()),
-                End::Front => items.insert(0, reference.clone()),
+            if front {
+                items.insert(0, reference.clone());
+            } else {
+                items.push(reference.clone());
             }
             true
         });
-        Ok(())
     }
 
     /// Applies `edit(args, items)` to every stored list; lists it changes get a new version.

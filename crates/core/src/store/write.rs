@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::state::{EntityMeta, EntityTable, ErrorEntry, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta};
 use crate::error::NormalizeError;
 use crate::normalize::{join_path, Normalizer, Staged};
-use crate::schema::{Object, Schema};
+use crate::schema::{Collection, Object, Schema};
 
 impl State {
     /// Normalizes `value` (the response of endpoint `key`, called with `args`)
@@ -139,7 +139,7 @@ impl State {
             let Value::Object(merged) = merged else { continue };
             writes.push(Write { key, pk, value: Some(Arc::new(merged)), newer });
         }
-        Ok(Plan { writes, deletes: staged.deletes, meta: incoming })
+        Ok(Plan { writes, deletes: staged.deletes, adds: staged.adds, meta: incoming })
     }
 
     /// Plans and applies staged entities and deletions as one new store version.
@@ -171,6 +171,9 @@ impl State {
             }
             table.version = version;
         }
+        for (collection, reference, fields, front) in plan.adds {
+            self.add_to_lists(&collection, &reference, &fields, front);
+        }
         Ok(())
     }
 }
@@ -199,5 +202,6 @@ struct Write {
 struct Plan {
     writes: Vec<Write>,
     deletes: Vec<(&'static str, String)>,
+    adds: Vec<(Arc<Collection>, Value, Object, bool)>,
     meta: EntityMeta,
 }
