@@ -22,6 +22,7 @@ pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/health", get(|| async { "ok" }))
         .route("/users", get(list_users).post(create_user))
+        .route("/users/{id}", get(get_user).patch(patch_user).delete(delete_user))
         .route("/feed", get(feed))
         .route("/price/{exchange_pair}", get(price))
         .route("/streams/{username}", get(stream))
@@ -38,6 +39,32 @@ pub fn router(state: AppState) -> Router {
 
 async fn list_users(State(state): State<AppState>) -> Json<Vec<User>> {
     Json(state.lock().users.clone())
+}
+
+async fn get_user(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+    match state.lock().users.iter().find(|u| u.id == id) {
+        Some(user) => Json(user.clone()).into_response(),
+        None => {
+            (StatusCode::NOT_FOUND, Json(json!({ "error": format!("no user {id}"), "status": 404 }))).into_response()
+        }
+    }
+}
+
+async fn patch_user(State(state): State<AppState>, Path(id): Path<String>, Json(patch): Json<Value>) -> Response {
+    let mut inner = state.lock();
+    let Some(user) = inner.users.iter_mut().find(|u| u.id == id) else {
+        return (StatusCode::NOT_FOUND, Json(json!({ "error": format!("no user {id}"), "status": 404 })))
+            .into_response();
+    };
+    if let Some(name) = patch.get("name").and_then(Value::as_str) {
+        user.name = name.to_owned();
+    }
+    Json(user.clone()).into_response()
+}
+
+async fn delete_user(State(state): State<AppState>, Path(id): Path<String>) -> StatusCode {
+    state.lock().users.retain(|u| u.id != id);
+    StatusCode::NO_CONTENT
 }
 
 /// Body of `POST /users`: the id is optional (the server assigns one).

@@ -1,5 +1,20 @@
 //! # rdc-leptos
 //!
-//! Leptos bindings for rdc: `DataProvider`, `use_suspense`, `use_controller` and the
-//! rest of the hook family.
+//! Leptos bindings for rdc: [`DataProvider`], [`use_suspense`], [`use_controller`]
+//! and the rest of the hook family. The policy (expiry, dedup, polling, GC) lives
+//! in `rdc_core::Controller`; these hooks only map it onto signals, `<Suspense>`,
+//! `<ErrorBoundary>` and cleanup.
 #![deny(missing_docs)]
+
+mod hooks;
+mod platform;
+mod provider;
+mod watch;
+
+pub use hooks::{
+    use_cache, use_dle, use_live, use_loading, use_query, use_subscription, use_suspense, use_suspense_optional, Dle,
+    Loading,
+};
+pub use platform::Browser;
+pub use provider::{new_controller, use_controller, DataProvider};
+pub use watch::Snapshot;

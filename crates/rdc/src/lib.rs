@@ -8,5 +8,17 @@ pub use rdc_core as core;
 pub use rdc_leptos as leptos;
 pub use rdc_rest as rest;
 
+/// `#[derive(Entity)]`.
+pub use rdc_macros::Entity;
+
 /// Everything an app usually needs, in one import.
-pub mod prelude {}
+pub mod prelude {
+    pub use rdc_core::{
+        entry, All, Collection, Controller, Entity, ExpiryStatus, FetchError, HasSchema, Query, Schema, Union,
+    };
+    pub use rdc_leptos::{
+        use_cache, use_controller, use_dle, use_live, use_loading, use_query, use_subscription, use_suspense,
+        use_suspense_optional, DataProvider,
+    };
+    pub use rdc_rest::{recipes, resource, Body, Content, NetworkError, RestEndpoint, RestError};
+}

@@ -88,6 +88,8 @@ struct Inner {
     polls: RefCell<FastMap<String, poll::PollState>>,
     retained: RefCell<FastMap<String, usize>>,
     schemas: RefCell<FastMap<String, Option<Schema>>>,
+    /// The typed error of each key's last failed fetch (the store keeps its text).
+    typed_errors: RefCell<FastMap<String, Rc<dyn std::any::Any>>>,
 }
 
 /// The data layer's one entry point. Cheap to clone (all clones share the store).
@@ -155,6 +157,7 @@ impl Controller {
                 polls: RefCell::default(),
                 retained: RefCell::default(),
                 schemas: RefCell::default(),
+                typed_errors: RefCell::default(),
             }),
         }
     }
@@ -238,21 +241,43 @@ impl Controller {
         args: Value,
         body: Option<Value>,
     ) -> LocalFuture<Result<E::Output, FetchError<E::Error>>> {
+        let key = match endpoint.key(&args) {
+            Ok(key) => key,
+            Err(error) => return Box::pin(async move { Err(FetchError::Endpoint(error)) }),
+        };
+        let policy = endpoint.policy();
+        if !policy.mutation {
+            let existing = self.inner.inflight.borrow().get(&key).cloned();
+            if let Some(shared) = existing {
+                return Box::pin(async move { downcast::<E>(Wait(shared).await) });
+            }
+        }
+        let shared = Rc::new(Shared::default());
+        if !policy.mutation {
+            self.inner.inflight.borrow_mut().insert(key.clone(), Rc::clone(&shared));
+            // Readers show "loading".
+            self.changed();
+        }
+        // The request runs as its own task: a caller that stops waiting (an
+        // unmounted component, a re-run read) never strands the other waiters.
+        let work = self.request(endpoint.clone(), key, args, body, Rc::clone(&shared));
+        self.inner.spawner.spawn(work);
+        Box::pin(async move { downcast::<E>(Wait(shared).await) })
+    }
+
+    /// Sends one request, applies its optimistic layer meanwhile, settles the
+    /// store, and resolves `shared` for every waiter.
+    fn request<E: Endpoint + Clone>(
+        &self,
+        endpoint: E,
+        key: String,
+        args: Value,
+        body: Option<Value>,
+        shared: Rc<Shared>,
+    ) -> LocalFuture<()> {
         let this = self.clone();
-        let endpoint = endpoint.clone();
         Box::pin(async move {
-            let key = endpoint.key(&args).map_err(FetchError::Endpoint)?;
             let policy = endpoint.policy();
-            if !policy.mutation {
-                let existing = this.inner.inflight.borrow().get(&key).cloned();
-                if let Some(shared) = existing {
-                    return downcast::<E>(Wait(shared).await);
-                }
-            }
-            let shared = Rc::new(Shared::default());
-            if !policy.mutation {
-                this.inner.inflight.borrow_mut().insert(key.clone(), Rc::clone(&shared));
-            }
             let fetched_at = this.now();
             let epoch = this.inner.epoch.get();
             let layer = match policy.mutation.then(|| endpoint.optimistic(&args, body.as_ref())).flatten() {
@@ -288,12 +313,11 @@ impl Controller {
                 this.settle(&endpoint, &key, &args, fetched_at, result)
             };
             this.changed();
-            let erased = match &outcome {
-                Ok(out) => Ok(Rc::new(out.clone()) as Rc<dyn std::any::Any>),
-                Err(err) => Err(Rc::new(err.clone()) as Rc<dyn std::any::Any>),
+            let erased = match outcome {
+                Ok(out) => Ok(Rc::new(out) as Rc<dyn std::any::Any>),
+                Err(err) => Err(Rc::new(err) as Rc<dyn std::any::Any>),
             };
             shared.resolve(erased);
-            outcome
         })
     }
 
@@ -318,7 +342,9 @@ impl Controller {
                     if let Err(err) = written {
                         let expires = now.saturating_add(policy.error_expiry_ms);
                         self.inner.base.borrow_mut().set_error(key, err.to_string(), now, expires);
-                        return Err(FetchError::Normalize(err));
+                        let error = FetchError::<E::Error>::Normalize(err);
+                        self.inner.typed_errors.borrow_mut().insert(key.to_owned(), Rc::new(error.clone()));
+                        return Err(error);
                     }
                     self.inner.schemas.borrow_mut().insert(key.to_owned(), schema);
                 }
@@ -327,7 +353,9 @@ impl Controller {
             Err(error) => {
                 let expires = now.saturating_add(policy.error_expiry_ms);
                 self.inner.base.borrow_mut().set_error(key, error.to_string(), now, expires);
-                Err(FetchError::Endpoint(error))
+                let error = FetchError::Endpoint(error);
+                self.inner.typed_errors.borrow_mut().insert(key.to_owned(), Rc::new(error.clone()));
+                Err(error)
             }
         }
     }
@@ -364,6 +392,17 @@ impl Controller {
             let erroring = state.error(key).is_some_and(|e| now < e.expires_at);
             status != ExpiryStatus::Valid && !erroring
         })
+    }
+
+    /// The typed error of `key`'s last failed fetch through endpoints of type `E`,
+    /// while the error counts (see [`Read::error`]).
+    pub fn typed_error<E: Endpoint>(&self, key: &str) -> Option<FetchError<E::Error>> {
+        let now = self.now();
+        let counts = self.with_state(|s| s.error(key).is_some_and(|e| now < e.expires_at));
+        if !counts {
+            return None;
+        }
+        self.inner.typed_errors.borrow().get(key).and_then(|e| e.downcast_ref::<FetchError<E::Error>>().cloned())
     }
 
     /// Whether a request for `key` is in flight.

@@ -1,0 +1,131 @@
+//! `use_suspense`: data for `<Suspense>` / `<ErrorBoundary>`.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use rdc_core::{Controller, Endpoint, ExpiryStatus, FetchError};
+use send_wrapper::SendWrapper;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::provider::use_controller;
+use crate::watch::{snapshot, watch};
+
+/// What a read resolves to: the data or the typed error.
+pub type DataResult<T, E> = Result<Arc<T>, FetchError<<E as Endpoint>::Error>>;
+
+/// Reads `endpoint` for `args`, fetching when the store has no valid data.
+///
+/// Inside `<Suspense>` it suspends only when there is nothing to show: valid
+/// data resolves at once, stale data resolves at once and is refetched in the
+/// background. A hard error (or any error with no data) resolves to `Err` for
+/// `<ErrorBoundary>`; a soft one keeps the data. New `args` fetch anew. The value
+/// changes only when what it reads changes (the same `Arc` otherwise).
+///
+/// ```no_run
+/// use leptos::prelude::*;
+/// use rdc_leptos::use_suspense;
+/// use rdc_rest::RestEndpoint;
+/// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+/// #[component]
+/// fn Users() -> impl IntoView {
+///     let users = use_suspense::<_, Vec<User>>(RestEndpoint::get("/api/users"), serde_json::json!({}));
+///     view! {
+///         <Suspense fallback=|| "Loading…">
+///             {move || Suspend::new(async move {
+///                 users.await.map(|users| users.iter().map(|u| view! { <p>{u.name.clone()}</p> }).collect_view())
+///             })}
+///         </Suspense>
+///     }
+/// }
+/// ```
+pub fn use_suspense<E, T>(endpoint: E, args: impl Into<Signal<Value>>) -> AsyncDerived<DataResult<T, E>, LocalStorage>
+where
+    E: Endpoint + Clone,
+    E::Error: Send + Sync,
+    T: DeserializeOwned + Send + Sync + 'static,
+{
+    let args: Signal<Value> = args.into();
+    let optional = Signal::derive(move || Some(args.get()));
+    let controller = use_controller();
+    let state = watch::<E, T>(&controller, &endpoint, optional);
+    let controller = SendWrapper::new(controller);
+    AsyncDerived::new_unsync(move || {
+        let args = args.get();
+        state.track();
+        resolve::<E, T>((*controller).clone(), endpoint.clone(), args)
+    })
+}
+
+/// Like [`use_suspense`], with `None` args fetching nothing (resolving to `Ok(None)`).
+pub fn use_suspense_optional<E, T>(
+    endpoint: E,
+    args: impl Into<Signal<Option<Value>>>,
+) -> AsyncDerived<Result<Option<Arc<T>>, FetchError<E::Error>>, LocalStorage>
+where
+    E: Endpoint + Clone,
+    E::Error: Send + Sync,
+    T: DeserializeOwned + Send + Sync + 'static,
+{
+    let args: Signal<Option<Value>> = args.into();
+    let controller = use_controller();
+    let state = watch::<E, T>(&controller, &endpoint, args);
+    let controller = SendWrapper::new(controller);
+    AsyncDerived::new_unsync(move || {
+        let args = args.get();
+        state.track();
+        let resolved = args.map(|args| resolve::<E, T>((*controller).clone(), endpoint.clone(), args));
+        async move {
+            match resolved {
+                Some(fut) => fut.await.map(Some),
+                None => Ok(None),
+            }
+        }
+    })
+}
+
+/// The read as a future that is ready at once when data can be shown.
+fn resolve<E, T>(
+    controller: Controller,
+    endpoint: E,
+    args: Value,
+) -> impl std::future::Future<Output = DataResult<T, E>>
+where
+    E: Endpoint + Clone,
+    T: DeserializeOwned + Send + Sync + 'static,
+{
+    let key = endpoint.key(&args);
+    let now = snapshot::<E, T>(&controller, &endpoint, Some(&args));
+    async move {
+        let key = key.map_err(FetchError::Endpoint)?;
+        let policy = endpoint.policy();
+        let hard_error = || {
+            controller
+                .typed_error::<E>(&key)
+                .filter(|e| !matches!(e, FetchError::Endpoint(inner) if endpoint.is_soft(inner)))
+        };
+        if let Some(data) = now.data.clone().filter(|_| now.status != ExpiryStatus::Invalid) {
+            if let Some(error) = hard_error() {
+                return Err(error);
+            }
+            if now.status == ExpiryStatus::Stale && controller.needs_fetch(&key, policy) {
+                let refetch = controller.fetch(&endpoint, args.clone(), None);
+                leptos::task::spawn_local(async move {
+                    let _ = refetch.await;
+                });
+            }
+            return Ok(data);
+        }
+        if now.error.is_some() && !controller.is_fetching(&key) {
+            if let Some(error) = controller.typed_error::<E>(&key) {
+                return Err(error);
+            }
+        }
+        controller.fetch(&endpoint, args.clone(), None).await?;
+        let after = snapshot::<E, T>(&controller, &endpoint, Some(&args));
+        match after.data {
+            Some(data) => Ok(data),
+            None => Err(controller.typed_error::<E>(&key).unwrap_or(FetchError::Reset)),
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! `DataProvider`: one controller (and its store) for the components inside it.
+
+use leptos::prelude::*;
+use rdc_core::Controller;
+use send_wrapper::SendWrapper;
+
+use crate::platform::Browser;
+
+/// The controller in context. The controller is single-threaded (as the browser
+/// is); the wrapper makes it storable in Leptos' context.
+#[derive(Clone)]
+pub(crate) struct Context(pub SendWrapper<Controller>);
+
+/// Provides a data store and its controller to every rdc hook inside.
+///
+/// ```no_run
+/// use leptos::prelude::*;
+/// use rdc_leptos::DataProvider;
+/// # #[component] fn App() -> impl IntoView { view! { <p>"app"</p> } }
+/// let _ = view! { <DataProvider><App/></DataProvider> };
+/// ```
+#[component]
+pub fn DataProvider(
+    /// The app.
+    children: Children,
+    /// A controller to use instead of a new one (to share or inspect a store).
+    #[prop(optional)]
+    controller: Option<SendWrapper<Controller>>,
+) -> impl IntoView {
+    let controller = controller.map(|c| (*c).clone()).unwrap_or_else(|| Controller::new(Browser, Browser, Browser));
+    provide_context(Context(SendWrapper::new(controller)));
+    children()
+}
+
+/// The controller of the nearest [`DataProvider`]: fetch, invalidate, set...
+///
+/// # Panics
+/// Outside a `DataProvider`.
+pub fn use_controller() -> Controller {
+    match use_context::<Context>() {
+        Some(Context(controller)) => (*controller).clone(),
+        None => panic!("use_controller: no <DataProvider> above this component"),
+    }
+}
+
+/// A controller for tests or apps that manage their own (e.g. to keep a handle
+/// for a store inspector): pass it to `DataProvider`'s `controller` prop.
+pub fn new_controller() -> SendWrapper<Controller> {
+    SendWrapper::new(Controller::new(Browser, Browser, Browser))
+}

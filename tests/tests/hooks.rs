@@ -1,0 +1,282 @@
+//! rdc-leptos in headless Chromium against the API server: Suspense, ErrorBoundary,
+//! the normalized store across components, polling, fine-grained re-render, cleanup.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use common::*;
+use leptos::prelude::*;
+use rdc::leptos::{new_controller, use_live, use_suspense, DataProvider};
+use rdc_e2e::{api_url, mount_point, sleep, wait_for_text};
+use serde_json::json;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[component]
+fn UserList() -> impl IntoView {
+    let users = use_suspense::<_, Vec<User>>(list_users(), json!({}));
+    view! {
+        <Suspense fallback=|| view! { <p>"loading users"</p> }>
+            <ul>
+                {move || Suspend::new(async move {
+                    users.await.map(|users| users.iter().map(|u| view! { <li>{u.name.clone()}</li> }).collect_view())
+                })}
+            </ul>
+        </Suspense>
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_created_user_appears_in_the_all_list_without_list_code() {
+    let root = mount_point();
+    let controller = new_controller();
+    let c = controller.clone();
+    let _handle = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <DataProvider controller=c.clone()><UserList/></DataProvider> },
+    );
+    let text = wait_for_text(&root, 5000, |t| t.contains("Ada Lovelace")).await;
+    assert!(text.contains("Grace Hopper"), "{text}");
+    let name = format!("Created {}", js_sys::Math::random());
+    controller.fetch(&create_user(), json!({}), Some(json!({ "name": name }))).await.unwrap();
+    let text = wait_for_text(&root, 2000, |t| t.contains(&name)).await;
+    assert!(text.contains(&name), "the new user shows through All(User): {text}");
+}
+
+#[wasm_bindgen_test]
+async fn the_polymorphic_feed_renders_links_posts_and_passes_unknown_through() {
+    let root = mount_point();
+    let _handle = leptos::mount::mount_to(root.clone(), || {
+        view! {
+            <DataProvider>
+                {
+                    let items = use_suspense::<_, Vec<FeedItem>>(feed(), json!({}));
+                    view! {
+                        <Suspense fallback=|| "loading">
+                            {move || Suspend::new(async move {
+                                items.await.map(|items| items.iter().map(|item| match item {
+                                    FeedItem::Link(l) => format!("[link {}]", l.title),
+                                    FeedItem::Post(p) => format!("[post {}]", p.content),
+                                    FeedItem::Unknown(v) => format!("[unknown {}]", v["type"].as_str().unwrap_or("?")),
+                                }).collect::<String>())
+                            })}
+                        </Suspense>
+                    }
+                }
+            </DataProvider>
+        }
+    });
+    let text = wait_for_text(&root, 5000, |t| t.contains("[link")).await;
+    assert!(text.contains("[link Rust]") && text.contains("[link Leptos]"), "{text}");
+    assert!(text.contains("[post Normalized caches keep every entity once.]"), "{text}");
+    assert!(text.contains("[unknown video]"), "{text}");
+}
+
+#[wasm_bindgen_test]
+async fn exchange_price_keeps_the_exact_decimal_and_stream_gets_its_username_from_the_path() {
+    let root = mount_point();
+    let _handle = leptos::mount::mount_to(root.clone(), || {
+        view! {
+            <DataProvider>
+                {
+                    let p = use_suspense::<_, ExchangePrice>(price(), json!({ "exchangePair": "BTC-USD" }));
+                    let s = use_suspense::<_, Stream>(stream(), json!({ "username": "ninja" }));
+                    view! {
+                        <Suspense fallback=|| "loading">
+                            {move || Suspend::new(async move {
+                                p.await.map(|p| format!("price={} at={} ", p.price, p.updated_at.format("%Y-%m-%d %H:%M:%S%.3f")))
+                            })}
+                            {move || Suspend::new(async move {
+                                s.await.map(|s| format!("stream={} viewers={} live={}", s.username, s.current_viewers, s.live))
+                            })}
+                        </Suspense>
+                    }
+                }
+            </DataProvider>
+        }
+    });
+    let text = wait_for_text(&root, 5000, |t| t.contains("stream=")).await;
+    assert!(text.contains("price=43250.123456789012345678"), "{text}");
+    assert!(text.contains("at=2026-11-25 12:34:56.789"), "{text}");
+    assert!(text.contains("stream=ninja viewers=1234 live=true"), "{text}");
+}
+
+async fn ticker_count(product: &str) -> u64 {
+    let response =
+        gloo_net::http::Request::get(&api_url(&format!("/products/{product}/ticker/count"))).send().await.unwrap();
+    response.json::<serde_json::Value>().await.unwrap()["count"].as_u64().unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn ticker_polls_every_2000_ms_while_mounted_and_stops_when_unmounted() {
+    let product = format!("POLL-{}", (js_sys::Math::random() * 1e9) as u64);
+    let root = mount_point();
+    let controller = new_controller();
+    let c = controller.clone();
+    let p = product.clone();
+    let handle = leptos::mount::mount_to(root.clone(), move || {
+        let p = p.clone();
+        view! {
+            <DataProvider controller=c.clone()>
+                {
+                    let t = use_live::<_, Ticker>(ticker(), json!({ "productId": p }));
+                    view! {
+                        <Suspense fallback=|| "loading">
+                            {move || Suspend::new(async move { t.await.map(|t| format!("trade={} price={}", t.trade_id, t.price)) })}
+                        </Suspense>
+                    }
+                }
+            </DataProvider>
+        }
+    });
+    let text = wait_for_text(&root, 5000, |t| t.contains("trade=")).await;
+    assert!(text.contains("trade=1001"), "{text}");
+    sleep(4300).await;
+    let polled = ticker_count(&product).await;
+    assert_eq!(polled, 3, "one fetch then two polls in 4.3 s");
+    let text = wait_for_text(&root, 1000, |t| t.contains("trade=1003")).await;
+    assert!(text.contains("trade=1003"), "polls update the view: {text}");
+    drop(handle);
+    assert_eq!(controller.poll_timer_count(), 0);
+    sleep(2500).await;
+    assert_eq!(ticker_count(&product).await, polled, "no polls after unmount");
+}
+
+#[wasm_bindgen_test]
+async fn suspense_shows_its_fallback_on_first_load_only_and_error_boundary_gets_the_status() {
+    let root = mount_point();
+    let controller = new_controller();
+    let c = controller.clone();
+    let fallbacks = Arc::new(AtomicUsize::new(0));
+    let f = Arc::clone(&fallbacks);
+    let show = RwSignal::new(true);
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        let f = Arc::clone(&f);
+        view! {
+            <DataProvider controller=c.clone()>
+                <Show when=move || show.get()>
+                    {
+                        let f = Arc::clone(&f);
+                        let users = use_suspense::<_, Vec<User>>(list_users(), json!({}));
+                        view! {
+                            <Suspense fallback=move || { f.fetch_add(1, Ordering::SeqCst); "loading" }>
+                                {move || Suspend::new(async move { users.await.map(|u| format!("{} users", u.len())) })}
+                            </Suspense>
+                        }
+                    }
+                </Show>
+                <ErrorBoundary fallback=|errors| view! {
+                    <p class="error">{move || errors.get().into_iter().map(|(_, e)| format!("error: {e}")).collect::<String>()}</p>
+                }>
+                    {
+                        let missing = use_suspense::<_, User>(get_user(), json!({ "id": "nobody" }));
+                        view! {
+                            <Suspense fallback=|| "loading user">
+                                {move || Suspend::new(async move { missing.await.map(|u| u.name.clone()) })}
+                            </Suspense>
+                        }
+                    }
+                </ErrorBoundary>
+            </DataProvider>
+        }
+    });
+    let text = wait_for_text(&root, 5000, |t| t.contains("users") && t.contains("error:")).await;
+    assert!(text.contains("HTTP 404"), "the NetworkError's status reaches the ErrorBoundary: {text}");
+    assert_eq!(fallbacks.load(Ordering::SeqCst), 1);
+    // Remount: the data is cached and valid, so no fallback this time.
+    show.set(false);
+    sleep(50).await;
+    show.set(true);
+    let text = wait_for_text(&root, 2000, |t| t.contains("users")).await;
+    assert!(text.contains("users"), "{text}");
+    assert_eq!(fallbacks.load(Ordering::SeqCst), 1, "cached data renders without a fallback");
+}
+
+#[component]
+fn CountedUser(id: &'static str, renders: Arc<AtomicUsize>) -> impl IntoView {
+    let user = use_suspense::<_, User>(get_user(), json!({ "id": id }));
+    view! {
+        <Suspense fallback=|| "loading">
+            {move || {
+                let renders = Arc::clone(&renders);
+                Suspend::new(async move {
+                    let user = user.await;
+                    renders.fetch_add(1, Ordering::SeqCst);
+                    user.map(|u| format!("[{}]", u.name))
+                })
+            }}
+        </Suspense>
+    }
+}
+
+#[wasm_bindgen_test]
+async fn updating_one_entity_re_renders_only_its_readers() {
+    let root = mount_point();
+    let controller = new_controller();
+    let c = controller.clone();
+    let a = Arc::new(AtomicUsize::new(0));
+    let b = Arc::new(AtomicUsize::new(0));
+    let (ra, rb) = (Arc::clone(&a), Arc::clone(&b));
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        view! {
+            <DataProvider controller=c.clone()>
+                <CountedUser id="u1" renders=Arc::clone(&ra)/>
+                <CountedUser id="u3" renders=Arc::clone(&rb)/>
+            </DataProvider>
+        }
+    });
+    wait_for_text(&root, 5000, |t| t.contains("[Ada") && t.contains("[Alan")).await;
+    sleep(100).await;
+    let (a0, b0) = (a.load(Ordering::SeqCst), b.load(Ordering::SeqCst));
+    controller.set(&<User as rdc::core::Entity>::schema(), json!({ "id": "u1", "name": "Ada Byron" })).unwrap();
+    let text = wait_for_text(&root, 2000, |t| t.contains("[Ada Byron]")).await;
+    assert!(text.contains("[Ada Byron]"), "{text}");
+    sleep(100).await;
+    assert_eq!(a.load(Ordering::SeqCst), a0 + 1, "u1's reader re-rendered once");
+    assert_eq!(b.load(Ordering::SeqCst), b0, "u3's reader did not re-render");
+}
+
+#[wasm_bindgen_test]
+async fn mounting_and_unmounting_a_thousand_times_leaves_nothing_behind() {
+    let root = mount_point();
+    let controller = new_controller();
+    let c = controller.clone();
+    let show = RwSignal::new(false);
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        view! {
+            <DataProvider controller=c.clone()>
+                <Show when=move || show.get()>
+                    {
+                        let t = use_live::<_, Ticker>(ticker(), json!({ "productId": "CYCLE" }));
+                        let u = use_suspense::<_, Vec<User>>(list_users(), json!({}));
+                        view! {
+                            <Suspense fallback=|| "loading">
+                                {move || Suspend::new(async move { t.await.map(|t| t.trade_id.to_string()) })}
+                                {move || Suspend::new(async move { u.await.map(|u| u.len().to_string()) })}
+                            </Suspense>
+                        }
+                    }
+                </Show>
+            </DataProvider>
+        }
+    });
+    show.set(true);
+    wait_for_text(&root, 5000, |t| !t.contains("loading") && !t.is_empty()).await;
+    show.set(false);
+    sleep(20).await;
+    let start = (controller.listener_count(), controller.poll_timer_count(), controller.snapshot().entity_count());
+    assert_eq!(start.1, 0);
+    for _ in 0..1000 {
+        show.set(true);
+        leptos::task::tick().await;
+        show.set(false);
+        leptos::task::tick().await;
+    }
+    sleep(50).await;
+    let end = (controller.listener_count(), controller.poll_timer_count(), controller.snapshot().entity_count());
+    assert_eq!(end, start, "(listeners, poll timers, entities) after 1,000 mount/unmount cycles");
+}
