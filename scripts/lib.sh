@@ -9,9 +9,11 @@ RDC_API_PORT=${RDC_API_PORT:-3917}
 export RDC_API_PORT
 export RDC_API_URL="http://127.0.0.1:${RDC_API_PORT}"
 export PATH="$HOME/.cargo/bin:$PATH"
-# Builds live outside the clone so repeat runs (and CI's fresh clones) stay warm;
-# an empty folder still works, it is only slower.
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/rdc/target}
+# Builds live outside the clone so repeat runs stay warm, one folder per checkout
+# path: cargo fingerprints workspace crates by their files' paths, so two
+# checkouts sharing a folder could reuse each other's stale builds. An empty
+# folder works, it is only slower.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/rdc/target-$(pwd | cksum | cut -d' ' -f1)}
 
 say() { printf '\n==> %s\n' "$*"; }
 die() { printf '\nerror: %s\n' "$*" >&2; exit 1; }

@@ -1,49 +1,65 @@
-//! The rdc demo app: a Leptos CSR app served by `trunk serve`, reading the demo API
-//! through Trunk's `/api` proxy.
+//! The rdc demo: every example of the specification as a page, with a store
+//! inspector. Served by `trunk serve` (see the README's demo command).
+
+mod api;
+mod inspector;
+mod pages;
 
 use leptos::prelude::*;
-use serde::Deserialize;
+use rdc::leptos::{new_controller, DataProvider};
 
-/// A user as `/api/users` returns it.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-struct User {
-    id: String,
-    name: String,
-}
-
-async fn fetch_users() -> Result<Vec<User>, String> {
-    let response = gloo_net::http::Request::get("/api/users").send().await.map_err(|e| e.to_string())?;
-    if !response.ok() {
-        return Err(format!("GET /api/users answered {}", response.status()));
-    }
-    response.json().await.map_err(|e| e.to_string())
-}
-
-#[component]
-fn Users() -> impl IntoView {
-    let users = LocalResource::new(fetch_users);
-    view! {
-        <section>
-            <h2>"Users"</h2>
-            <Suspense fallback=|| view! { <p class="loading">"Loading users…"</p> }>
-                {move || users.get().map(|result| match result {
-                    Ok(users) => view! {
-                        <ul class="users">
-                            {users.into_iter().map(|u| view! { <li data-id=u.id>{u.name}</li> }).collect_view()}
-                        </ul>
-                    }.into_any(),
-                    Err(message) => view! { <p class="error">{message}</p> }.into_any(),
-                })}
-            </Suspense>
-        </section>
-    }
+/// The page named by the URL hash (`#/users`, `#/streams/ninja`...).
+fn current_route() -> String {
+    window().location().hash().unwrap_or_default().trim_start_matches('#').to_owned()
 }
 
 #[component]
 fn App() -> impl IntoView {
+    let controller = new_controller();
+    let route = RwSignal::new(current_route());
+    let _ = window_event_listener(leptos::ev::hashchange, move |_| route.set(current_route()));
+    let nav = [
+        ("/users", "Users"),
+        ("/feed", "Feed"),
+        ("/prices", "Prices"),
+        ("/streams/ninja", "Streams"),
+        ("/ticker", "Ticker"),
+        ("/files", "Files"),
+        ("/items", "Pages"),
+        ("/faults", "Faults"),
+    ];
+    let inspected = controller.clone();
     view! {
-        <header><h1>"rdc demo"</h1></header>
-        <main><Users/></main>
+        <DataProvider controller=controller>
+            <header>
+                <h1>"rdc demo"</h1>
+                <nav>
+                    {nav.into_iter().map(|(href, label)| {
+                        let active = move || route.with(|r| r.split('/').nth(1) == href.split('/').nth(1));
+                        view! { <a href=format!("#{href}") class:active=active>{label}</a> }
+                    }).collect_view()}
+                </nav>
+            </header>
+            <div class="layout">
+                <main>
+                    {move || {
+                        let r = route.get();
+                        let mut parts = r.trim_start_matches('/').split('/');
+                        match (parts.next().unwrap_or(""), parts.next()) {
+                            ("feed", _) => pages::feed::Feed().into_any(),
+                            ("prices", _) => pages::prices::Prices().into_any(),
+                            ("streams", name) => view! { <pages::streams::Streams username=name.unwrap_or("ninja").to_owned()/> }.into_any(),
+                            ("ticker", _) => pages::ticker::TickerPage().into_any(),
+                            ("files", _) => pages::files::Files().into_any(),
+                            ("items", _) => pages::items::Items().into_any(),
+                            ("faults", _) => pages::faults::Faults().into_any(),
+                            _ => pages::users::Users().into_any(),
+                        }
+                    }}
+                </main>
+                <inspector::Inspector controller=inspected/>
+            </div>
+        </DataProvider>
     }
 }
 

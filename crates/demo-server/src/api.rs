@@ -3,7 +3,7 @@
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{any, get};
+use axum::routing::{any, get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -33,6 +33,10 @@ pub fn router(state: AppState) -> Router {
         .route("/echo/{*rest}", any(tools::echo))
         .route("/status/{code}", any(tools::status))
         .route("/items", get(tools::paged_items))
+        .route("/slow", get(tools::slow))
+        .route("/malformed", get(tools::malformed))
+        .route("/flaky", get(tools::flaky))
+        .route("/flaky/fail", post(tools::set_flaky))
         .with_state(state);
     Router::new().nest("/api", api).layer(cors)
 }

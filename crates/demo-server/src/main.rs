@@ -4,7 +4,9 @@
 //! origin (the wasm test runner serves tests from its own port) and the `Link`,
 //! `Content-Disposition` and `X-Request-Count` headers exposed. It binds 127.0.0.1 only.
 //!
-//! Usage: `rdc-demo-server [--port N]` (default: `RDC_API_PORT` or 3917).
+//! Usage: `rdc-demo-server [--port N] [--static DIR]` (port default: `RDC_API_PORT`
+//! or 3917). With `--static`, the built demo (Trunk's `dist/`) is served at `/` too,
+//! which is how the end-to-end test runs it.
 
 mod api;
 mod state;
@@ -12,28 +14,32 @@ mod tools;
 
 use std::net::{Ipv4Addr, SocketAddr};
 
-fn port_from_args() -> Result<u16, String> {
+const USAGE: &str = "usage: rdc-demo-server [--port N] [--static DIR]";
+
+/// The port, and the folder of static files to serve, from the command line.
+fn parse_args() -> Result<(u16, Option<std::path::PathBuf>), String> {
     let mut args = std::env::args().skip(1);
     let mut port = std::env::var("RDC_API_PORT").ok();
+    let mut static_dir = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--port" => port = args.next(),
-            "-h" | "--help" => {
-                return Err("usage: rdc-demo-server [--port N]".to_owned());
-            }
-            other => return Err(format!("unknown argument {other:?}; usage: rdc-demo-server [--port N]")),
+            "--static" => static_dir = args.next().map(std::path::PathBuf::from),
+            "-h" | "--help" => return Err(USAGE.to_owned()),
+            other => return Err(format!("unknown argument {other:?}; {USAGE}")),
         }
     }
-    match port {
-        None => Ok(3917),
-        Some(p) => p.parse().map_err(|_| format!("port {p:?} is not a number from 1 to 65535")),
-    }
+    let port = match port {
+        None => 3917,
+        Some(p) => p.parse().map_err(|_| format!("port {p:?} is not a number from 1 to 65535"))?,
+    };
+    Ok((port, static_dir))
 }
 
 #[tokio::main]
 async fn main() {
-    let port = match port_from_args() {
-        Ok(port) => port,
+    let (port, static_dir) = match parse_args() {
+        Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("{message}");
             std::process::exit(2);
@@ -48,7 +54,10 @@ async fn main() {
         }
     };
     println!("rdc-demo-server listening on http://{addr}/api");
-    let app = api::router(state::AppState::default());
+    let mut app = api::router(state::AppState::default());
+    if let Some(dir) = static_dir {
+        app = app.fallback_service(tower_http::services::ServeDir::new(dir));
+    }
     if let Err(err) = axum::serve(listener, app).await {
         eprintln!("rdc-demo-server: {err}");
         std::process::exit(1);

@@ -19,6 +19,9 @@ pub struct Inner {
     pub next_user: u64,
     /// Requests served per ticker product id, so tests can check polling.
     pub ticker_requests: BTreeMap<String, u64>,
+    /// Whether `/flaky` answers 503, and how many times it answered.
+    pub flaky_failing: bool,
+    pub flaky_served: u64,
 }
 
 /// Cloneable handle on the server state.
@@ -33,7 +36,7 @@ impl Default for AppState {
             .map(|(i, name)| User { id: format!("u{}", i + 1), name: (*name).to_owned() })
             .collect::<Vec<_>>();
         let next_user = users.len() as u64 + 1;
-        AppState(Arc::new(Mutex::new(Inner { users, next_user, ticker_requests: BTreeMap::new() })))
+        AppState(Arc::new(Mutex::new(Inner { users, next_user, ..Inner::default() })))
     }
 }
 

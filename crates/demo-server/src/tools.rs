@@ -3,11 +3,13 @@
 use std::collections::BTreeMap;
 
 use axum::body::Bytes;
-use axum::extract::{OriginalUri, Path, Query};
+use axum::extract::{OriginalUri, Path, Query, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
+
+use crate::state::AppState;
 
 /// Returns what the server received: method, path, query, headers and body.
 pub async fn echo(method: Method, OriginalUri(uri): OriginalUri, headers: HeaderMap, body: Bytes) -> Json<Value> {
@@ -61,4 +63,34 @@ pub async fn paged_items(Query(query): Query<BTreeMap<String, String>>) -> Respo
         }
     }
     response
+}
+
+/// `GET /slow?ms=N`: answers after N ms (default 2000, at most 30000).
+pub async fn slow(Query(query): Query<BTreeMap<String, String>>) -> Json<Value> {
+    let ms = query.get("ms").and_then(|m| m.parse::<u64>().ok()).unwrap_or(2000).min(30_000);
+    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    Json(json!({ "slept_ms": ms }))
+}
+
+/// `GET /malformed`: a JSON content type with a truncated body.
+pub async fn malformed() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], r#"{"items": [1, 2, "#).into_response()
+}
+
+/// `GET /flaky`: data, or 503 while failing is switched on.
+pub async fn flaky(State(state): State<AppState>) -> Response {
+    let mut inner = state.lock();
+    if inner.flaky_failing {
+        return (StatusCode::SERVICE_UNAVAILABLE, Json(json!({ "error": "switched off", "status": 503 })))
+            .into_response();
+    }
+    inner.flaky_served += 1;
+    Json(json!({ "value": inner.flaky_served })).into_response()
+}
+
+/// `POST /flaky/fail {"fail": bool}`: switches `/flaky` failing on or off.
+pub async fn set_flaky(State(state): State<AppState>, Json(body): Json<Value>) -> Json<Value> {
+    let fail = body.get("fail").and_then(Value::as_bool).unwrap_or(false);
+    state.lock().flaky_failing = fail;
+    Json(json!({ "fail": fail }))
 }

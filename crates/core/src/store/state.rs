@@ -152,6 +152,11 @@ impl State {
         self.results.get(key)
     }
 
+    /// Every endpoint key with a stored result.
+    pub fn result_keys(&self) -> impl Iterator<Item = &String> {
+        self.results.keys()
+    }
+
     /// The last error of an endpoint key.
     pub fn error(&self, key: &str) -> Option<&ErrorEntry> {
         self.errors.get(key)

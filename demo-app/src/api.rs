@@ -1,0 +1,148 @@
+//! The demo's entities and endpoints: every example of the spec, against the
+//! demo API behind Trunk's `/api` proxy.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use rdc::core::{entry, All, Entity, Schema, Union};
+use rdc::rest::{recipes, resource, Resource, RestEndpoint};
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// A user. The app speaks camelCase; the wire is snake_case (recipe 1).
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+#[serde(rename_all = "camelCase")]
+#[entity(key = "User")]
+pub struct User {
+    pub id: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+pub struct Link {
+    #[serde(default)]
+    pub id: u64,
+    pub url: String,
+    pub title: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+pub struct Post {
+    #[serde(default)]
+    pub id: u64,
+    pub content: String,
+}
+
+/// A feed item: a variant per entity type, and unknown items as they came.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub enum FeedItem {
+    Link(Link),
+    Post(Post),
+    #[serde(untagged)]
+    Unknown(Value),
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+#[serde(rename_all = "camelCase")]
+#[entity(key = "ExchangePrice", pk = "exchange_pair")]
+pub struct ExchangePrice {
+    pub exchange_pair: String,
+    pub updated_at: DateTime<Utc>,
+    #[serde(with = "rdc::core::fields::decimal")]
+    pub price: Decimal,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+#[entity(key = "Stream", pk = "username")]
+pub struct Stream {
+    pub username: String,
+    pub title: String,
+    pub game: String,
+    pub current_viewers: u64,
+    pub live: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+#[entity(key = "Ticker", pk = "product_id")]
+pub struct Ticker {
+    pub product_id: String,
+    pub trade_id: u64,
+    #[serde(with = "rdc::core::fields::number_from_string")]
+    pub price: f64,
+    pub size: String,
+    pub time: DateTime<Utc>,
+    pub bid: String,
+    pub ask: String,
+    pub volume: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+pub struct Item {
+    pub id: u64,
+    pub name: String,
+}
+
+/// A page of `/items` with its `Link` header (recipe 4).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ItemPage {
+    pub link: Option<String>,
+    pub results: Vec<Item>,
+}
+
+fn api(method: &str, path: &str) -> RestEndpoint {
+    RestEndpoint::new(method, path).url_prefix("/api")
+}
+
+/// Users: `All(User)` list, create with key-case conversion.
+pub fn users() -> Resource {
+    resource::<User>("/users/:id", "UserList").map(|e| recipes::key_case(&e.url_prefix("/api")))
+}
+
+pub fn all_users() -> RestEndpoint {
+    recipes::key_case(&api("GET", "/users")).schema(All::of::<User>().into())
+}
+
+pub fn feed_by_attribute() -> RestEndpoint {
+    api("GET", "/feed").schema(All::by_attribute("type", [entry::<Link>("link"), entry::<Post>("post")]).into())
+}
+
+pub fn feed_with_unknown() -> RestEndpoint {
+    api("GET", "/feed")
+        .schema(Schema::array(Union::by_attribute("type", [entry::<Link>("link"), entry::<Post>("post")])))
+}
+
+/// The spec's function example: the mapping keys are the type plus `s`.
+pub fn feed_schema_by_function() -> Schema {
+    All::by_function([entry::<Link>("links"), entry::<Post>("posts")], |value, _parent, _key| {
+        value.get("type").and_then(Value::as_str).map(|t| format!("{t}s"))
+    })
+    .into()
+}
+
+pub fn price() -> RestEndpoint {
+    api("GET", "/price/:exchangePair").schema(ExchangePrice::schema())
+}
+
+pub fn stream() -> RestEndpoint {
+    recipes::pk_from_param(&api("GET", "/streams/:username"), "username", "username").schema(Stream::schema())
+}
+
+pub fn ticker() -> RestEndpoint {
+    recipes::pk_from_param(&api("GET", "/products/:productId/ticker"), "productId", "product_id")
+        .schema(Ticker::schema())
+        .poll_frequency(Duration::from_millis(2000))
+}
+
+pub fn download() -> RestEndpoint {
+    recipes::file_download(&api("GET", "/files/:id/download"))
+}
+
+pub fn items() -> RestEndpoint {
+    recipes::link_pagination(&api("GET", "/items")).schema(Schema::object([("results", Schema::array(Item::schema()))]))
+}
+
+/// Data that fails on demand (`/api/flaky`): soft errors keep it showing.
+pub fn flaky() -> RestEndpoint {
+    api("GET", "/flaky").data_expiry(Duration::from_secs(3))
+}

@@ -1,0 +1,67 @@
+//! Faults: make the server fail, and watch error boundaries, soft errors over
+//! stale data, and recovery by retry.
+
+use leptos::prelude::*;
+use rdc::leptos::{use_controller, use_dle, use_loading};
+use rdc::rest::RestEndpoint;
+use serde_json::{json, Value};
+
+use crate::api::flaky;
+
+#[component]
+pub fn Faults() -> impl IntoView {
+    let controller = use_controller();
+    let result = RwSignal::new(String::new());
+    let c = controller.clone();
+    let probe = use_loading(move |path: &'static str| {
+        let fetch = c.fetch(
+            &RestEndpoint::get(path).url_prefix("/api").data_expiry(std::time::Duration::ZERO),
+            json!({}),
+            None,
+        );
+        async move {
+            match fetch.await {
+                Ok(body) => {
+                    result.set(format!("ok: {}", body.into_json()));
+                    Ok(())
+                }
+                Err(e) => {
+                    result.set(format!("error: {e}"));
+                    Err(e.to_string())
+                }
+            }
+        }
+    });
+    let data = use_dle::<_, Value>(flaky(), Signal::derive(|| Some(json!({}))));
+    let c = controller.clone();
+    let set_failing = use_loading(move |fail: bool| {
+        let set =
+            c.fetch(&RestEndpoint::post("/flaky/fail").url_prefix("/api"), json!({}), Some(json!({ "fail": fail })));
+        let refetch = c.clone();
+        async move {
+            set.await.map_err(|e| e.to_string())?;
+            refetch.expire_all(|k| k.ends_with("/api/flaky"));
+            refetch.fetch(&flaky(), json!({}), None).await.map(|_| ()).map_err(|e| e.to_string())
+        }
+    });
+    view! {
+        <section>
+            <h2>"Faults"</h2>
+            <div class="buttons">
+                <button id="fault-500" on:click=move |_| probe.run.run("/status/500")>"HTTP 500"</button>
+                <button id="fault-404" on:click=move |_| probe.run.run("/status/404")>"HTTP 404"</button>
+                <button id="fault-malformed" on:click=move |_| probe.run.run("/malformed")>"Malformed JSON"</button>
+                <button id="fault-slow" on:click=move |_| probe.run.run("/slow")>"Slow (2 s)"</button>
+            </div>
+            <p class="probe">{move || if probe.pending.get() { "waiting…".to_owned() } else { result.get() }}</p>
+            <h3>"Soft errors keep stale data"</h3>
+            <p class="flaky">
+                {move || data.data.get().map(|v| format!("data: {}", v["value"])).unwrap_or_else(|| "no data yet".into())}
+                {move || data.loading.get().then_some(" (loading)")}
+            </p>
+            <p class="error flaky-error">{move || data.error.get().map(|e| format!("error: {e}"))}</p>
+            <button id="flaky-fail" on:click=move |_| set_failing.run.run(true)>"Make the server fail, refetch"</button>
+            <button id="flaky-recover" on:click=move |_| set_failing.run.run(false)>"Recover, retry"</button>
+        </section>
+    }
+}

@@ -1,0 +1,52 @@
+//! Files: a blob download saved under the filename the server sent (recipe 5).
+
+use leptos::prelude::*;
+use rdc::leptos::{use_controller, use_loading};
+use rdc::rest::Body;
+use serde_json::json;
+use wasm_bindgen::JsCast;
+
+use crate::api::download;
+
+/// Saves a blob through a temporary `<a download>` link.
+fn save(blob: &web_sys::Blob, filename: &str) -> Result<(), String> {
+    let url = web_sys::Url::create_object_url_with_blob(blob).map_err(|e| format!("{e:?}"))?;
+    let anchor: web_sys::HtmlAnchorElement =
+        document().create_element("a").map_err(|e| format!("{e:?}"))?.unchecked_into();
+    anchor.set_href(&url);
+    anchor.set_download(filename);
+    anchor.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+#[component]
+pub fn Files() -> impl IntoView {
+    let controller = use_controller();
+    let saved = RwSignal::new(None::<(String, f64)>);
+    let endpoint = download();
+    let fetch = use_loading(move |id: String| {
+        let request = controller.fetch(&endpoint, json!({ "id": id }), None);
+        async move {
+            match request.await.map_err(|e| e.to_string())? {
+                Body::File(file) => {
+                    save(file.blob.as_web(), &file.filename)?;
+                    saved.set(Some((file.filename, file.blob.size() as f64)));
+                    Ok(())
+                }
+                other => Err(format!("expected a file, got {other:?}")),
+            }
+        }
+    });
+    view! {
+        <section>
+            <h2>"Files"</h2>
+            <p class="hint">"content: blob, data expiry 0: the file is never kept in the store."</p>
+            <button id="download" on:click=move |_| fetch.run.run("42".to_owned()) disabled=move || fetch.pending.get()>
+                "Download report 42"
+            </button>
+            {move || saved.get().map(|(name, size)| view! { <p class="saved">"Saved as " <strong>{name}</strong> {format!(" ({size} bytes)")}</p> })}
+            {move || fetch.error.get().map(|e| view! { <p class="error">{e}</p> })}
+        </section>
+    }
+}

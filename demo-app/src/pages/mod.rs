@@ -1,0 +1,21 @@
+//! One module per page.
+
+pub mod faults;
+pub mod feed;
+pub mod files;
+pub mod items;
+pub mod prices;
+pub mod streams;
+pub mod ticker;
+pub mod users;
+
+use leptos::prelude::*;
+
+/// Shows a fetch error the way every page does.
+pub fn error_view(errors: ArcRwSignal<Errors>) -> impl IntoView {
+    view! {
+        <div class="error">
+            {move || errors.get().into_iter().map(|(_, e)| view! { <p>{e.to_string()}</p> }).collect_view()}
+        </div>
+    }
+}
