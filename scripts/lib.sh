@@ -58,27 +58,42 @@ ensure_chromium() {
         || die "apt-get could not install chromium chromium-driver"
 }
 
-# Builds and starts rdc-demo-server in the background; waits until it answers.
+# Builds rdc-demo-server and starts it in the background on port $1 (default
+# $RDC_API_PORT) with any further arguments (e.g. --static dist); waits until it answers.
+SERVER_PIDS=()
 start_api_server() {
-    say "building and starting the API server on $RDC_API_URL"
+    local port=${1:-$RDC_API_PORT}
+    shift || true
+    local url="http://127.0.0.1:$port"
+    say "building and starting the API server on $url $*"
     cargo build -q -p rdc-demo-server || die "the API server did not build"
-    if curl -fsS "$RDC_API_URL/api/health" >/dev/null 2>&1; then
-        die "port $RDC_API_PORT already answers; stop that server or set RDC_API_PORT"
+    if curl -fsS "$url/api/health" >/dev/null 2>&1; then
+        die "port $port already answers; stop that server or set RDC_API_PORT"
     fi
-    "$CARGO_TARGET_DIR/debug/rdc-demo-server" --port "$RDC_API_PORT" &
-    API_SERVER_PID=$!
+    "$CARGO_TARGET_DIR/debug/rdc-demo-server" --port "$port" "$@" &
+    local pid=$!
+    SERVER_PIDS+=("$pid")
     for _ in $(seq 1 100); do
-        curl -fsS "$RDC_API_URL/api/health" >/dev/null 2>&1 && return
-        kill -0 "$API_SERVER_PID" 2>/dev/null || die "the API server exited at start"
+        curl -fsS "$url/api/health" >/dev/null 2>&1 && return
+        kill -0 "$pid" 2>/dev/null || die "the API server exited at start"
         sleep 0.1
     done
-    die "the API server did not answer on $RDC_API_URL within 10 s"
+    die "the API server did not answer on $url within 10 s"
 }
 
 stop_api_server() {
-    if [ -n "${API_SERVER_PID:-}" ]; then
-        kill "$API_SERVER_PID" 2>/dev/null
-        wait "$API_SERVER_PID" 2>/dev/null
-        API_SERVER_PID=""
+    for pid in "${SERVER_PIDS[@]}"; do
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    SERVER_PIDS=()
+}
+
+# playwright-core for the demo's end-to-end test (no browser download: it drives
+# Debian's chromium), pinned by e2e/package-lock.json.
+ensure_e2e_modules() {
+    if [ ! -d e2e/node_modules/playwright-core ]; then
+        say "installing playwright-core for the demo end-to-end test (npm)"
+        (cd e2e && npm ci --no-audit --no-fund) || die "npm could not install e2e/ (is the npm registry reachable?)"
     fi
 }

@@ -46,7 +46,12 @@ pub fn Inspector(controller: SendWrapper<Controller>) -> impl IntoView {
                     </ul>
                     <h3>"In flight"</h3>
                     <ul class="inflight">{controller.inflight_keys().into_iter().map(|k| view! { <li><code>{k}</code></li> }).collect_view()}</ul>
-                    <p class="counts">{format!("listeners: {}, poll timers: {}", controller.listener_count(), controller.poll_timer_count())}</p>
+                    <p class="counts">{format!(
+                        "listeners: {}, poll timers: {}, subscriptions: {}",
+                        controller.listener_count(),
+                        controller.poll_timer_count(),
+                        controller.subscription_count()
+                    )}</p>
                 }
             }}
         </aside>

@@ -81,9 +81,14 @@ impl Controller {
         Some((poll.subscribers.len(), poll.every_ms?))
     }
 
-    /// Number of running poll timers.
+    /// Number of keys being polled (each has one timer, or one poll in flight).
     pub fn poll_timer_count(&self) -> usize {
-        self.inner.polls.borrow().values().filter(|p| p.timer.is_some()).count()
+        self.inner.polls.borrow().len()
+    }
+
+    /// Live subscriptions across all keys.
+    pub fn subscription_count(&self) -> usize {
+        self.inner.polls.borrow().values().map(|p| p.subscribers.len()).sum()
     }
 
     /// Restarts the timer of `key` when its frequency changed (or after a poll).

@@ -1,0 +1,127 @@
+// End-to-end test of the rdc demo: visits every page in Debian's headless Chromium,
+// clicks through create, paginate, download and fault recovery, asserts what the
+// page shows, and saves a screenshot of each page to docs/screenshots/.
+// Usage: node e2e/demo.mjs http://127.0.0.1:PORT   (the demo's dist/ served with the API)
+import { chromium } from 'playwright-core';
+import path from 'path';
+import fs from 'fs';
+import { fileURLToPath } from 'url';
+
+const base = process.argv[2];
+if (!base) { console.error('usage: node e2e/demo.mjs BASE_URL'); process.exit(2); }
+const shots = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'screenshots');
+fs.mkdirSync(shots, { recursive: true });
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+});
+const page = await browser.newPage({ viewport: { width: 1200, height: 760 }, acceptDownloads: true });
+const failures = [];
+page.on('pageerror', (e) => failures.push(`page error: ${e.message}`));
+let passed = 0;
+
+async function check(name, fn) {
+  try {
+    await fn();
+    passed += 1;
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    failures.push(`${name}: ${e.message}`);
+    console.log(`FAIL ${name}: ${e.message}`);
+  }
+}
+
+async function expectText(selector, want, timeout = 5000) {
+  const locator = page.locator(selector);
+  await locator.filter({ hasText: want }).first().waitFor({ timeout });
+}
+
+async function visit(route, shot, ready) {
+  await page.goto(`${base}/#${route}`);
+  await ready();
+  await page.screenshot({ path: path.join(shots, `${shot}.png`) });
+}
+
+await check('users: list from All(User), create appears without refetch', async () => {
+  await visit('/users', 'users', () => expectText('ul.users', 'Ada Lovelace'));
+  const name = `E2E ${Date.now()}`;
+  await page.fill('#new-user', name);
+  await page.click('button[type=submit]');
+  await expectText('ul.users', name);
+  await expectText('.inspector .entities', 'User');
+});
+
+await check('feed: links and posts by attribute and function; unknown passed through', async () => {
+  await visit('/feed', 'feed', () => expectText('ul.by-attribute', 'Rust'));
+  await expectText('ul.by-attribute', 'Normalized caches keep every entity once.');
+  await expectText('ul.raw', 'unknown item');
+  await expectText('ul.by-function', 'Leptos');
+  if ((await page.locator('ul.by-attribute li.unknown').count()) !== 0) throw new Error('All must not list unknown items');
+});
+
+await check('prices: exact decimal and formatted instant', async () => {
+  await visit('/prices', 'prices', () => expectText('dd.decimal', '43250.123456789012345678'));
+  await expectText('dd.instant', '2026-11-25 12:34:56.789 UTC');
+});
+
+await check('streams: the username comes from the URL', async () => {
+  await visit('/streams/shroud', 'streams', () => expectText('dd.username', 'shroud'));
+});
+
+await check('ticker: polls every 2 s while shown, stops when leaving', async () => {
+  await visit('/ticker', 'ticker', () => expectText('dd.trade', '10'));
+  const first = Number(await page.textContent('dd.trade'));
+  await page.waitForTimeout(4300);
+  const later = Number(await page.textContent('dd.trade'));
+  if (later < first + 2) throw new Error(`expected two polls, trade went ${first} -> ${later}`);
+  await expectText('.inspector .counts', 'poll timers: 1');
+  await page.goto(`${base}/#/users`);
+  await expectText('ul.users', 'Ada');
+  const count = async () => (await (await fetch(`${base}/api/products/BTC-USD/ticker/count`)).json()).count;
+  const left = await count();
+  await page.waitForTimeout(4500);
+  const after = await count();
+  if (after !== left) throw new Error(`polls went on after leaving the page: ${left} -> ${after}`);
+});
+
+await check('files: download saved under the server\'s filename', async () => {
+  await visit('/files', 'files', () => page.locator('#download').waitFor());
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  if (download.suggestedFilename() !== 'report-42-✓.txt') throw new Error(`filename ${download.suggestedFilename()}`);
+  await expectText('p.saved', 'report-42-✓.txt');
+});
+
+await check('pages: next and previous follow the Link header', async () => {
+  await visit('/items', 'items', () => expectText('ul.items', 'Item 1'));
+  await page.click('#next');
+  await expectText('ul.items', 'Item 6');
+  await page.click('#next');
+  await expectText('ul.items', 'Item 11');
+  await page.click('#prev');
+  await expectText('ul.items', 'Item 6');
+});
+
+await check('faults: typed errors, stale data under a soft error, recovery by retry', async () => {
+  await visit('/faults', 'faults', () => expectText('p.flaky', 'data:'));
+  await page.click('#fault-500');
+  await expectText('p.probe', 'HTTP 500');
+  await page.click('#fault-malformed');
+  await expectText('p.probe', 'malformed JSON');
+  await page.click('#flaky-fail');
+  await expectText('p.flaky-error', '503');
+  await expectText('p.flaky', 'data:');
+  await page.screenshot({ path: path.join(shots, 'faults-soft-error.png') });
+  await page.click('#flaky-recover');
+  await page.locator('p.flaky-error').filter({ hasText: 'error' }).waitFor({ state: 'detached', timeout: 5000 }).catch(() => {});
+  const error = (await page.textContent('p.flaky-error')) || '';
+  if (error.includes('error')) throw new Error(`error still shown after recovery: ${error}`);
+});
+
+await browser.close();
+console.log(`\ndemo e2e: ${passed} passed, ${failures.length} failed`);
+if (failures.length) {
+  for (const f of failures) console.log(`  ${f}`);
+  process.exit(1);
+}
