@@ -105,6 +105,11 @@ await check('pages: next and previous follow the Link header', async () => {
 
 await check('faults: typed errors, stale data under a soft error, recovery by retry', async () => {
   await visit('/faults', 'faults', () => expectText('p.flaky', 'data:'));
+  await page.click('#boundary-404');
+  await expectText('p.boundary', 'HTTP 404');
+  await page.screenshot({ path: path.join(shots, 'faults-error-boundary.png') });
+  await page.click('#boundary-ok');
+  await expectText('p.boundary-data', 'loaded:');
   await page.click('#fault-500');
   await expectText('p.probe', 'HTTP 500');
   await page.click('#fault-malformed');

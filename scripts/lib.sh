@@ -83,10 +83,17 @@ start_api_server() {
 
 stop_api_server() {
     for pid in "${SERVER_PIDS[@]}"; do
-        kill "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
     done
     SERVER_PIDS=()
+}
+
+# Stops the servers on any exit, keeping the script's own exit status.
+stop_servers_on_exit() {
+    trap 'status=$?; stop_api_server; exit $status' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
 }
 
 # playwright-core for the demo's end-to-end test (no browser download: it drives

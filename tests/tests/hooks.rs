@@ -268,8 +268,16 @@ async fn mounting_and_unmounting_a_thousand_times_leaves_nothing_behind() {
     wait_for_text(&root, 5000, |t| !t.contains("loading") && !t.is_empty()).await;
     show.set(false);
     sleep(20).await;
-    let start = (controller.listener_count(), controller.poll_timer_count(), controller.snapshot().entity_count());
-    assert_eq!(start.1, 0);
+    let counts = || {
+        (
+            controller.listener_count(),
+            controller.poll_timer_count(),
+            controller.retained_count(),
+            controller.snapshot().entity_count(),
+        )
+    };
+    let start = counts();
+    assert_eq!((start.1, start.2), (0, 0));
     for _ in 0..1000 {
         show.set(true);
         leptos::task::tick().await;
@@ -277,6 +285,5 @@ async fn mounting_and_unmounting_a_thousand_times_leaves_nothing_behind() {
         leptos::task::tick().await;
     }
     sleep(50).await;
-    let end = (controller.listener_count(), controller.poll_timer_count(), controller.snapshot().entity_count());
-    assert_eq!(end, start, "(listeners, poll timers, entities) after 1,000 mount/unmount cycles");
+    assert_eq!(counts(), start, "(listeners, poll timers, retained keys, entities) after 1,000 mount/unmount cycles");
 }

@@ -177,3 +177,35 @@ fn plain_results_without_a_schema_are_stored_as_json() {
     tasks.run();
     assert!(c.snapshot().result("GET /blob").is_none());
 }
+
+#[test]
+fn fetch_if_stale_fetches_only_when_needed_and_typed_errors_are_kept() {
+    let (c, time, tasks, server) = setup();
+    let api = users_api(&server);
+    let run = |c: &rdc_core::Controller| {
+        let out = std::rc::Rc::new(std::cell::RefCell::new(None));
+        let slot = out.clone();
+        let fetch = c.fetch_if_stale(&api, json!({}));
+        rdc_core::Spawn::spawn(
+            &tasks,
+            Box::pin(async move { *slot.borrow_mut() = Some(fetch.await.is_ok_and(|o| o.is_some())) }),
+        );
+        tasks.run();
+        out
+    };
+    let first = run(&c);
+    server.borrow_mut().answer("GET /users", Ok(json!([{ "id": "1", "name": "Ada" }])));
+    tasks.run();
+    assert_eq!(*first.borrow(), Some(true), "nothing stored: it fetched");
+    assert_eq!(*run(&c).borrow(), Some(false), "valid: no fetch");
+    assert_eq!(server.borrow().requests.len(), 1);
+    time.advance(60_000);
+    let third = run(&c);
+    assert_eq!(server.borrow().requests.len(), 2, "stale: it fetched");
+    server.borrow_mut().answer("GET /users", Err("500 boom".into()));
+    tasks.run();
+    assert_eq!(*third.borrow(), Some(false));
+    assert_eq!(c.typed_error::<Api>("GET /users"), Some(FetchError::Endpoint("500 boom".into())));
+    time.advance(1_000);
+    assert_eq!(c.typed_error::<Api>("GET /users"), None, "the error expired");
+}

@@ -26,9 +26,23 @@ pub fn DataProvider(
     /// A controller to use instead of a new one (to share or inspect a store).
     #[prop(optional)]
     controller: Option<SendWrapper<Controller>>,
+    /// How often unused, expired data is dropped (default: every 5 minutes).
+    #[prop(default = 300_000)]
+    gc_interval_ms: u64,
 ) -> impl IntoView {
     let controller = controller.map(|c| (*c).clone()).unwrap_or_else(|| Controller::new(Browser, Browser, Browser));
-    provide_context(Context(SendWrapper::new(controller)));
+    provide_context(Context(SendWrapper::new(controller.clone())));
+    // Garbage collection: a sweep every `gc_interval_ms` while mounted.
+    let sweeper = SendWrapper::new(controller);
+    let sweep = set_interval_with_handle(
+        move || {
+            let _ = sweeper.sweep();
+        },
+        std::time::Duration::from_millis(gc_interval_ms),
+    );
+    if let Ok(handle) = sweep {
+        on_cleanup(move || handle.clear());
+    }
     children()
 }
 

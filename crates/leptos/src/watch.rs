@@ -87,12 +87,39 @@ where
         }
     };
     let id = controller.listen(refresh.clone());
+    // The key this reader keeps from garbage collection, while mounted.
+    let retained = Rc::new(std::cell::RefCell::new(None::<String>));
+    let retain = {
+        let controller = controller.clone();
+        let endpoint = endpoint.clone();
+        let retained = Rc::clone(&retained);
+        move |args: Option<&Value>| {
+            let key = args.and_then(|a| endpoint.key(a).ok());
+            let mut held = retained.borrow_mut();
+            if *held != key {
+                if let Some(old) = held.take() {
+                    controller.release(&old);
+                }
+                if let Some(new) = &key {
+                    controller.retain(new);
+                }
+                *held = key;
+            }
+        }
+    };
+    args.with_untracked(|a| retain(a.as_ref()));
     // New args: read again.
     Effect::new(move |_| {
-        args.track();
+        args.with(|a| retain(a.as_ref()));
         refresh();
     });
-    let controller = SendWrapper::new(controller.clone());
-    on_cleanup(move || controller.unlisten(id));
+    let cleanup = SendWrapper::new((controller.clone(), retained));
+    on_cleanup(move || {
+        let (controller, retained) = &*cleanup;
+        controller.unlisten(id);
+        if let Some(key) = retained.borrow_mut().take() {
+            controller.release(&key);
+        }
+    });
     state
 }

@@ -44,9 +44,32 @@ pub fn Faults() -> impl IntoView {
             refetch.fetch(&flaky(), json!({}), None).await.map(|_| ()).map_err(|e| e.to_string())
         }
     });
+    let status = RwSignal::new(None::<u16>);
+    let answer = rdc::leptos::use_suspense_optional::<_, Value>(
+        RestEndpoint::get("/status/:code").url_prefix("/api"),
+        Signal::derive(move || status.get().map(|code| json!({ "code": code }))),
+    );
     view! {
         <section>
             <h2>"Faults"</h2>
+            <h3>"Error boundary"</h3>
+            <div class="buttons">
+                <button id="boundary-404" on:click=move |_| status.set(Some(404))>"Load a 404"</button>
+                <button id="boundary-503" on:click=move |_| status.set(Some(503))>"Load a 503"</button>
+                <button id="boundary-ok" on:click=move |_| status.set(Some(200))>"Retry with a 200"</button>
+            </div>
+            <ErrorBoundary fallback=|errors| view! {
+                <p class="error boundary">{move || errors.get().into_iter().map(|(_, e)| format!("caught: {e}")).collect::<String>()}</p>
+            }>
+                <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                    <p class="boundary-data">
+                        {move || Suspend::new(async move {
+                            answer.await.map(|v| v.map(|v| format!("loaded: {v}")).unwrap_or_else(|| "nothing requested".into()))
+                        })}
+                    </p>
+                </Suspense>
+            </ErrorBoundary>
+            <h3>"Probes"</h3>
             <div class="buttons">
                 <button id="fault-500" on:click=move |_| probe.run.run("/status/500")>"HTTP 500"</button>
                 <button id="fault-404" on:click=move |_| probe.run.run("/status/404")>"HTTP 404"</button>

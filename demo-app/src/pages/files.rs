@@ -4,13 +4,15 @@ use leptos::prelude::*;
 use rdc::leptos::{use_controller, use_loading};
 use rdc::rest::Body;
 use serde_json::json;
-use wasm_bindgen::JsCast;
 
 use crate::api::download;
 
 /// Saves a blob through a temporary `<a download>` link.
-fn save(blob: &web_sys::Blob, filename: &str) -> Result<(), String> {
+#[cfg(target_arch = "wasm32")]
+fn save(blob: &rdc::rest::Blob, filename: &str) -> Result<(), String> {
+    let blob = blob.as_web();
     let url = web_sys::Url::create_object_url_with_blob(blob).map_err(|e| format!("{e:?}"))?;
+    use wasm_bindgen::JsCast;
     let anchor: web_sys::HtmlAnchorElement =
         document().create_element("a").map_err(|e| format!("{e:?}"))?.unchecked_into();
     anchor.set_href(&url);
@@ -18,6 +20,12 @@ fn save(blob: &web_sys::Blob, filename: &str) -> Result<(), String> {
     anchor.click();
     let _ = web_sys::Url::revoke_object_url(&url);
     Ok(())
+}
+
+/// Native builds (checks, tests) have no browser to save into.
+#[cfg(not(target_arch = "wasm32"))]
+fn save(_blob: &rdc::rest::Blob, _filename: &str) -> Result<(), String> {
+    Err("saving a file needs a browser".to_owned())
 }
 
 #[component]
@@ -30,7 +38,7 @@ pub fn Files() -> impl IntoView {
         async move {
             match request.await.map_err(|e| e.to_string())? {
                 Body::File(file) => {
-                    save(file.blob.as_web(), &file.filename)?;
+                    save(&file.blob, &file.filename)?;
                     saved.set(Some((file.filename, file.blob.size() as f64)));
                     Ok(())
                 }
