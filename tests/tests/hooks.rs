@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use common::*;
 use leptos::prelude::*;
-use rdc::leptos::{new_controller, use_live, use_suspense, DataProvider};
+use rdc::leptos::{new_controller, use_entity, use_live, use_suspense, DataProvider};
 use rdc_e2e::{api_url, mount_point, sleep, wait_for_text};
 use serde_json::json;
 use wasm_bindgen_test::*;
@@ -286,4 +286,59 @@ async fn mounting_and_unmounting_a_thousand_times_leaves_nothing_behind() {
     }
     sleep(50).await;
     assert_eq!(counts(), start, "(listeners, poll timers, retained keys, entities) after 1,000 mount/unmount cycles");
+}
+
+#[component]
+fn Row(id: String, renders: Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>) -> impl IntoView {
+    let user = use_entity::<User>(id.clone());
+    move || {
+        *renders.lock().unwrap().entry(id.clone()).or_insert(0) += 1;
+        user.get().map(|u| format!("<{}>", u.name))
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_list_re_renders_only_the_row_whose_entity_changed() {
+    let root = mount_point();
+    let controller = new_controller();
+    let c = controller.clone();
+    let renders = Arc::new(std::sync::Mutex::new(std::collections::HashMap::<String, usize>::new()));
+    let r = Arc::clone(&renders);
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        let r = Arc::clone(&r);
+        view! {
+            <DataProvider controller=c.clone()>
+                {
+                    let users = use_suspense::<_, Vec<User>>(list_users(), json!({}));
+                    // The rows' keys come from the list; each row reads its own entity.
+                    let ids = move || {
+                        users.get().and_then(Result::ok).map(|u| u.iter().map(|u| u.id.clone()).collect::<Vec<_>>()).unwrap_or_default()
+                    };
+                    view! {
+                        <Suspense fallback=|| "loading">
+                            <For each=ids key=|id| id.clone() let:id>
+                                <Row id=id renders=Arc::clone(&r)/>
+                            </For>
+                        </Suspense>
+                    }
+                }
+            </DataProvider>
+        }
+    });
+    wait_for_text(&root, 5000, |t| t.contains("<Alan Turing>")).await;
+    sleep(100).await;
+    let before = renders.lock().unwrap().clone();
+    controller.set(&<User as rdc::core::Entity>::schema(), json!({ "id": "u3", "name": "Alan M. Turing" })).unwrap();
+    let text = wait_for_text(&root, 2000, |t| t.contains("<Alan M. Turing>")).await;
+    assert!(text.contains("<Alan M. Turing>"), "{text}");
+    sleep(100).await;
+    let after = renders.lock().unwrap().clone();
+    assert_eq!(
+        after.get("u3"),
+        before.get("u3").map(|n| n + 1).as_ref(),
+        "the changed row rendered once more: {before:?} -> {after:?}"
+    );
+    for id in ["u1", "u2"] {
+        assert_eq!(after.get(id), before.get(id), "row {id} did not re-render: {before:?} -> {after:?}");
+    }
 }

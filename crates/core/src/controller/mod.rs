@@ -468,6 +468,15 @@ impl Controller {
         self.with_state(|state| self.inner.memo.borrow_mut().read::<T>(state, memo_key, schema, &Value::Null))
     }
 
+    /// Reads entity `E` with primary key `pk` straight from the store (whichever
+    /// endpoint brought it); the same `Arc` while it is unchanged.
+    ///
+    /// # Errors
+    /// When the stored entity does not fit `E`.
+    pub fn entity<E: crate::Entity>(&self, pk: &str) -> Result<Option<Arc<E>>, ReadError> {
+        self.with_state(|state| self.inner.memo.borrow_mut().entity::<E>(state, pk))
+    }
+
     /// Marks `endpoint`'s data for `args` invalid: readers fetch again.
     pub fn invalidate<E: Endpoint>(&self, endpoint: &E, args: &Value) {
         if let Ok(key) = endpoint.key(args) {

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use rdc_core::{Endpoint, FetchError, Schema};
+use rdc_core::{Endpoint, Entity, FetchError, Schema};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -87,26 +87,59 @@ where
     T: DeserializeOwned + Send + Sync + 'static,
 {
     let controller = use_controller();
-    let read = {
-        let controller = controller.clone();
-        move || controller.query::<T>(memo_key, &schema).ok().flatten()
-    };
+    let reader = controller.clone();
+    let (state, _) = follow(&controller, move || reader.query::<T>(memo_key, &schema).ok().flatten());
+    Signal::derive(move || state.get())
+}
+
+/// One entity by primary key, straight from the store; never fetches. Use it in
+/// list rows (`<For>` keyed by pk) so that a changed entity re-renders only its row.
+///
+/// ```no_run
+/// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+/// let user = rdc_leptos::use_entity::<User>("u1".to_string());
+/// # let _ = user;
+/// ```
+pub fn use_entity<E: Entity>(pk: impl Into<Signal<String>>) -> Signal<Option<Arc<E>>> {
+    let pk: Signal<String> = pk.into();
+    let controller = use_controller();
+    let reader = controller.clone();
+    let (state, refresh) = follow(&controller, move || pk.with_untracked(|pk| reader.entity::<E>(pk).ok().flatten()));
+    // A new pk: read again.
+    Effect::new(move |_| {
+        pk.track();
+        refresh();
+    });
+    Signal::derive(move || state.get())
+}
+
+fn same_arc<T>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// A signal of `read()`, recomputed after each store change and set only when
+/// the `Arc` changed; also returns the refresh for other triggers. Unlistens on cleanup.
+fn follow<T: Send + Sync + 'static>(
+    controller: &rdc_core::Controller,
+    read: impl Fn() -> Option<Arc<T>> + 'static,
+) -> (ArcRwSignal<Option<Arc<T>>>, std::rc::Rc<dyn Fn()>) {
     let state = ArcRwSignal::new(read());
-    let id = {
+    let refresh: std::rc::Rc<dyn Fn()> = {
         let state = state.clone();
-        controller.listen(move || {
+        std::rc::Rc::new(move || {
             let next = read();
-            let same = state.with_untracked(|current| match (current, &next) {
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                (None, None) => true,
-                _ => false,
-            });
-            if !same {
+            if !state.with_untracked(|current| same_arc(current, &next)) {
                 state.set(next);
             }
         })
     };
-    let controller = SendWrapper::new(controller);
+    let listener = std::rc::Rc::clone(&refresh);
+    let id = controller.listen(move || listener());
+    let controller = SendWrapper::new(controller.clone());
     on_cleanup(move || controller.unlisten(id));
-    Signal::derive(move || state.get())
+    (state, refresh)
 }
