@@ -123,11 +123,11 @@ impl<'a> Normalizer<'a> {
 
     /// Normalizes one schema'd member of an object in place; an absent member stays absent.
     fn member(&mut self, mut map: Object, name: &str, schema: &Schema) -> Result<Object, NormalizeError> {
-        let Some(item) = map.remove(name) else { return Ok(map) };
+        let Some((owned_name, item)) = map.remove_entry(name) else { return Ok(map) };
         let parent = Value::Object(map);
         let normalized = self.with_segment(format_args!(".{name}"), |n| n.normalize(schema, item, &parent, name))?;
         let Value::Object(mut map) = parent else { unreachable!("parent was built as an object above") };
-        map.insert(name.to_owned(), normalized);
+        map.insert(owned_name, normalized);
         Ok(map)
     }
 
