@@ -32,10 +32,32 @@ async fn send(request: HttpRequest) -> Result<HttpResponse, String> {
     if let Some(body) = &request.body {
         init.set_body(&JsValue::from_str(body));
     }
-    let js_request = web_sys::Request::new_with_str_and_init(&request.url, &init).map_err(js_error)?;
     let window = web_sys::window().ok_or("no window: the browser client needs a page")?;
-    let response: web_sys::Response =
-        JsFuture::from(window.fetch_with_request(&js_request)).await.map_err(js_error)?.unchecked_into();
+    // A timeout aborts the request through an AbortController.
+    let mut timer = None;
+    if let Some(ms) = request.timeout_ms {
+        let controller = web_sys::AbortController::new().map_err(js_error)?;
+        init.set_signal(Some(&controller.signal()));
+        let abort = wasm_bindgen::closure::Closure::once_into_js(move || controller.abort());
+        let delay = i32::try_from(ms).unwrap_or(i32::MAX);
+        timer = window.set_timeout_with_callback_and_timeout_and_arguments_0(abort.unchecked_ref(), delay).ok();
+    }
+    let js_request = web_sys::Request::new_with_str_and_init(&request.url, &init).map_err(js_error)?;
+    let sent = JsFuture::from(window.fetch_with_request(&js_request)).await;
+    if let Some(handle) = timer {
+        window.clear_timeout_with_handle(handle);
+    }
+    let response: web_sys::Response = match sent {
+        Ok(response) => response.unchecked_into(),
+        Err(error) => {
+            let aborted = error.dyn_ref::<js_sys::Error>().is_some_and(|e| e.name() == "AbortError")
+                || error.dyn_ref::<web_sys::DomException>().is_some_and(|e| e.name() == "AbortError");
+            return Err(match (aborted, request.timeout_ms) {
+                (true, Some(ms)) => format!("timed out after {ms} ms"),
+                _ => js_error(error),
+            });
+        }
+    };
     let mut headers = Vec::new();
     if let Ok(Some(iter)) = js_sys::try_iter(&response.headers()) {
         for entry in iter.flatten() {

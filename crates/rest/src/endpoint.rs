@@ -178,6 +178,7 @@ struct Options {
     error_policy: ErrorPolicy,
     headers: Vec<(String, String)>,
     dynamic_headers: Option<HeadersFn>,
+    timeout: Option<Duration>,
     client: Option<Arc<dyn HttpClient>>,
     optimistic: Option<OptimisticFn>,
     request_init: RequestInitFn,
@@ -236,6 +237,7 @@ impl RestEndpoint {
                 error_policy: ErrorPolicy::Auto,
                 headers: Vec::new(),
                 dynamic_headers: None,
+                timeout: None,
                 client: None,
                 optimistic: None,
                 request_init: Arc::new(default_request_init),
@@ -310,6 +312,12 @@ impl RestEndpoint {
     /// Adds a static header to every request.
     pub fn header(&self, name: &str, value: &str) -> RestEndpoint {
         self.with(|o| o.headers.push((name.to_owned(), value.to_owned())))
+    }
+
+    /// Aborts a request that has not answered after `timeout` (the browser client
+    /// uses an `AbortController`); the error is a [`RestError::Transport`].
+    pub fn timeout(&self, timeout: Duration) -> RestEndpoint {
+        self.with(|o| o.timeout = Some(timeout))
     }
 
     /// Computes headers per request (e.g. an auth token).
@@ -501,7 +509,8 @@ impl RestEndpoint {
         for (name, value) in &headers {
             check_header(&self.name(), name, value)?;
         }
-        Ok(HttpRequest { method: init.method, url, headers, body: init.body })
+        let timeout_ms = self.options.timeout.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
+        Ok(HttpRequest { method: init.method, url, headers, body: init.body, timeout_ms })
     }
 }
 

@@ -18,6 +18,8 @@ pub struct HttpRequest {
     pub headers: Vec<(String, String)>,
     /// The body, if any.
     pub body: Option<String>,
+    /// Give up (abort the request) after this many milliseconds.
+    pub timeout_ms: Option<u64>,
 }
 
 impl HttpRequest {

@@ -105,3 +105,19 @@ async fn a_refused_connection_is_a_transport_error() {
     let err = run(&e, json!({}), None).await.unwrap_err();
     assert!(matches!(err, RestError::Transport { .. }), "{err:?}");
 }
+
+#[wasm_bindgen_test]
+async fn a_slow_response_past_the_timeout_is_aborted() {
+    let e = endpoint("GET", "/slow").timeout(std::time::Duration::from_millis(200));
+    let err = run(&e, json!({ "ms": 3000 }), None).await.unwrap_err();
+    match err {
+        RestError::Transport { message, endpoint, .. } => {
+            assert_eq!(message, "timed out after 200 ms");
+            assert_eq!(endpoint, "GET /slow");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Within the timeout it answers.
+    let ok = run(&e.timeout(std::time::Duration::from_secs(5)), json!({ "ms": 10 }), None).await.unwrap();
+    assert_eq!(ok.json().unwrap()["slept_ms"], 10);
+}
