@@ -33,8 +33,8 @@ mod schema;
 mod store;
 
 pub use controller::{
-    expiry_status, Clock, Controller, Endpoint, ExpiryStatus, FakeTime, FetchError, LocalFuture, LocalTasks, Policy,
-    Read, Spawn, Subscription, Timers,
+    expiry_status, Abort, Clock, Controller, Endpoint, ExpiryStatus, FakeTime, FetchError, LocalFuture, LocalTasks,
+    Policy, Read, Spawn, Subscription, Timers,
 };
 pub use error::{NormalizeError, ReadError};
 pub use rdc_macros::Entity;

@@ -209,3 +209,20 @@ fn fetch_if_stale_fetches_only_when_needed_and_typed_errors_are_kept() {
     time.advance(1_000);
     assert_eq!(c.typed_error::<Api>("GET /users"), None, "the error expired");
 }
+
+#[test]
+fn a_cancelled_fetch_resolves_aborted_and_stores_nothing() {
+    let (c, _time, tasks, server) = setup();
+    let api = users_api(&server);
+    let out = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let slot = out.clone();
+    let (fetch, abort) = c.fetch_cancellable(&api, json!({}), None);
+    rdc_core::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(fetch.await) }));
+    tasks.run();
+    assert!(!c.is_fetching("GET /users"), "cancellable requests are not shared");
+    abort.abort();
+    server.borrow_mut().answer("GET /users", Ok(json!([{ "id": "1", "name": "Late" }])));
+    tasks.run();
+    assert_eq!(out.borrow().clone().unwrap(), Err(FetchError::Aborted));
+    assert_eq!(c.snapshot().entity_count(), 0);
+}

@@ -33,14 +33,22 @@ async fn send(request: HttpRequest) -> Result<HttpResponse, String> {
         init.set_body(&JsValue::from_str(body));
     }
     let window = web_sys::window().ok_or("no window: the browser client needs a page")?;
-    // A timeout aborts the request through an AbortController.
+    // A timeout or an abort handle cancels the request through an AbortController.
     let mut timer = None;
-    if let Some(ms) = request.timeout_ms {
+    if request.timeout_ms.is_some() || request.abort.is_some() {
         let controller = web_sys::AbortController::new().map_err(js_error)?;
         init.set_signal(Some(&controller.signal()));
-        let abort = wasm_bindgen::closure::Closure::once_into_js(move || controller.abort());
-        let delay = i32::try_from(ms).unwrap_or(i32::MAX);
-        timer = window.set_timeout_with_callback_and_timeout_and_arguments_0(abort.unchecked_ref(), delay).ok();
+        if let Some(ms) = request.timeout_ms {
+            let by_timer = controller.clone();
+            let abort = wasm_bindgen::closure::Closure::once_into_js(move || by_timer.abort());
+            let delay = i32::try_from(ms).unwrap_or(i32::MAX);
+            timer = window.set_timeout_with_callback_and_timeout_and_arguments_0(abort.unchecked_ref(), delay).ok();
+        }
+        if let Some(abort) = &request.abort {
+            // The browser is one thread; the handle only needs to look Send.
+            let controller = send_wrapper::SendWrapper::new(controller);
+            abort.on_abort(move || controller.abort());
+        }
     }
     let js_request = web_sys::Request::new_with_str_and_init(&request.url, &init).map_err(js_error)?;
     let sent = JsFuture::from(window.fetch_with_request(&js_request)).await;
@@ -52,8 +60,10 @@ async fn send(request: HttpRequest) -> Result<HttpResponse, String> {
         Err(error) => {
             let aborted = error.dyn_ref::<js_sys::Error>().is_some_and(|e| e.name() == "AbortError")
                 || error.dyn_ref::<web_sys::DomException>().is_some_and(|e| e.name() == "AbortError");
-            return Err(match (aborted, request.timeout_ms) {
-                (true, Some(ms)) => format!("timed out after {ms} ms"),
+            let cancelled = request.abort.as_ref().is_some_and(rdc_core::Abort::is_aborted);
+            return Err(match (aborted, cancelled, request.timeout_ms) {
+                (true, true, _) => "aborted".to_owned(),
+                (true, false, Some(ms)) => format!("timed out after {ms} ms"),
                 _ => js_error(error),
             });
         }

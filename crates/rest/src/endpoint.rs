@@ -482,11 +482,27 @@ impl RestEndpoint {
         args: &Args,
         body: Option<Value>,
     ) -> LocalBoxFuture<'static, Result<Body, RestError>> {
+        self.fetch_with_abort(client, args, body, None)
+    }
+
+    /// [`RestEndpoint::fetch`], cancelled when `abort` fires (the browser client
+    /// aborts the `fetch`; the error is a [`RestError::Transport`] saying so).
+    ///
+    /// # Errors
+    /// As [`RestEndpoint::fetch`].
+    pub fn fetch_with_abort(
+        &self,
+        client: Arc<dyn HttpClient>,
+        args: &Args,
+        body: Option<Value>,
+        abort: Option<rdc_core::Abort>,
+    ) -> LocalBoxFuture<'static, Result<Body, RestError>> {
         let endpoint = self.clone();
         let args = args.clone();
         let prepared = self.prepare(&args, body);
         Box::pin(async move {
-            let request = prepared?;
+            let mut request = prepared?;
+            request.abort = abort;
             let options = Arc::clone(&endpoint.options);
             let response = (options.fetch_response)(endpoint.clone(), client, request).await?;
             let parsed = (options.parse_response)(endpoint.clone(), response).await?;
@@ -510,7 +526,7 @@ impl RestEndpoint {
             check_header(&self.name(), name, value)?;
         }
         let timeout_ms = self.options.timeout.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
-        Ok(HttpRequest { method: init.method, url, headers, body: init.body, timeout_ms })
+        Ok(HttpRequest { method: init.method, url, headers, body: init.body, timeout_ms, abort: None })
     }
 }
 
@@ -546,21 +562,27 @@ impl rdc_core::Endpoint for RestEndpoint {
     }
 
     fn fetch(&self, args: &Value, body: Option<Value>) -> rdc_core::LocalFuture<Result<Body, RestError>> {
-        let client = match &self.options.client {
-            Some(client) => Arc::clone(client),
-            None => match default_client() {
-                Some(client) => client,
-                None => {
-                    let error = RestError::Transport {
-                        endpoint: self.name(),
-                        url: self.url(&args_of(args)).unwrap_or_default(),
-                        message: "no HTTP client: set one with RestEndpoint::client".to_owned(),
-                    };
-                    return Box::pin(async move { Err(error) });
-                }
-            },
+        self.fetch_abortable(args, body, rdc_core::Abort::default())
+    }
+
+    fn fetch_abortable(
+        &self,
+        args: &Value,
+        body: Option<Value>,
+        abort: rdc_core::Abort,
+    ) -> rdc_core::LocalFuture<Result<Body, RestError>> {
+        let client = match self.options.client.clone().or_else(default_client) {
+            Some(client) => client,
+            None => {
+                let error = RestError::Transport {
+                    endpoint: self.name(),
+                    url: self.url(&args_of(args)).unwrap_or_default(),
+                    message: "no HTTP client: set one with RestEndpoint::client".to_owned(),
+                };
+                return Box::pin(async move { Err(error) });
+            }
         };
-        RestEndpoint::fetch(self, client, &args_of(args), body)
+        self.fetch_with_abort(client, &args_of(args), body, Some(abort))
     }
 
     fn storable(output: &Body) -> Option<Value> {

@@ -20,6 +20,8 @@ pub struct HttpRequest {
     pub body: Option<String>,
     /// Give up (abort the request) after this many milliseconds.
     pub timeout_ms: Option<u64>,
+    /// Cancels the request when it fires.
+    pub abort: Option<rdc_core::Abort>,
 }
 
 impl HttpRequest {

@@ -121,3 +121,16 @@ async fn a_slow_response_past_the_timeout_is_aborted() {
     let ok = run(&e.timeout(std::time::Duration::from_secs(5)), json!({ "ms": 10 }), None).await.unwrap();
     assert_eq!(ok.json().unwrap()["slept_ms"], 10);
 }
+
+#[wasm_bindgen_test]
+async fn an_aborted_request_is_cancelled_in_the_browser() {
+    let abort = rdc_core::Abort::default();
+    abort.abort();
+    let e = endpoint("GET", "/slow");
+    let args = json!({ "ms": 2000 }).as_object().cloned().unwrap();
+    let err = e.fetch_with_abort(Arc::new(BrowserClient), &args, None, Some(abort)).await.unwrap_err();
+    match err {
+        RestError::Transport { message, .. } => assert_eq!(message, "aborted"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -63,6 +63,17 @@ pub trait Endpoint: 'static {
     /// Sends the request.
     fn fetch(&self, args: &Value, body: Option<Value>) -> LocalFuture<Result<Self::Output, Self::Error>>;
 
+    /// Sends the request, cancelling it when `abort` fires. The default ignores
+    /// `abort` (the controller still drops the late result).
+    fn fetch_abortable(
+        &self,
+        args: &Value,
+        body: Option<Value>,
+        _abort: super::Abort,
+    ) -> LocalFuture<Result<Self::Output, Self::Error>> {
+        self.fetch(args, body)
+    }
+
     /// The JSON to store for an output (`None`: not stored, e.g. a blob).
     fn storable(output: &Self::Output) -> Option<Value>;
 

@@ -2,6 +2,7 @@
 //! identical reads, tracks expiry and errors, polls, shows optimistic updates and
 //! collects garbage. Framework free: time, timers and spawning are injected.
 
+mod abort;
 mod clock;
 mod endpoint;
 mod expiry;
@@ -17,6 +18,7 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub use abort::Abort;
 pub use clock::{Clock, FakeTime, Timers};
 pub use endpoint::{Endpoint, LocalFuture, Policy};
 pub use expiry::{expiry_status, ExpiryStatus};
@@ -38,6 +40,8 @@ pub enum FetchError<E> {
     Normalize(NormalizeError),
     /// The store was reset while the request was in flight; its result was dropped.
     Reset,
+    /// The request was cancelled (e.g. newer args replaced it); nothing was stored.
+    Aborted,
 }
 
 impl<E: std::fmt::Display> std::fmt::Display for FetchError<E> {
@@ -46,6 +50,7 @@ impl<E: std::fmt::Display> std::fmt::Display for FetchError<E> {
             FetchError::Endpoint(e) => e.fmt(f),
             FetchError::Normalize(e) => e.fmt(f),
             FetchError::Reset => f.write_str("the store was reset while this request was in flight"),
+            FetchError::Aborted => f.write_str("the request was cancelled"),
         }
     }
 }
@@ -260,9 +265,29 @@ impl Controller {
         }
         // The request runs as its own task: a caller that stops waiting (an
         // unmounted component, a re-run read) never strands the other waiters.
-        let work = self.request(endpoint.clone(), key, args, body, Rc::clone(&shared));
+        let work = self.request(endpoint.clone(), key, args, body, Rc::clone(&shared), None);
         self.inner.spawner.spawn(work);
         Box::pin(async move { downcast::<E>(Wait(shared).await) })
+    }
+
+    /// Like [`Controller::fetch`], but cancellable with the returned [`Abort`]: it
+    /// never joins or is joined by other requests, and once aborted it resolves to
+    /// [`FetchError::Aborted`] and stores nothing.
+    pub fn fetch_cancellable<E: Endpoint + Clone>(
+        &self,
+        endpoint: &E,
+        args: Value,
+        body: Option<Value>,
+    ) -> (LocalFuture<Result<E::Output, FetchError<E::Error>>>, Abort) {
+        let abort = Abort::default();
+        let key = match endpoint.key(&args) {
+            Ok(key) => key,
+            Err(error) => return (Box::pin(async move { Err(FetchError::Endpoint(error)) }), abort),
+        };
+        let shared = Rc::new(Shared::default());
+        let work = self.request(endpoint.clone(), key, args, body, Rc::clone(&shared), Some(abort.clone()));
+        self.inner.spawner.spawn(work);
+        (Box::pin(async move { downcast::<E>(Wait(shared).await) }), abort)
     }
 
     /// Sends one request, applies its optimistic layer meanwhile, settles the
@@ -274,6 +299,7 @@ impl Controller {
         args: Value,
         body: Option<Value>,
         shared: Rc<Shared>,
+        abort: Option<Abort>,
     ) -> LocalFuture<()> {
         let this = self.clone();
         Box::pin(async move {
@@ -297,7 +323,10 @@ impl Controller {
                 }
                 None => None,
             };
-            let result = endpoint.fetch(&args, body).await;
+            let result = match &abort {
+                Some(abort) => endpoint.fetch_abortable(&args, body, abort.clone()).await,
+                None => endpoint.fetch(&args, body).await,
+            };
             if !policy.mutation {
                 let mut inflight = this.inner.inflight.borrow_mut();
                 if inflight.get(&key).is_some_and(|s| Rc::ptr_eq(s, &shared)) {
@@ -309,6 +338,8 @@ impl Controller {
             }
             let outcome = if epoch != this.inner.epoch.get() {
                 Err(FetchError::Reset)
+            } else if abort.as_ref().is_some_and(Abort::is_aborted) {
+                Err(FetchError::Aborted)
             } else {
                 this.settle(&endpoint, &key, &args, fetched_at, result)
             };
