@@ -342,3 +342,36 @@ async fn a_list_re_renders_only_the_row_whose_entity_changed() {
         assert_eq!(after.get(id), before.get(id), "row {id} did not re-render: {before:?} -> {after:?}");
     }
 }
+
+#[wasm_bindgen_test]
+async fn use_cancelling_aborts_the_request_for_old_args() {
+    use rdc::leptos::use_cancelling;
+    let root = mount_point();
+    let controller = new_controller();
+    let c = controller.clone();
+    let ms = RwSignal::new(4000u64);
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        view! {
+            <DataProvider controller=c.clone()>
+                {
+                    let slow = use_cancelling::<_, serde_json::Value>(api("GET", "/slow"), Signal::derive(move || json!({ "ms": ms.get() })));
+                    view! {
+                        <Suspense fallback=|| "waiting">
+                            {move || Suspend::new(async move { slow.await.map(|v| format!("slept {}", v["slept_ms"])) })}
+                        </Suspense>
+                    }
+                }
+            </DataProvider>
+        }
+    });
+    wait_for_text(&root, 1000, |t| t.contains("waiting")).await;
+    sleep(50).await;
+    ms.set(10);
+    let text = wait_for_text(&root, 3000, |t| t.contains("slept 10")).await;
+    assert!(text.contains("slept 10"), "the new args answered without waiting for the old request: {text}");
+    // Past the time the first answer would have come.
+    sleep(4500).await;
+    let slow_key = api("GET", "/slow").key(json!({ "ms": 4000 }).as_object().unwrap()).unwrap();
+    assert!(controller.snapshot().result(&slow_key).is_none(), "the aborted request stored nothing");
+    assert!(root.text_content().unwrap_or_default().contains("slept 10"));
+}

@@ -12,7 +12,7 @@ mod provider;
 mod watch;
 
 pub use hooks::{
-    use_cache, use_dle, use_entity, use_live, use_loading, use_query, use_subscription, use_suspense,
+    use_cache, use_cancelling, use_dle, use_entity, use_live, use_loading, use_query, use_subscription, use_suspense,
     use_suspense_optional, Dle, Loading,
 };
 pub use platform::Browser;

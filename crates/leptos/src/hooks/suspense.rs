@@ -1,9 +1,11 @@
 //! `use_suspense`: data for `<Suspense>` / `<ErrorBoundary>`.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use rdc_core::{Controller, Endpoint, ExpiryStatus, FetchError};
+use rdc_core::{Abort, Controller, Endpoint, ExpiryStatus, FetchError, LocalFuture};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -53,7 +55,88 @@ where
     AsyncDerived::new_unsync(move || {
         let args = args.get();
         state.track();
-        resolve::<E, T>((*controller).clone(), endpoint.clone(), args)
+        resolve::<E, T>((*controller).clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None))
+    })
+}
+
+/// Like [`use_suspense`], but a request for args that are no longer wanted is
+/// aborted as soon as the args change (the browser cancels its `fetch`), so a slow
+/// answer for stale args never lands in the store. For search-as-you-type.
+///
+/// ```no_run
+/// # use leptos::prelude::*;
+/// # use rdc_rest::RestEndpoint;
+/// let query = RwSignal::new("ru".to_string());
+/// let results = rdc_leptos::use_cancelling::<_, serde_json::Value>(
+///     RestEndpoint::get("/api/search"),
+///     Signal::derive(move || serde_json::json!({ "q": query.get() })),
+/// );
+/// # let _ = results;
+/// ```
+pub fn use_cancelling<E, T>(endpoint: E, args: impl Into<Signal<Value>>) -> AsyncDerived<DataResult<T, E>, LocalStorage>
+where
+    E: Endpoint + Clone,
+    E::Error: Send + Sync,
+    T: DeserializeOwned + Send + Sync + 'static,
+{
+    let args: Signal<Value> = args.into();
+    let optional = Signal::derive(move || Some(args.get()));
+    let controller = use_controller();
+    let state = watch::<E, T>(&controller, &endpoint, optional);
+    let controller = SendWrapper::new(controller);
+    // The one request this hook has in flight, by key.
+    let pending: Rc<RefCell<Option<(String, Abort)>>> = Rc::default();
+    // Args changed: abort the request for the old ones at once (an async read
+    // re-runs only after its current future settles).
+    {
+        let pending = Rc::clone(&pending);
+        let endpoint = endpoint.clone();
+        Effect::new(move |_| {
+            let key = args.with(|a| endpoint.key(a).ok());
+            let stale = pending.borrow_mut().take_if(|(k, _)| Some(&*k) != key.as_ref());
+            if let Some((_, abort)) = stale {
+                abort.abort();
+            }
+        });
+    }
+    let on_unmount = SendWrapper::new(Rc::clone(&pending));
+    on_cleanup(move || {
+        if let Some((_, abort)) = on_unmount.borrow_mut().take() {
+            abort.abort();
+        }
+    });
+    AsyncDerived::new_unsync(move || {
+        args.track();
+        state.track();
+        let (controller, endpoint, pending) = ((*controller).clone(), endpoint.clone(), Rc::clone(&pending));
+        async move {
+            loop {
+                // Always the latest args: a read whose request was cancelled because
+                // the args changed goes on with the new ones.
+                let current = args.get_untracked();
+                let key = endpoint.key(&current).ok();
+                let tracked = Rc::clone(&pending);
+                let result = resolve::<E, T>(
+                    controller.clone(),
+                    endpoint.clone(),
+                    current,
+                    move |controller, endpoint, args| {
+                        let key = endpoint.key(&args).unwrap_or_default();
+                        let (fetch, abort) = controller.fetch_cancellable(endpoint, args, None);
+                        if let Some((_, old)) = tracked.borrow_mut().replace((key, abort)) {
+                            old.abort();
+                        }
+                        fetch
+                    },
+                )
+                .await;
+                let moved_on = args.with_untracked(|a| endpoint.key(a).ok()) != key;
+                match result {
+                    Err(FetchError::Aborted) if moved_on => continue,
+                    other => return other,
+                }
+            }
+        }
     })
 }
 
@@ -74,7 +157,8 @@ where
     AsyncDerived::new_unsync(move || {
         let args = args.get();
         state.track();
-        let resolved = args.map(|args| resolve::<E, T>((*controller).clone(), endpoint.clone(), args));
+        let resolved = args
+            .map(|args| resolve::<E, T>((*controller).clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None)));
         async move {
             match resolved {
                 Some(fut) => fut.await.map(Some),
@@ -89,6 +173,7 @@ fn resolve<E, T>(
     controller: Controller,
     endpoint: E,
     args: Value,
+    fetch: impl FnOnce(&Controller, &E, Value) -> LocalFuture<Result<E::Output, FetchError<E::Error>>> + 'static,
 ) -> impl std::future::Future<Output = DataResult<T, E>>
 where
     E: Endpoint + Clone,
@@ -121,7 +206,7 @@ where
                 return Err(error);
             }
         }
-        controller.fetch(&endpoint, args.clone(), None).await?;
+        fetch(&controller, &endpoint, args.clone()).await?;
         let after = snapshot::<E, T>(&controller, &endpoint, Some(&args));
         match after.data {
             Some(data) => Ok(data),
