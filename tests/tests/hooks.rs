@@ -375,3 +375,18 @@ async fn use_cancelling_aborts_the_request_for_old_args() {
     assert!(controller.snapshot().result(&slow_key).is_none(), "the aborted request stored nothing");
     assert!(root.text_content().unwrap_or_default().contains("slept 10"));
 }
+
+#[wasm_bindgen_test]
+async fn a_blob_download_through_the_controller_yields_the_filename() {
+    let controller = new_controller();
+    let download = rdc::rest::recipes::file_download(&api("GET", "/files/:id/download"));
+    match controller.fetch(&download, json!({ "id": "7" }), None).await.unwrap() {
+        rdc::rest::Body::File(file) => {
+            assert_eq!(file.filename, "report-7-✓.txt");
+            assert_eq!(file.blob.size(), "rdc demo file 7\n".len() as u64);
+        }
+        other => panic!("{other:?}"),
+    }
+    let key = download.key(json!({ "id": "7" }).as_object().unwrap()).unwrap();
+    assert!(controller.snapshot().result(&key).is_none(), "data expiry 0: the blob is not kept");
+}

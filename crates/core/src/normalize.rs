@@ -126,7 +126,11 @@ impl<'a> Normalizer<'a> {
         let Some((owned_name, item)) = map.remove_entry(name) else { return Ok(map) };
         let parent = Value::Object(map);
         let normalized = self.with_segment(format_args!(".{name}"), |n| n.normalize(schema, item, &parent, name))?;
-        let Value::Object(mut map) = parent else { unreachable!("parent was built as an object above") };
+        // Built as an object just above; the other arm cannot happen.
+        let mut map = match parent {
+            Value::Object(map) => map,
+            _ => Object::new(),
+        };
         map.insert(owned_name, normalized);
         Ok(map)
     }

@@ -5,6 +5,10 @@
 //! in `rdc_core::Controller`; these hooks only map it onto signals, `<Suspense>`,
 //! `<ErrorBoundary>` and cleanup.
 #![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable, clippy::indexing_slicing)
+)]
 
 mod hooks;
 mod platform;

@@ -50,6 +50,7 @@ pub fn DataProvider(
 ///
 /// # Panics
 /// Outside a `DataProvider`.
+#[allow(clippy::panic, reason = "like Leptos' expect_context: a missing provider is a programming error")]
 pub fn use_controller() -> Controller {
     match use_context::<Context>() {
         Some(Context(controller)) => (*controller).clone(),

@@ -85,8 +85,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
                     fields.iter().find(|f| f.ident == n.as_str()).map(|f| f.wire.clone()).unwrap_or_else(|| n.clone())
                 })
                 .collect();
-            if wires.len() == 1 {
-                let wire = &wires[0];
+            if let [wire] = wires.as_slice() {
                 quote!(#core::pk_string(value.get(#wire)?))
             } else {
                 quote! {

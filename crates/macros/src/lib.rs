@@ -18,6 +18,10 @@
 //! lifecycle hooks `process`, `validate`, `merge`, `should_update` (function paths
 //! with the signatures of the `Entity` methods of the same names).
 #![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable, clippy::indexing_slicing)
+)]
 
 mod attrs;
 mod case;

@@ -102,6 +102,7 @@ impl HttpClient for FakeClient {
 ///
 /// # Panics
 /// If the future is still pending after being polled with nothing left to wait for.
+#[allow(clippy::panic, reason = "a test helper: a future that can never finish is a bug in the test")]
 pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
     use std::task::{Context, Poll, Waker};
     let mut future = std::pin::pin!(future);

@@ -8,6 +8,10 @@
 //! Each `with_*` override receives the step it replaces (`sup`) and may call it, as a
 //! JavaScript subclass calls `super`.
 #![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable, clippy::indexing_slicing)
+)]
 
 #[cfg(target_arch = "wasm32")]
 mod browser;

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::schema::Object;
 
 /// The store's hash maps: foldhash, much faster than SipHash in wasm.
-pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+pub type FastMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Milliseconds since the Unix epoch. Core never reads a clock: callers pass `now`.
 pub type Millis = u64;

@@ -179,12 +179,9 @@ impl State {
 }
 
 impl State {
-    /// The table of `key`, created when missing (without allocating the key when not).
+    /// The table of `key`, created when missing (the key is allocated only then).
     fn table_mut(&mut self, key: &str) -> &mut EntityTable {
-        if !self.entities.contains_key(key) {
-            self.entities.insert(key.to_owned(), EntityTable::default());
-        }
-        self.entities.get_mut(key).expect("inserted above")
+        self.entities.entry_ref(key).or_default()
     }
 }
 
