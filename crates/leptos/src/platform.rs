@@ -48,6 +48,11 @@ impl Timers for Browser {
 
 impl Spawn for Browser {
     fn spawn(&self, future: LocalFuture<()>) {
+        // Requests need no reactive context: the browser's microtask queue runs
+        // them even where no Leptos executor was set up.
+        #[cfg(target_arch = "wasm32")]
+        wasm_bindgen_futures::spawn_local(future);
+        #[cfg(not(target_arch = "wasm32"))]
         leptos::task::spawn_local(future);
     }
 }
