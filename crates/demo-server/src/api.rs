@@ -37,8 +37,15 @@ pub fn router(state: AppState) -> Router {
         .route("/malformed", get(tools::malformed))
         .route("/flaky", get(tools::flaky))
         .route("/flaky/fail", post(tools::set_flaky))
+        .route("/faults/truncated", get(tools::truncated))
+        .route("/faults/html", get(tools::html))
+        .route("/faults/empty/{code}", get(tools::empty))
+        .route("/faults/huge", get(tools::huge))
+        .route("/faults/drop", get(tools::dropped))
+        .route("/faults/user", get(tools::slow_user))
         .with_state(state);
-    Router::new().nest("/api", api).layer(cors)
+    // Routes merged after the CORS layer have no CORS headers (to test that failure).
+    Router::new().nest("/api", api).layer(cors).merge(Router::new().route("/nocors", get(tools::no_cors)))
 }
 
 async fn list_users(State(state): State<AppState>) -> Json<Vec<User>> {

@@ -94,3 +94,47 @@ pub async fn set_flaky(State(state): State<AppState>, Json(body): Json<Value>) -
     state.lock().flaky_failing = fail;
     Json(json!({ "fail": fail }))
 }
+
+/// `GET /faults/truncated`: JSON cut off in the middle.
+pub async fn truncated() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], r#"[{"id": "1", "name": "Ada"}, {"id": "2", "na"#).into_response()
+}
+
+/// `GET /faults/html`: an HTML error page where JSON was expected (a proxy's, say).
+pub async fn html() -> Response {
+    ([(header::CONTENT_TYPE, "text/html")], "<html><body>Bad gateway</body></html>").into_response()
+}
+
+/// `GET /faults/empty/{code}`: a status with no body at all.
+pub async fn empty(Path(code): Path<u16>) -> Response {
+    StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST).into_response()
+}
+
+/// `GET /faults/huge?n=N`: a JSON array of N users (default 50,000; about 2 MB).
+pub async fn huge(Query(query): Query<BTreeMap<String, String>>) -> Response {
+    let n = query.get("n").and_then(|n| n.parse::<usize>().ok()).unwrap_or(50_000).min(500_000);
+    let users: Vec<Value> = (0..n).map(|i| json!({ "id": format!("h{i}"), "name": format!("User {i}") })).collect();
+    Json(users).into_response()
+}
+
+/// `GET /faults/drop`: starts a 200 response, then breaks the connection mid-body.
+pub async fn dropped() -> Response {
+    let chunks: Vec<Result<&'static str, std::io::Error>> =
+        vec![Ok(r#"[{"id": "1", "name": "#), Err(std::io::Error::other("connection dropped on purpose"))];
+    let body = axum::body::Body::from_stream(futures_util::stream::iter(chunks));
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// `GET /faults/user?ms=N&name=X`: user `x` named X, answered after N ms (for
+/// out-of-order answers).
+pub async fn slow_user(Query(query): Query<BTreeMap<String, String>>) -> Json<Value> {
+    let ms = query.get("ms").and_then(|m| m.parse::<u64>().ok()).unwrap_or(0).min(30_000);
+    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    let name = query.get("name").cloned().unwrap_or_default();
+    Json(json!({ "id": "x", "name": name }))
+}
+
+/// `GET /nocors`: served without CORS headers, so cross-origin reads fail.
+pub async fn no_cors() -> Json<Value> {
+    Json(json!({ "secret": true }))
+}

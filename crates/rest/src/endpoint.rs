@@ -672,8 +672,14 @@ fn default_parse_response(
             Content::ArrayBuffer => return response.body.bytes().await.map(Body::Bytes).map_err(parse_error),
             Content::Json | Content::Text => {}
         }
-        let is_json = response.header("content-type").is_some_and(|t| t.contains("json"));
+        let response_type = response.header("content-type").map(str::to_owned);
+        let is_json = response_type.as_deref().is_some_and(|t| t.contains("json"));
         let text = response.body.text().await.map_err(parse_error)?;
+        if !is_json && endpoint.options.schema.is_some() && !text.trim().is_empty() {
+            // A schema needs JSON: an HTML error page from a proxy is not data.
+            let kind = response_type.unwrap_or_else(|| "no content type".to_owned());
+            return Err(parse_error(format!("expected JSON, got {kind}")));
+        }
         if endpoint.options.content == Content::Text || !is_json {
             return Ok(if text.is_empty() { Body::Empty } else { Body::Text(text) });
         }
