@@ -17,8 +17,8 @@ pub mod prelude {
         entry, All, Collection, Controller, Entity, ExpiryStatus, FetchError, HasSchema, Query, Schema, Union,
     };
     pub use rdc_leptos::{
-        use_cache, use_controller, use_dle, use_live, use_loading, use_query, use_subscription, use_suspense,
-        use_suspense_optional, DataProvider,
+        use_cache, use_cancelling, use_controller, use_dle, use_entity, use_live, use_loading, use_query,
+        use_subscription, use_suspense, use_suspense_optional, DataProvider,
     };
     pub use rdc_rest::{recipes, resource, Body, Content, NetworkError, RestEndpoint, RestError};
 }

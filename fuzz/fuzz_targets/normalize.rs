@@ -1,0 +1,50 @@
+//! Any JSON through several schemas: normalizing never panics, a failure leaves the
+//! store as it was, and whatever normalized reads back without panicking.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use rdc_core::{denormalize, entry, All, Entity, MemoCache, Schema, State, Union, WriteMeta};
+use serde::Deserialize;
+use serde_json::Value;
+
+#[derive(Debug, Deserialize, Entity)]
+#[allow(dead_code)]
+struct User {
+    id: String,
+    name: String,
+}
+
+#[derive(Debug, Deserialize, Entity)]
+#[allow(dead_code)]
+struct Post {
+    id: u64,
+    #[entity(nested)]
+    author: User,
+    #[entity(nested)]
+    #[serde(default)]
+    replies: Vec<Post>,
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(value) = serde_json::from_slice::<Value>(data) else { return };
+    let schemas = [
+        Schema::array(User::schema()),
+        Post::schema(),
+        Schema::array(Union::by_attribute("type", [entry::<User>("user"), entry::<Post>("post")])),
+        All::of::<Post>().into(),
+        Schema::values(User::schema()),
+    ];
+    let mut state = State::default();
+    for (i, schema) in schemas.iter().enumerate() {
+        let key = format!("k{i}");
+        let before = state.version();
+        match state.write_result(&key, schema, value.clone(), &Value::Null, WriteMeta::at(i as u64, 1000)) {
+            Ok(()) => {
+                let stored = state.result(&key).map(|r| r.value.clone()).unwrap_or_default();
+                let _ = denormalize::<Value>(&state, schema, &stored);
+                let _ = MemoCache::default().read_result::<Vec<Post>>(&state, &key, schema);
+            }
+            Err(_) => assert_eq!(state.version(), before, "a failed normalize changed the store"),
+        }
+    }
+});
