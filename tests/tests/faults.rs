@@ -166,3 +166,20 @@ async fn two_fetches_answered_out_of_order_leave_the_newer_data() {
         controller.with_state(|s| rdc::core::denormalize::<User>(s, &User::schema(), &json!("x"))).unwrap().unwrap();
     assert_eq!(stored.name, "newer");
 }
+
+#[wasm_bindgen_test]
+async fn two_fetches_for_one_key_answered_out_of_order_leave_the_newer_data() {
+    let name = format!("k{}", (js_sys::Math::random() * 1e9) as u64);
+    let endpoint = api("GET", "/faults/sequence/:name").schema(User::schema());
+    let args = json!({ "name": name });
+    let controller = (*new_controller()).clone();
+    // Two requests for the same key (cancellable ones are never shared): the first
+    // is slow, the second starts later and answers first.
+    let (first, _a) = controller.fetch_cancellable(&endpoint, args.clone(), None);
+    rdc_e2e::sleep(50).await;
+    let (second, _b) = controller.fetch_cancellable(&endpoint, args.clone(), None);
+    assert_eq!(second.await.unwrap().json().unwrap()["name"], "call 2");
+    assert_eq!(first.await.unwrap().json().unwrap()["name"], "call 1");
+    let read = controller.read::<_, User>(&endpoint, &args).unwrap();
+    assert_eq!(read.data.unwrap().name, "call 2", "the older answer did not overwrite the newer one");
+}

@@ -43,6 +43,7 @@ pub fn router(state: AppState) -> Router {
         .route("/faults/huge", get(tools::huge))
         .route("/faults/drop", get(tools::dropped))
         .route("/faults/user", get(tools::slow_user))
+        .route("/faults/sequence/{name}", get(tools::sequence))
         .with_state(state);
     // Routes merged after the CORS layer have no CORS headers (to test that failure).
     Router::new().nest("/api", api).layer(cors).merge(Router::new().route("/nocors", get(tools::no_cors)))

@@ -22,6 +22,8 @@ pub struct Inner {
     /// Whether `/flaky` answers 503, and how many times it answered.
     pub flaky_failing: bool,
     pub flaky_served: u64,
+    /// Calls per name of `/faults/sequence/{name}`.
+    pub sequence_calls: BTreeMap<String, u64>,
 }
 
 /// Cloneable handle on the server state.

@@ -138,3 +138,18 @@ pub async fn slow_user(Query(query): Query<BTreeMap<String, String>>) -> Json<Va
 pub async fn no_cors() -> Json<Value> {
     Json(json!({ "secret": true }))
 }
+
+/// `GET /faults/sequence/{name}`: the first call for `name` answers after 600 ms,
+/// later ones at once; each says which call it was (out-of-order answers, one key).
+pub async fn sequence(State(state): State<AppState>, Path(name): Path<String>) -> Json<Value> {
+    let call = {
+        let mut inner = state.lock();
+        let count = inner.sequence_calls.entry(name.clone()).or_insert(0);
+        *count += 1;
+        *count
+    };
+    if call == 1 {
+        tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    }
+    Json(json!({ "id": format!("seq-{name}"), "name": format!("call {call}") }))
+}
