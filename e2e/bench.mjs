@@ -1,0 +1,84 @@
+// The browser benchmark runner (Step 7): rdc against the same list in plain Leptos
+// signals, in Debian's headless Chromium. Prints a table and writes JSON.
+// Usage: node e2e/bench.mjs BASE_URL OUT_JSON [REPEATS]
+import { chromium } from 'playwright-core';
+import fs from 'fs';
+
+const [base, out, repeatsArg] = process.argv.slice(2);
+const repeats = Number(repeatsArg || 30);
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--js-flags=--expose-gc', '--enable-precise-memory-info'],
+});
+const page = await browser.newPage();
+await page.goto(`${base}/`);
+await page.waitForFunction(() => window.benchReady === true);
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
+
+// Each scenario: setup(impl) then a timed step; returns ms.
+const scenarios = {
+  'getlist-100': (impl) => page.evaluate(async (impl) => {
+    bench.unmount();
+    return measure(() => bench[`mount_${impl}`](100, 10), (r) => r.querySelectorAll('li').length === 100);
+  }, impl),
+  'getlist-500': (impl) => page.evaluate(async (impl) => {
+    bench.unmount();
+    return measure(() => bench[`mount_${impl}`](500, 10), (r) => r.querySelectorAll('li').length === 500);
+  }, impl),
+  'update-entity': (impl, i) => page.evaluate(async ([impl, i]) => {
+    if (i === 0) await measure(() => bench[`mount_${impl}`](100, 10), (r) => r.querySelectorAll('li').length === 100);
+    const v = i + 1;
+    return measure(() => bench.update_item(5, v), (r) => r.textContent.includes(`item 5 v${v} `));
+  }, [impl, i]),
+  'update-user': (impl, i) => page.evaluate(async ([impl, i]) => {
+    if (i === 0) await measure(() => bench[`mount_${impl}`](100, 1), (r) => r.querySelectorAll('li').length === 100);
+    const v = i + 1;
+    return measure(() => bench.update_author(0, v), (r) => !r.textContent.includes(`author 0 v${v - 1}`) && r.textContent.includes(`author 0 v${v}`));
+  }, [impl, i]),
+  'update-user-10000': (impl, i) => page.evaluate(async ([impl, i]) => {
+    if (i === 0) await measure(() => bench[`mount_${impl}`](10000, 100), (r) => r.querySelectorAll('li').length === 10000);
+    const v = i + 1;
+    return measure(() => bench.update_author(0, v), (r) => !r.textContent.includes(`author 0 v${v - 1}`) && r.textContent.includes(`author 0 v${v}`));
+  }, [impl, i]),
+  'delete-item': (impl, i) => page.evaluate(async ([impl, i]) => {
+    if (i === 0) await measure(() => bench[`mount_${impl}`](200, 10), (r) => r.querySelectorAll('li').length === 200);
+    const before = document.querySelectorAll('#root li').length;
+    return measure(() => bench.delete_item(i), (r) => r.querySelectorAll('li').length === before - 1);
+  }, [impl, i]),
+};
+
+// Warm page settles between runs so one scenario's garbage does not land in the next.
+const results = {};
+for (const [name, run] of Object.entries(scenarios)) {
+  console.error(`running ${name}`);
+  results[name] = {};
+  for (const impl of ['plain', 'rdc']) {
+    const samples = [];
+    for (let i = 0; i < repeats; i++) samples.push(await run(impl, i));
+    results[name][impl] = median(samples);
+  }
+  await page.evaluate(() => { bench.unmount(); if (window.gc) gc(); });
+}
+
+const memory = await page.evaluate(async () => {
+  const heap = () => { if (window.gc) gc(); return performance.memory ? performance.memory.usedJSHeapSize : 0; };
+  bench.mount_rdc(100, 10); bench.unmount();
+  const start = heap();
+  // Microtask yields only: timers in a headless page may be throttled to 1 s.
+  for (let i = 0; i < 1000; i++) { bench.mount_rdc(100, 10); await Promise.resolve(); bench.unmount(); await Promise.resolve(); }
+  const end = heap();
+  return { heapStartBytes: start, heapEndBytes: end };
+});
+
+await browser.close();
+console.log('| scenario | plain Leptos (ms) | rdc (ms) | rdc / plain |');
+console.log('|---|---:|---:|---:|');
+for (const [name, r] of Object.entries(results)) {
+  console.log(`| ${name} | ${r.plain.toFixed(2)} | ${r.rdc.toFixed(2)} | ${(r.rdc / r.plain).toFixed(2)}x |`);
+}
+const ratio = results['update-user-10000'].rdc / results['update-user'].rdc;
+console.log(`\nupdate-user-10000 / update-user (rdc): ${ratio.toFixed(2)}x`);
+console.log(`JS heap over 1,000 rdc mount/unmount cycles: ${(memory.heapStartBytes / 1e6).toFixed(2)} MB -> ${(memory.heapEndBytes / 1e6).toFixed(2)} MB`);
+fs.writeFileSync(out, JSON.stringify({ repeats, results, memory, date: new Date().toISOString() }, null, 2));
