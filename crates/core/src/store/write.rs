@@ -34,28 +34,20 @@ impl State {
         let mut normalizer = Normalizer::new(args);
         let result = normalizer.normalize(schema, value, &Value::Null, "")?;
         self.commit(normalizer.staged, meta)?;
-        let version = self.version;
-        let result_meta = ResultMeta {
-            fetched_at: meta.fetched_at,
-            date: meta.date,
-            expires_at: meta.expires_at,
-            invalidated: false,
-        };
-        match self.results.get_mut(key) {
-            Some(existing) if existing.meta.fetched_at > meta.fetched_at => {}
-            Some(existing) if *existing.value == result => existing.meta = result_meta,
-            _ => {
-                self.results
-                    .insert(key.to_owned(), ResultEntry { value: Arc::new(result), meta: result_meta, version });
-            }
-        }
-        self.errors.remove(key);
+        self.store_result(key, result, meta);
         Ok(())
     }
 
     /// Stores `value` as the result of `key` as it is (no schema, no entities).
     pub fn write_plain_result(&mut self, key: &str, value: Value, meta: WriteMeta) {
         self.version += 1;
+        self.store_result(key, value, meta);
+    }
+
+    /// Stores an (already normalized) result at the current version, unless the
+    /// stored one was fetched later; an equal value keeps its identity. Clears the
+    /// key's error.
+    fn store_result(&mut self, key: &str, value: Value, meta: WriteMeta) {
         let version = self.version;
         let result_meta = ResultMeta {
             fetched_at: meta.fetched_at,
