@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::provider::use_controller;
-use crate::watch::{snapshot, watch};
+use crate::watch::{snapshot, watch, Snapshot};
 
 /// What a read resolves to: the data or the typed error.
 pub type DataResult<T, E> = Result<Arc<T>, FetchError<<E as Endpoint>::Error>>;
@@ -49,9 +49,7 @@ where
 {
     let args: Signal<Value> = args.into();
     let optional = Signal::derive(move || Some(args.get()));
-    let controller = use_controller();
-    let state = watch::<E, T>(&controller, &endpoint, optional);
-    let controller = SendWrapper::new(controller);
+    let (controller, state) = watched::<E, T>(&endpoint, optional);
     AsyncDerived::new_unsync(move || {
         let args = args.get();
         state.track();
@@ -81,9 +79,7 @@ where
 {
     let args: Signal<Value> = args.into();
     let optional = Signal::derive(move || Some(args.get()));
-    let controller = use_controller();
-    let state = watch::<E, T>(&controller, &endpoint, optional);
-    let controller = SendWrapper::new(controller);
+    let (controller, state) = watched::<E, T>(&endpoint, optional);
     // The one request this hook has in flight, by key.
     let pending: Rc<RefCell<Option<(String, Abort)>>> = Rc::default();
     // Args changed: abort the request for the old ones at once (an async read
@@ -151,9 +147,7 @@ where
     T: DeserializeOwned + Send + Sync + 'static,
 {
     let args: Signal<Option<Value>> = args.into();
-    let controller = use_controller();
-    let state = watch::<E, T>(&controller, &endpoint, args);
-    let controller = SendWrapper::new(controller);
+    let (controller, state) = watched::<E, T>(&endpoint, args);
     AsyncDerived::new_unsync(move || {
         let args = args.get();
         state.track();
@@ -166,6 +160,18 @@ where
             }
         }
     })
+}
+
+/// The provider's controller, and the snapshot of `endpoint` for `args` it keeps
+/// current: where every Suspense read starts.
+fn watched<E, T>(endpoint: &E, args: Signal<Option<Value>>) -> (SendWrapper<Controller>, ArcRwSignal<Snapshot<T>>)
+where
+    E: Endpoint + Clone,
+    T: DeserializeOwned + Send + Sync + 'static,
+{
+    let controller = use_controller();
+    let state = watch::<E, T>(&controller, endpoint, args);
+    (SendWrapper::new(controller), state)
 }
 
 /// The read as a future that is ready at once when data can be shown.
