@@ -1,72 +1,12 @@
 //! Entities and endpoints of the spec, against the running API server.
 #![allow(dead_code)]
 
-use chrono::{DateTime, Utc};
 use rdc::core::{entry, All, Entity, Schema, Union};
 use rdc::rest::{recipes, RestEndpoint};
-use rust_decimal::Decimal;
-use serde::Deserialize;
-use serde_json::Value;
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
-#[entity(key = "User")]
-pub struct User {
-    pub id: String,
-    pub name: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
-pub struct Link {
-    #[serde(default)]
-    pub id: u64,
-    pub url: String,
-    pub title: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
-pub struct Post {
-    #[serde(default)]
-    pub id: u64,
-    pub content: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub enum FeedItem {
-    Link(Link),
-    Post(Post),
-    #[serde(untagged)]
-    Unknown(Value),
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
-#[serde(rename_all = "camelCase")]
-#[entity(key = "ExchangePrice", pk = "exchange_pair")]
-pub struct ExchangePrice {
-    pub exchange_pair: String,
-    pub updated_at: DateTime<Utc>,
-    #[serde(with = "rdc::core::fields::decimal")]
-    pub price: Decimal,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
-#[entity(key = "Stream", pk = "username")]
-pub struct Stream {
-    pub username: String,
-    pub title: String,
-    pub game: String,
-    pub current_viewers: u64,
-    pub live: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
-#[entity(key = "Ticker", pk = "product_id")]
-pub struct Ticker {
-    pub product_id: String,
-    pub trade_id: u64,
-    #[serde(with = "rdc::core::fields::number_from_string")]
-    pub price: f64,
-    pub time: DateTime<Utc>,
-}
+// Each test file uses some of them.
+#[allow(unused_imports)]
+pub use rdc_spec_fixtures::{ExchangePrice, FeedItem, Link, Post, Stream, Ticker, User};
 
 pub fn api(method: &str, path: &str) -> RestEndpoint {
     RestEndpoint::new(method, path).url_prefix(&format!("{}/api", rdc_e2e::API_URL))
