@@ -121,8 +121,6 @@ pub struct State {
     pub(crate) entities: FastMap<String, EntityTable>,
     pub(crate) results: FastMap<String, ResultEntry>,
     pub(crate) errors: FastMap<String, ErrorEntry>,
-    /// Optimistic layers over the store (filled by the controller, Step 4).
-    pub(crate) optimistic: Vec<Value>,
     pub(crate) version: u64,
 }
 
