@@ -47,6 +47,24 @@ const scenarios = {
     const before = document.querySelectorAll('#root li').length;
     return measure(() => bench.delete_item(i), (r) => r.querySelectorAll('li').length === before - 1);
   }, [impl, i]),
+  'unshift-item': (impl, i) => page.evaluate(async ([impl, i]) => {
+    if (i === 0) await measure(() => bench[`mount_${impl}`](100, 10), (r) => r.querySelectorAll('li').length === 100);
+    const id = 1000 + i;
+    return measure(() => bench.unshift_item(id), (r) => (r.querySelector('li')?.textContent || '').startsWith(`item ${id} `));
+  }, [impl, i]),
+  'move-item': (impl, i) => page.evaluate(async ([impl, i]) => {
+    if (i === 0) await measure(() => bench[`mount_${impl}`](100, 10), (r) => r.querySelectorAll('li').length === 100);
+    const rows = document.querySelectorAll('#root li');
+    const last = rows[rows.length - 1].textContent;
+    return measure(() => bench.move_item(rows.length - 1), (r) => r.querySelector('li').textContent === last);
+  }, [impl, i]),
+  'list-detail-switch': (impl, i) => page.evaluate(async ([impl, i]) => {
+    if (i === 0) await measure(() => bench[`mount_${impl}`](100, 10), (r) => r.querySelectorAll('li').length === 100);
+    const id = i % 100;
+    const toDetail = await measure(() => bench.show_detail(id), (r) => (r.querySelector('article')?.textContent || '').startsWith(`detail ${id}:`));
+    const toList = await measure(() => bench.show_detail(undefined), (r) => r.querySelectorAll('li').length === 100);
+    return toDetail + toList;
+  }, [impl, i]),
 };
 
 // Warm page settles between runs so one scenario's garbage does not land in the next.

@@ -48,6 +48,7 @@ pub use schema::{
     Object, Polymorphic, Schema, Union,
 };
 pub use store::{
+    Changes,
     EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta,
 };
 

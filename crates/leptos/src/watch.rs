@@ -76,7 +76,7 @@ where
         let endpoint = endpoint.clone();
         Rc::new(move || args.with_untracked(|a| snapshot::<E, T>(&controller, &endpoint, a.as_ref())))
     };
-    let state = ArcRwSignal::new(compute());
+    let state = ArcRwSignal::new(Snapshot::empty());
     let refresh = {
         let state = state.clone();
         move || {
@@ -86,7 +86,8 @@ where
             }
         }
     };
-    let id = controller.listen(refresh.clone());
+    // Woken only by changes to what the last read depended on.
+    let id = controller.listen_reads(refresh);
     // The key this reader keeps from garbage collection, while mounted.
     let retained = Rc::new(std::cell::RefCell::new(None::<String>));
     let retain = {
@@ -109,9 +110,10 @@ where
     };
     args.with_untracked(|a| retain(a.as_ref()));
     // New args: read again.
+    let rerun = SendWrapper::new(controller.clone());
     Effect::new(move |_| {
         args.with(|a| retain(a.as_ref()));
-        refresh();
+        rerun.run_listener(id);
     });
     let cleanup = SendWrapper::new((controller.clone(), retained));
     on_cleanup(move || {

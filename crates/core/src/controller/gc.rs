@@ -70,6 +70,8 @@ impl Controller {
         base.entities.retain(|_, t| !t.rows.is_empty());
         if removed > 0 || !drop_keys.is_empty() {
             base.version += 1;
+            // Row indices moved: every reader reads again.
+            base.log(|log| log.everything = true);
             drop(base);
             // Row indices moved: memoized dependencies are void.
             self.inner.memo.borrow_mut().clear();

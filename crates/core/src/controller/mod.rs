@@ -7,6 +7,7 @@ mod clock;
 mod endpoint;
 mod expiry;
 mod gc;
+mod listeners;
 mod poll;
 mod shared;
 mod spawn;
@@ -29,6 +30,7 @@ use crate::error::{NormalizeError, ReadError};
 use crate::read::MemoCache;
 use crate::schema::Schema;
 use crate::store::{ErrorEntry, FastMap, State, WriteMeta};
+use listeners::{Listeners, Topics};
 use shared::{Shared, Wait};
 
 /// Why a controller fetch failed.
@@ -89,7 +91,11 @@ struct Inner {
     inflight: RefCell<FastMap<String, Rc<Shared>>>,
     epoch: Cell<u64>,
     next_id: Cell<u64>,
-    listeners: RefCell<Vec<(u64, Rc<dyn Fn()>)>>,
+    listeners: RefCell<Listeners>,
+    /// What the tracked listener running now has read so far.
+    tracking: RefCell<Option<Topics>>,
+    /// Whether optimistic layers were shown at the last change.
+    had_layers: Cell<bool>,
     polls: RefCell<FastMap<String, poll::PollState>>,
     retained: RefCell<FastMap<String, usize>>,
     schemas: RefCell<FastMap<String, Option<Schema>>>,
@@ -148,7 +154,7 @@ impl Controller {
     ) -> Controller {
         Controller {
             inner: Rc::new(Inner {
-                base: RefCell::default(),
+                base: RefCell::new(tracked_state(0)),
                 visible: RefCell::default(),
                 layers: RefCell::default(),
                 memo: RefCell::default(),
@@ -159,6 +165,8 @@ impl Controller {
                 epoch: Cell::new(0),
                 next_id: Cell::new(0),
                 listeners: RefCell::default(),
+                tracking: RefCell::default(),
+                had_layers: Cell::new(false),
                 polls: RefCell::default(),
                 retained: RefCell::default(),
                 schemas: RefCell::default(),
@@ -192,16 +200,73 @@ impl Controller {
     }
 
     /// Calls `listener` after every change to the store; returns an id for
-    /// [`Controller::unlisten`].
+    /// [`Controller::unlisten`]. Readers should prefer [`Controller::listen_reads`].
+    ///
+    /// ```
+    /// # use rdc_core::{Controller, Entity, FakeTime, LocalTasks};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let seen = calls.clone();
+    /// let id = controller.listen(move || seen.set(seen.get() + 1));
+    /// controller.set(&User::schema(), serde_json::json!({"id": "1", "name": "Ada"})).unwrap();
+    /// assert_eq!(calls.get(), 1);
+    /// controller.unlisten(id);
+    /// ```
     pub fn listen(&self, listener: impl Fn() + 'static) -> u64 {
         let id = self.next_id();
-        self.inner.listeners.borrow_mut().push((id, Rc::new(listener)));
+        self.inner.listeners.borrow_mut().add(id, Rc::new(listener), false);
         id
+    }
+
+    /// Calls `listener` now, and again after each store change that touches
+    /// what its last call read through this controller (endpoint keys, the
+    /// entities a typed read depended on, `All` tables, requests in flight).
+    /// A write then costs what it changed, not how many readers are mounted.
+    ///
+    /// ```
+    /// # use rdc_core::{Controller, Entity, FakeTime, LocalTasks};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// let user = |name: &str| serde_json::json!({"id": "1", "name": name});
+    /// controller.set(&User::schema(), user("Ada")).unwrap();
+    /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let (seen, c) = (calls.clone(), controller.clone());
+    /// controller.listen_reads(move || {
+    ///     seen.set(seen.get() + 1);
+    ///     let _ = c.entity::<User>("1");
+    /// });
+    /// controller.set(&User::schema(), serde_json::json!({"id": "2", "name": "Bob"})).unwrap();
+    /// assert_eq!(calls.get(), 1); // another user: not woken
+    /// controller.set(&User::schema(), user("Ada L.")).unwrap();
+    /// assert_eq!(calls.get(), 2);
+    /// ```
+    pub fn listen_reads(&self, listener: impl Fn() + 'static) -> u64 {
+        let id = self.next_id();
+        self.inner.listeners.borrow_mut().add(id, Rc::new(listener), true);
+        self.run_listener(id);
+        id
+    }
+
+    /// Calls listener `id` now (say, after its own inputs changed), recording
+    /// again what it reads when it is a [`Controller::listen_reads`] listener.
+    pub fn run_listener(&self, id: u64) {
+        let Some((callback, tracked)) = self.inner.listeners.borrow().callback(id) else { return };
+        if !tracked {
+            callback();
+            return;
+        }
+        let outer = self.inner.tracking.replace(Some(Topics::default()));
+        callback();
+        let topics = self.inner.tracking.replace(outer).unwrap_or_default();
+        self.inner.listeners.borrow_mut().set_topics(id, topics);
     }
 
     /// Stops calling a listener.
     pub fn unlisten(&self, id: u64) {
-        self.inner.listeners.borrow_mut().retain(|(i, _)| *i != id);
+        self.inner.listeners.borrow_mut().remove(id);
     }
 
     /// Number of listeners (for leak checks).
@@ -209,9 +274,31 @@ impl Controller {
         self.inner.listeners.borrow().len()
     }
 
-    /// Recomputes what readers see and tells listeners.
+    /// Records, for the tracked listener running now, a read of endpoint `key`
+    /// and what the memoized read of `memo_key` into `T` depended on.
+    fn note_read<T: 'static>(&self, key: Option<&str>, memo_key: &str) {
+        let mut tracking = self.inner.tracking.borrow_mut();
+        let Some(topics) = tracking.as_mut() else { return };
+        if let Some(key) = key {
+            topics.key(key);
+        }
+        topics.deps(self.inner.memo.borrow().deps(std::any::TypeId::of::<T>(), memo_key));
+    }
+
+    /// Records, for the tracked listener running now, a look at endpoint `key`.
+    fn note_key(&self, key: &str) {
+        if let Some(topics) = self.inner.tracking.borrow_mut().as_mut() {
+            topics.key(key);
+        }
+    }
+
+    /// Recomputes what readers see and wakes the listeners of what changed.
     fn changed(&self) {
+        let mut changes = self.inner.base.borrow_mut().take_changes();
         let layers = self.inner.layers.borrow();
+        // Layers come and go as a whole: whoever read through them is woken.
+        changes.everything |= !layers.is_empty() || self.inner.had_layers.get();
+        self.inner.had_layers.set(!layers.is_empty());
         let visible = if layers.is_empty() {
             None
         } else {
@@ -227,10 +314,17 @@ impl Controller {
         };
         drop(layers);
         *self.inner.visible.borrow_mut() = visible;
-        let listeners: Vec<Rc<dyn Fn()>> = self.inner.listeners.borrow().iter().map(|(_, l)| Rc::clone(l)).collect();
-        for listener in listeners {
-            listener();
+        let wake = self.inner.listeners.borrow().to_wake(&changes);
+        for id in wake {
+            // A listener woken earlier may have unmounted this one: `run_listener` skips it.
+            self.run_listener(id);
         }
+    }
+
+    /// Logs that endpoint `key` changed in a way only the controller knows
+    /// (a request started or ended).
+    fn touch_key(&self, key: &str) {
+        self.inner.base.borrow_mut().touch_key(key);
     }
 
     /// Fetches `endpoint` with `args` (and a body for mutations), stores the
@@ -261,6 +355,7 @@ impl Controller {
         if !policy.mutation {
             self.inner.inflight.borrow_mut().insert(key.clone(), Rc::clone(&shared));
             // Readers show "loading".
+            self.touch_key(&key);
             self.changed();
         }
         // The request runs as its own task: a caller that stops waiting (an
@@ -331,6 +426,8 @@ impl Controller {
                 let mut inflight = this.inner.inflight.borrow_mut();
                 if inflight.get(&key).is_some_and(|s| Rc::ptr_eq(s, &shared)) {
                     inflight.remove(&key);
+                    drop(inflight);
+                    this.touch_key(&key);
                 }
             }
             if let Some(id) = layer {
@@ -417,6 +514,7 @@ impl Controller {
     /// Whether a read of `key` should fetch now: no fresh data and no error that
     /// still counts.
     pub fn needs_fetch(&self, key: &str, policy: Policy) -> bool {
+        self.note_key(key);
         let now = self.now();
         self.with_state(|state| {
             let status = expiry_status(state, key, now, policy.invalid_if_stale);
@@ -438,6 +536,7 @@ impl Controller {
 
     /// Whether a request for `key` is in flight.
     pub fn is_fetching(&self, key: &str) -> bool {
+        self.note_key(key);
         self.inner.inflight.borrow().contains_key(key)
     }
 
@@ -481,6 +580,8 @@ impl Controller {
                 Some(schema) => memo.read_result::<T>(state, key, schema)?,
                 None => memo.read_plain::<T>(state, key)?,
             };
+            drop(memo);
+            self.note_read::<T>(Some(key), key);
             let status = expiry_status(state, key, now, invalid_if_stale);
             let error = state.error(key).filter(|e| now < e.expires_at).cloned();
             Ok(Read { data, status, error })
@@ -496,7 +597,9 @@ impl Controller {
         memo_key: &str,
         schema: &Schema,
     ) -> Result<Option<Arc<T>>, ReadError> {
-        self.with_state(|state| self.inner.memo.borrow_mut().read::<T>(state, memo_key, schema, &Value::Null))
+        let read = self.with_state(|state| self.inner.memo.borrow_mut().read::<T>(state, memo_key, schema, &Value::Null));
+        self.note_read::<T>(None, memo_key);
+        read
     }
 
     /// Reads entity `E` with primary key `pk` straight from the store (whichever
@@ -505,7 +608,9 @@ impl Controller {
     /// # Errors
     /// When the stored entity does not fit `E`.
     pub fn entity<E: crate::Entity>(&self, pk: &str) -> Result<Option<Arc<E>>, ReadError> {
-        self.with_state(|state| self.inner.memo.borrow_mut().entity::<E>(state, pk))
+        let read = self.with_state(|state| self.inner.memo.borrow_mut().entity::<E>(state, pk));
+        self.note_read::<E>(None, pk);
+        read
     }
 
     /// Marks `endpoint`'s data for `args` invalid: readers fetch again.
@@ -529,14 +634,19 @@ impl Controller {
 
     /// Makes every matching result stale (shown, but refetched on next use).
     pub fn expire_all(&self, predicate: impl Fn(&str) -> bool) {
-        let mut base = self.inner.base.borrow_mut();
-        base.version += 1;
-        for (key, result) in base.results.iter_mut() {
-            if predicate(key) {
-                result.meta.expires_at = 0;
+        {
+            let mut guard = self.inner.base.borrow_mut();
+            let base = &mut *guard;
+            base.version += 1;
+            for (key, result) in base.results.iter_mut() {
+                if predicate(key) {
+                    result.meta.expires_at = 0;
+                    if let Some(log) = base.changes.as_mut() {
+                        log.keys.push(key.clone());
+                    }
+                }
             }
         }
-        drop(base);
         self.changed();
     }
 
@@ -545,7 +655,8 @@ impl Controller {
     pub fn reset_entire_store(&self) {
         self.inner.epoch.set(self.inner.epoch.get() + 1);
         let version = self.inner.base.borrow().version + 1;
-        *self.inner.base.borrow_mut() = State { version, ..State::default() };
+        *self.inner.base.borrow_mut() = tracked_state(version);
+        self.inner.base.borrow_mut().log(|log| log.everything = true);
         self.inner.layers.borrow_mut().clear();
         self.inner.inflight.borrow_mut().clear();
         self.inner.memo.borrow_mut().clear();
@@ -612,6 +723,13 @@ impl Controller {
             .unwrap_or(Value::Null);
         self.set(schema, update(current))
     }
+}
+
+/// An empty store at `version` that logs its changes (for targeted notification).
+fn tracked_state(version: u64) -> State {
+    let mut state = State { version, ..State::default() };
+    state.track_changes();
+    state
 }
 
 /// Writes a result through its schema, or as plain JSON without one.

@@ -13,7 +13,10 @@ use crate::store::{FastMap, State, StoredEntity};
 pub(crate) enum Dep {
     /// One entity row, by table key and row index (rows are never reordered).
     Entity { key: &'static str, index: usize, version: u64 },
-    /// A whole entity table (an `All` read); `0` when the table did not exist.
+    /// Whether a row is live (validity checks look no further than that).
+    Alive { key: &'static str, index: usize, alive: bool },
+    /// A whole entity table (an `All` read, or a row that was missing);
+    /// `0` when the table did not exist.
     Table { key: &'static str, version: u64 },
 }
 
@@ -25,6 +28,11 @@ impl Dep {
                 .get(key)
                 .and_then(|t| t.rows.get_index(index))
                 .is_some_and(|(_, row)| row.version == version),
+            Dep::Alive { key, index, alive } => state
+                .entities
+                .get(key)
+                .and_then(|t| t.rows.get_index(index))
+                .is_some_and(|(_, row)| row.value.is_some() == alive),
             Dep::Table { key, version } => state.entities.get(key).map_or(0, |t| t.version) == version,
         }
     }
@@ -47,8 +55,11 @@ impl<'a> Ctx<'a> {
 
     /// The live row `def`/`pk`, recording the dependency.
     pub fn lookup(&self, def: &'static EntityDef, pk: &str) -> Option<(&'a str, &'a Object)> {
-        let table = self.state.entities.get(def.key)?;
-        let (index, pk, row) = table.rows.get_full(pk)?;
+        let table = self.state.entities.get(def.key);
+        let Some((index, pk, row)) = table.and_then(|t| t.rows.get_full(pk)) else {
+            self.deps.borrow_mut().push(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
+            return None;
+        };
         self.deps.borrow_mut().push(Dep::Entity { key: def.key, index, version: row.version });
         row.value.as_deref().map(|object| (pk.as_str(), object))
     }
@@ -72,17 +83,28 @@ impl<'a> Ctx<'a> {
     /// Whether `pk` names a live entity of `def` whose required nested entities
     /// are valid too. Entities already being checked count as valid (cycles).
     pub fn entity_valid(&self, def: &'static EntityDef, pk: &str) -> bool {
-        let Some(table) = self.state.entities.get(def.key) else { return false };
-        let Some((pk, row)) = table.rows.get_key_value(pk) else { return false };
-        let Some(object) = row.value.as_deref() else { return false };
+        let table = self.state.entities.get(def.key);
+        let Some((index, pk, row)) = table.and_then(|t| t.rows.get_full(pk)) else {
+            // It may be stored later: any write to its table counts.
+            self.deps.borrow_mut().push(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
+            return false;
+        };
+        let alive = Dep::Alive { key: def.key, index, alive: row.value.is_some() };
+        let Some(object) = row.value.as_deref() else {
+            self.deps.borrow_mut().push(alive);
+            return false;
+        };
         let nested = (def.nested)();
         if !nested.iter().any(|f| f.required) {
+            self.deps.borrow_mut().push(alive);
             return true;
         }
         let slot = (def.key, pk.as_str());
         if let Some(known) = self.valid.borrow().get(&slot) {
+            // Its dependencies were recorded on the first visit.
             return *known;
         }
+        self.deps.borrow_mut().push(alive);
         self.valid.borrow_mut().insert(slot, true);
         let valid = (def.nested)()
             .iter()

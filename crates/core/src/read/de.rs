@@ -147,10 +147,16 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
         }
     }
 
+    /// A field the type does not read: nothing is looked up, so the read does
+    /// not depend on it (a list read as ids is not woken by its items' authors).
+    fn deserialize_ignored_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_unit()
+    }
+
     serde::forward_to_deserialize_any! {
         <W: Visitor<'a>>
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
     }
 }
 

@@ -13,7 +13,8 @@ use crate::schema::{Entity, Schema};
 use crate::store::{FastMap, State};
 
 struct Entry {
-    value: Arc<dyn Any + Send + Sync>,
+    /// `None`: the read found nothing (kept for its dependencies).
+    value: Option<Arc<dyn Any + Send + Sync>>,
     /// Version of the result the read started from, if it read a result.
     result_version: Option<u64>,
     deps: Vec<Dep>,
@@ -62,6 +63,11 @@ impl MemoCache {
         self.entries.clear();
     }
 
+    /// What the memoized read of `key` into the type `type_id` depended on.
+    pub(crate) fn deps(&self, type_id: TypeId, key: &str) -> &[Dep] {
+        self.entries.get(&type_id).and_then(|by_key| by_key.get(key)).map_or(&[], |entry| &entry.deps)
+    }
+
     /// Reads the stored result of endpoint `key` through `schema` into `T`.
     /// `Ok(None)` when there is no result (or it finds nothing, see
     /// [`denormalize`](crate::denormalize)). Use one schema per `(key, T)`.
@@ -87,7 +93,7 @@ impl MemoCache {
         let Some(result) = state.result(key) else { return Ok(None) };
         let by_key = self.entries.entry(TypeId::of::<T>()).or_default();
         if let Some(entry) = by_key.get(key).filter(|e| e.result_version == Some(result.version)) {
-            if let Ok(value) = Arc::clone(&entry.value).downcast::<T>() {
+            if let Some(Ok(value)) = entry.value.clone().map(|v| v.downcast::<T>()) {
                 return Ok(Some(value));
             }
         }
@@ -95,7 +101,7 @@ impl MemoCache {
             .map_err(|err| ReadError::Type { path: err.path().to_string(), message: err.into_inner().to_string() })?;
         let value = Arc::new(value);
         let entry = Entry {
-            value: Arc::clone(&value) as Arc<dyn Any + Send + Sync>,
+            value: Some(Arc::clone(&value) as Arc<dyn Any + Send + Sync>),
             result_version: Some(result.version),
             deps: Vec::new(),
             checked_at: state.version(),
@@ -136,24 +142,22 @@ impl MemoCache {
                 || (entry.result_version == result_version && entry.deps.iter().all(|dep| dep.unchanged(state)));
             if fresh {
                 entry.checked_at = state.version();
-                if let Ok(value) = Arc::clone(&entry.value).downcast::<T>() {
-                    return Ok(Some(value));
+                match entry.value.clone().map(|v| v.downcast::<T>()) {
+                    None => return Ok(None),
+                    Some(Ok(value)) => return Ok(Some(value)),
+                    Some(Err(_)) => {}
                 }
             }
         }
         let ctx = Ctx::new(state);
-        let Some(value) = read_with::<T>(&ctx, schema, input)? else {
-            by_key.remove(key);
-            return Ok(None);
-        };
-        let value = Arc::new(value);
+        let value = read_with::<T>(&ctx, schema, input)?.map(Arc::new);
         let entry = Entry {
-            value: Arc::clone(&value) as Arc<dyn Any + Send + Sync>,
+            value: value.clone().map(|v| v as Arc<dyn Any + Send + Sync>),
             result_version,
             deps: ctx.deps.into_inner(),
             checked_at: state.version(),
         };
         by_key.insert(key.to_owned(), entry);
-        Ok(Some(value))
+        Ok(value)
     }
 }

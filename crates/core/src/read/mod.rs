@@ -9,6 +9,7 @@ mod query;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub(crate) use ctx::Dep;
 pub use memo::MemoCache;
 pub use query::Query;
 

@@ -94,7 +94,8 @@ impl State {
         let Some(table) = self.entities.get_mut(c.name()) else { return };
         let version = self.version + 1;
         let mut changed = false;
-        for (pk, row) in table.rows.iter_mut() {
+        let mut rows = Vec::new();
+        for (index, (pk, row)) in table.rows.iter_mut().enumerate() {
             let Some(object) = row.value.as_deref() else { continue };
             let args: Object = serde_json::from_str(pk).unwrap_or_default();
             let mut items = object.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
@@ -104,11 +105,13 @@ impl State {
                 row.value = Some(Arc::new(updated));
                 row.version = version;
                 changed = true;
+                rows.push((c.def.key, index));
             }
         }
         if changed {
             table.version = version;
             self.version = version;
+            self.log(|log| log.rows.extend(rows));
         }
     }
 }

@@ -1,9 +1,11 @@
 //! The normalized store: one serializable state holding every entity once.
 
+mod changes;
 mod collection_ops;
 mod state;
 mod write;
 
+pub use changes::Changes;
 pub use state::{
     EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta,
 };

@@ -122,6 +122,9 @@ pub struct State {
     pub(crate) results: FastMap<String, ResultEntry>,
     pub(crate) errors: FastMap<String, ErrorEntry>,
     pub(crate) version: u64,
+    /// What changed since the controller last looked (only when tracking).
+    #[serde(skip)]
+    pub(crate) changes: Option<Box<super::Changes>>,
 }
 
 impl State {

@@ -63,6 +63,7 @@ impl State {
             }
         }
         self.errors.remove(key);
+        self.touch_key(key);
     }
 
     /// Normalizes `value` and stores its entities, without storing a result
@@ -84,6 +85,7 @@ impl State {
     pub fn set_error(&mut self, key: &str, message: impl Into<String>, date: u64, expires_at: u64) {
         self.version += 1;
         self.errors.insert(key.to_owned(), ErrorEntry { message: message.into(), date, expires_at });
+        self.touch_key(key);
     }
 
     /// Marks the result of `key` invalid: a read must fetch before using it.
@@ -92,6 +94,7 @@ impl State {
             entry.meta.invalidated = true;
             self.version += 1;
             entry.version = self.version;
+            self.touch_key(key);
         }
     }
 
@@ -139,30 +142,45 @@ impl State {
         let plan = self.plan(staged, meta)?;
         self.version += 1;
         let version = self.version;
+        let mut log = self.changes.take();
         for write in plan.writes {
             let table = self.table_mut(write.key);
-            let row = table.rows.entry(write.pk).or_insert(StoredEntity { value: None, meta: plan.meta, version });
+            let entry = table.rows.entry(write.pk);
+            let index = entry.index();
+            let row = entry.or_insert(StoredEntity { value: None, meta: plan.meta, version });
             if write.newer {
                 row.meta = plan.meta;
             }
             if let Some(value) = write.value {
+                let was_alive = row.value.is_some();
                 row.value = Some(value);
                 row.version = version;
                 table.version = version;
+                if let Some(log) = log.as_mut() {
+                    log.rows.push((write.key, index));
+                    if !was_alive {
+                        log.alive.push((write.key, index));
+                    }
+                }
             }
         }
         for (key, pk) in plan.deletes {
             let table = self.table_mut(key);
             let tombstone = StoredEntity { value: None, meta: plan.meta, version };
-            match table.rows.get_mut(&pk) {
-                Some(row) if row.meta.fetched_at > plan.meta.fetched_at => {}
-                Some(row) => *row = tombstone,
-                None => {
-                    table.rows.insert(pk, tombstone);
+            let (index, was_alive) = match table.rows.get_full_mut(&pk) {
+                Some((_, _, row)) if row.meta.fetched_at > plan.meta.fetched_at => continue,
+                Some((index, _, row)) => (index, std::mem::replace(row, tombstone).value.is_some()),
+                None => (table.rows.insert_full(pk, tombstone).0, false),
+            };
+            table.version = version;
+            if let Some(log) = log.as_mut() {
+                log.rows.push((key, index));
+                if was_alive {
+                    log.alive.push((key, index));
                 }
             }
-            table.version = version;
         }
+        self.changes = log;
         for (collection, reference, fields, front) in plan.adds {
             self.add_to_lists(&collection, &reference, &fields, front);
         }

@@ -121,24 +121,28 @@ fn same_arc<T>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {
     }
 }
 
-/// A signal of `read()`, recomputed after each store change and set only when
-/// the `Arc` changed; also returns the refresh for other triggers. Unlistens on cleanup.
+/// A signal of `read()`, recomputed after store changes to what it last read and
+/// set only when the `Arc` changed; also returns a refresh for other triggers
+/// (which records the reads again). Unlistens on cleanup.
 fn follow<T: Send + Sync + 'static>(
     controller: &rdc_core::Controller,
     read: impl Fn() -> Option<Arc<T>> + 'static,
 ) -> (ArcRwSignal<Option<Arc<T>>>, std::rc::Rc<dyn Fn()>) {
-    let state = ArcRwSignal::new(read());
-    let refresh: std::rc::Rc<dyn Fn()> = {
+    let state = ArcRwSignal::new(None);
+    let listener = {
         let state = state.clone();
-        std::rc::Rc::new(move || {
+        move || {
             let next = read();
             if !state.with_untracked(|current| same_arc(current, &next)) {
                 state.set(next);
             }
-        })
+        }
     };
-    let listener = std::rc::Rc::clone(&refresh);
-    let id = controller.listen(move || listener());
+    let id = controller.listen_reads(listener);
+    let refresh: std::rc::Rc<dyn Fn()> = {
+        let controller = controller.clone();
+        std::rc::Rc::new(move || controller.run_listener(id))
+    };
     let controller = SendWrapper::new(controller.clone());
     on_cleanup(move || controller.unlisten(id));
     (state, refresh)

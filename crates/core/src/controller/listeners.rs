@@ -1,0 +1,164 @@
+//! Who to wake after a store change. A broad listener hears every change; a
+//! tracked listener hears only changes to what its last run read: the endpoint
+//! keys, entity rows and tables its reads depended on (targeted notification,
+//! so a write costs what it changed, not what is mounted).
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use crate::read::Dep;
+use crate::store::{Changes, FastMap};
+
+/// What one run of a tracked listener read.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Topics {
+    keys: Vec<String>,
+    rows: Vec<(&'static str, usize)>,
+    alive: Vec<(&'static str, usize)>,
+    tables: Vec<&'static str>,
+}
+
+impl Topics {
+    pub fn key(&mut self, key: &str) {
+        if !self.keys.iter().any(|k| k == key) {
+            self.keys.push(key.to_owned());
+        }
+    }
+
+    pub fn deps(&mut self, deps: &[Dep]) {
+        for dep in deps {
+            match *dep {
+                Dep::Entity { key, index, .. } => self.rows.push((key, index)),
+                Dep::Alive { key, index, .. } => self.alive.push((key, index)),
+                Dep::Table { key, .. } => self.tables.push(key),
+            }
+        }
+    }
+
+    fn dedup(&mut self) {
+        self.rows.sort_unstable();
+        self.rows.dedup();
+        self.alive.sort_unstable();
+        self.alive.dedup();
+        self.tables.sort_unstable();
+        self.tables.dedup();
+    }
+}
+
+struct Listener {
+    callback: Rc<dyn Fn()>,
+    /// `None`: hears every change.
+    topics: Option<Topics>,
+}
+
+/// Listeners by id, and tracked ones indexed by what they read.
+#[derive(Default)]
+pub(crate) struct Listeners {
+    all: BTreeMap<u64, Listener>,
+    by_key: FastMap<String, Vec<u64>>,
+    by_row: FastMap<(&'static str, usize), Vec<u64>>,
+    by_alive: FastMap<(&'static str, usize), Vec<u64>>,
+    by_table: FastMap<&'static str, Vec<u64>>,
+}
+
+impl Listeners {
+    pub fn add(&mut self, id: u64, callback: Rc<dyn Fn()>, tracked: bool) {
+        let topics = tracked.then(Topics::default);
+        self.all.insert(id, Listener { callback, topics });
+    }
+
+    pub fn remove(&mut self, id: u64) {
+        if let Some(Listener { topics: Some(topics), .. }) = self.all.remove(&id) {
+            self.unindex(id, &topics);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.all.len()
+    }
+
+    /// The callback of `id`, and whether it is tracked.
+    pub fn callback(&self, id: u64) -> Option<(Rc<dyn Fn()>, bool)> {
+        self.all.get(&id).map(|l| (Rc::clone(&l.callback), l.topics.is_some()))
+    }
+
+    /// Replaces what tracked listener `id` follows.
+    pub fn set_topics(&mut self, id: u64, mut topics: Topics) {
+        topics.dedup();
+        let Some(listener) = self.all.get_mut(&id) else { return };
+        let Some(old) = listener.topics.as_mut() else { return };
+        if *old == topics {
+            return;
+        }
+        let old = std::mem::take(old);
+        self.unindex(id, &old);
+        for key in &topics.keys {
+            self.by_key.entry_ref(key.as_str()).or_default().push(id);
+        }
+        for row in &topics.rows {
+            self.by_row.entry(*row).or_default().push(id);
+        }
+        for row in &topics.alive {
+            self.by_alive.entry(*row).or_default().push(id);
+        }
+        for table in &topics.tables {
+            self.by_table.entry(*table).or_default().push(id);
+        }
+        if let Some(listener) = self.all.get_mut(&id) {
+            listener.topics = Some(topics);
+        }
+    }
+
+    fn unindex(&mut self, id: u64, topics: &Topics) {
+        fn drop_id<K: std::hash::Hash + Eq>(map: &mut FastMap<K, Vec<u64>>, key: &K, id: u64) {
+            if let Some(ids) = map.get_mut(key) {
+                ids.retain(|i| *i != id);
+                if ids.is_empty() {
+                    map.remove(key);
+                }
+            }
+        }
+        for key in &topics.keys {
+            drop_id(&mut self.by_key, key, id);
+        }
+        for row in &topics.rows {
+            drop_id(&mut self.by_row, row, id);
+        }
+        for row in &topics.alive {
+            drop_id(&mut self.by_alive, row, id);
+        }
+        for table in &topics.tables {
+            drop_id(&mut self.by_table, table, id);
+        }
+    }
+
+    /// Ids to wake for `changes`, in the order they started listening.
+    pub fn to_wake(&self, changes: &Changes) -> Vec<u64> {
+        if changes.everything {
+            return self.all.keys().copied().collect();
+        }
+        let mut ids: Vec<u64> = self.all.iter().filter(|(_, l)| l.topics.is_none()).map(|(id, _)| *id).collect();
+        if changes.is_empty() {
+            return ids;
+        }
+        for key in &changes.keys {
+            ids.extend(self.by_key.get(key.as_str()).into_iter().flatten());
+        }
+        let mut tables: Vec<&'static str> = Vec::new();
+        for row in &changes.rows {
+            ids.extend(self.by_row.get(row).into_iter().flatten());
+            if !tables.contains(&row.0) {
+                tables.push(row.0);
+            }
+        }
+        for row in &changes.alive {
+            ids.extend(self.by_alive.get(row).into_iter().flatten());
+        }
+        for table in tables {
+            ids.extend(self.by_table.get(table).into_iter().flatten());
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+}
