@@ -14,6 +14,8 @@ const browser = await chromium.launch({
 const page = await browser.newPage();
 await page.goto(`${base}/`);
 await page.waitForFunction(() => window.benchReady === true);
+const isolated = await page.evaluate(() => window.crossOriginIsolated);
+console.error(`cross-origin isolated: ${isolated} (timer resolution ${isolated ? '5 us' : '100 us'})`);
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
 
@@ -99,4 +101,4 @@ for (const [name, r] of Object.entries(results)) {
 const ratio = results['update-user-10000'].rdc / results['update-user'].rdc;
 console.log(`\nupdate-user-10000 / update-user (rdc): ${ratio.toFixed(2)}x`);
 console.log(`JS heap over 1,000 rdc mount/unmount cycles: ${(memory.heapStartBytes / 1e6).toFixed(2)} MB -> ${(memory.heapEndBytes / 1e6).toFixed(2)} MB`);
-fs.writeFileSync(out, JSON.stringify({ repeats, results, memory, date: new Date().toISOString() }, null, 2));
+fs.writeFileSync(out, JSON.stringify({ repeats, isolated, results, memory, date: new Date().toISOString() }, null, 2));

@@ -80,7 +80,8 @@ impl Projects {
     }
 }
 
-/// The `user.json` user (all 32 fields typed), keyed by `login`.
+/// The `user.json` user (all 32 fields typed; the instants kept as text, as the
+/// JavaScript anchor keeps them), keyed by `login`.
 #[derive(Debug, Clone, Deserialize, Entity)]
 #[entity(pk = "login")]
 pub struct User {
@@ -128,9 +129,9 @@ pub struct User {
     /// `following`.
     pub following: u64,
     /// `created_at`.
-    pub created_at: chrono::DateTime<chrono::Utc>,
+    pub created_at: String,
     /// `updated_at`.
-    pub updated_at: chrono::DateTime<chrono::Utc>,
+    pub updated_at: String,
     /// `followers_url`.
     pub followers_url: String,
     /// `following_url`.

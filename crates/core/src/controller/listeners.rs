@@ -10,7 +10,7 @@ use crate::read::Dep;
 use crate::store::{Changes, FastMap};
 
 /// What one run of a tracked listener read.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Topics {
     keys: Vec<String>,
     rows: Vec<(&'static str, usize)>,
@@ -35,20 +35,24 @@ impl Topics {
         }
     }
 
+    /// Sorted by key address (cheaper than comparing the strings), without repeats.
     fn dedup(&mut self) {
-        self.rows.sort_unstable();
-        self.rows.dedup();
-        self.alive.sort_unstable();
-        self.alive.dedup();
-        self.tables.sort_unstable();
-        self.tables.dedup();
+        fn by_address(rows: &mut Vec<(&'static str, usize)>) {
+            rows.sort_unstable_by_key(|(key, index)| (key.as_ptr() as usize, *index));
+            rows.dedup_by(|a, b| std::ptr::eq(a.0, b.0) && a.1 == b.1);
+        }
+        by_address(&mut self.rows);
+        by_address(&mut self.alive);
+        self.tables.sort_unstable_by_key(|key| key.as_ptr() as usize);
+        self.tables.dedup_by(|a, b| std::ptr::eq(*a, *b));
     }
 }
 
 struct Listener {
     callback: Rc<dyn Fn()>,
-    /// `None`: hears every change.
-    topics: Option<Topics>,
+    /// `None`: hears every change. Otherwise what its last run read, as
+    /// recorded, and the same without repeats (as indexed).
+    topics: Option<(Topics, Topics)>,
 }
 
 /// Listeners by id, and tracked ones indexed by what they read.
@@ -63,12 +67,12 @@ pub(crate) struct Listeners {
 
 impl Listeners {
     pub fn add(&mut self, id: u64, callback: Rc<dyn Fn()>, tracked: bool) {
-        let topics = tracked.then(Topics::default);
+        let topics = tracked.then(Default::default);
         self.all.insert(id, Listener { callback, topics });
     }
 
     pub fn remove(&mut self, id: u64) {
-        if let Some(Listener { topics: Some(topics), .. }) = self.all.remove(&id) {
+        if let Some(Listener { topics: Some((_, topics)), .. }) = self.all.remove(&id) {
             self.unindex(id, &topics);
         }
     }
@@ -83,11 +87,17 @@ impl Listeners {
     }
 
     /// Replaces what tracked listener `id` follows.
-    pub fn set_topics(&mut self, id: u64, mut topics: Topics) {
-        topics.dedup();
+    pub fn set_topics(&mut self, id: u64, recorded: Topics) {
         let Some(listener) = self.all.get_mut(&id) else { return };
-        let Some(old) = listener.topics.as_mut() else { return };
+        let Some((old_recorded, old)) = listener.topics.as_mut() else { return };
+        // Reads of the same data record the same topics in the same order.
+        if *old_recorded == recorded {
+            return;
+        }
+        let mut topics = recorded.clone();
+        topics.dedup();
         if *old == topics {
+            *old_recorded = recorded;
             return;
         }
         let old = std::mem::take(old);
@@ -105,7 +115,7 @@ impl Listeners {
             self.by_table.entry(*table).or_default().push(id);
         }
         if let Some(listener) = self.all.get_mut(&id) {
-            listener.topics = Some(topics);
+            listener.topics = Some((recorded, topics));
         }
     }
 

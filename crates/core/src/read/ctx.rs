@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use serde_json::Value;
 
 use crate::schema::{All, EntityDef, Object, Schema};
-use crate::store::{FastMap, State, StoredEntity};
+use crate::store::{EntityTable, FastMap, State, StoredEntity};
 
 /// Something a read looked at, with the version it saw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,18 +44,40 @@ const MAX_DEPTH: usize = 512;
 pub(crate) struct Ctx<'a> {
     pub state: &'a State,
     pub deps: RefCell<Vec<Dep>>,
-    valid: RefCell<FastMap<(&'static str, &'a str), bool>>,
+    /// Validity by (table, row index).
+    valid: RefCell<FastMap<(usize, usize), bool>>,
     stack: RefCell<Vec<(&'static str, &'a str)>>,
+    /// Tables already looked up, by the address of their `&'static` type key
+    /// (a read touches few tables and many rows: this saves hashing the key).
+    tables: RefCell<Vec<(usize, Option<&'a EntityTable>)>>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(state: &'a State) -> Self {
-        Ctx { state, deps: RefCell::default(), valid: RefCell::default(), stack: RefCell::default() }
+        Ctx {
+            state,
+            deps: RefCell::default(),
+            valid: RefCell::default(),
+            stack: RefCell::default(),
+            tables: RefCell::default(),
+        }
+    }
+
+    /// The table of `key` (a type key from an `EntityDef`).
+    fn table(&self, key: &'static str) -> Option<&'a EntityTable> {
+        let address = key.as_ptr() as usize;
+        let mut tables = self.tables.borrow_mut();
+        if let Some((_, table)) = tables.iter().find(|(a, _)| *a == address) {
+            return *table;
+        }
+        let table = self.state.entities.get(key);
+        tables.push((address, table));
+        table
     }
 
     /// The live row `def`/`pk`, recording the dependency.
     pub fn lookup(&self, def: &'static EntityDef, pk: &str) -> Option<(&'a str, &'a Object)> {
-        let table = self.state.entities.get(def.key);
+        let table = self.table(def.key);
         let Some((index, pk, row)) = table.and_then(|t| t.rows.get_full(pk)) else {
             self.deps.borrow_mut().push(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
             return None;
@@ -70,7 +92,7 @@ impl<'a> Ctx<'a> {
         let mut rows = Vec::new();
         let mut any = false;
         for def in all.entity_defs() {
-            let table = self.state.entities.get(def.key);
+            let table = self.table(def.key);
             self.deps.borrow_mut().push(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
             if let Some(table) = table {
                 any = true;
@@ -83,8 +105,8 @@ impl<'a> Ctx<'a> {
     /// Whether `pk` names a live entity of `def` whose required nested entities
     /// are valid too. Entities already being checked count as valid (cycles).
     pub fn entity_valid(&self, def: &'static EntityDef, pk: &str) -> bool {
-        let table = self.state.entities.get(def.key);
-        let Some((index, pk, row)) = table.and_then(|t| t.rows.get_full(pk)) else {
+        let table = self.table(def.key);
+        let Some((index, _, row)) = table.and_then(|t| t.rows.get_full(pk)) else {
             // It may be stored later: any write to its table counts.
             self.deps.borrow_mut().push(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
             return false;
@@ -99,7 +121,7 @@ impl<'a> Ctx<'a> {
             self.deps.borrow_mut().push(alive);
             return true;
         }
-        let slot = (def.key, pk.as_str());
+        let slot = (def.key.as_ptr() as usize, index);
         if let Some(known) = self.valid.borrow().get(&slot) {
             // Its dependencies were recorded on the first visit.
             return *known;
