@@ -50,6 +50,8 @@ pub(crate) struct Ctx<'a> {
     /// Tables already looked up, by the address of their `&'static` type key
     /// (a read touches few tables and many rows: this saves hashing the key).
     tables: RefCell<Vec<(usize, Option<&'a EntityTable>)>>,
+    /// The row found last (a validity check is followed by a read of the same row).
+    last: std::cell::Cell<Option<(usize, &'a str, usize)>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -60,7 +62,25 @@ impl<'a> Ctx<'a> {
             valid: RefCell::default(),
             stack: RefCell::default(),
             tables: RefCell::default(),
+            last: std::cell::Cell::new(None),
         }
+    }
+
+    /// The table of `def` and, when stored, the row `pk` with its index.
+    #[allow(clippy::type_complexity)]
+    fn find(&self, def: &'static EntityDef, pk: &str) -> (Option<&'a EntityTable>, Option<(usize, &'a str, &'a StoredEntity)>) {
+        let table = self.table(def.key);
+        let address = def.key.as_ptr() as usize;
+        if let (Some(t), Some((a, last_pk, index))) = (table, self.last.get()) {
+            if a == address && last_pk == pk {
+                return (table, t.rows.get_index(index).map(|(pk, row)| (index, pk.as_str(), row)));
+            }
+        }
+        let found = table.and_then(|t| t.rows.get_full(pk)).map(|(index, pk, row)| (index, pk.as_str(), row));
+        if let Some((index, pk, _)) = found {
+            self.last.set(Some((address, pk, index)));
+        }
+        (table, found)
     }
 
     /// The table of `key` (a type key from an `EntityDef`).
@@ -77,13 +97,13 @@ impl<'a> Ctx<'a> {
 
     /// The live row `def`/`pk`, recording the dependency.
     pub fn lookup(&self, def: &'static EntityDef, pk: &str) -> Option<(&'a str, &'a Object)> {
-        let table = self.table(def.key);
-        let Some((index, pk, row)) = table.and_then(|t| t.rows.get_full(pk)) else {
+        let (table, found) = self.find(def, pk);
+        let Some((index, pk, row)) = found else {
             self.deps.borrow_mut().push(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
             return None;
         };
         self.deps.borrow_mut().push(Dep::Entity { key: def.key, index, version: row.version });
-        row.value.as_deref().map(|object| (pk.as_str(), object))
+        row.value.as_deref().map(|object| (pk, object))
     }
 
     /// Rows of `all`'s tables, recording the table dependencies; `None` when no
@@ -105,8 +125,8 @@ impl<'a> Ctx<'a> {
     /// Whether `pk` names a live entity of `def` whose required nested entities
     /// are valid too. Entities already being checked count as valid (cycles).
     pub fn entity_valid(&self, def: &'static EntityDef, pk: &str) -> bool {
-        let table = self.table(def.key);
-        let Some((index, _, row)) = table.and_then(|t| t.rows.get_full(pk)) else {
+        let (table, found) = self.find(def, pk);
+        let Some((index, _, row)) = found else {
             // It may be stored later: any write to its table counts.
             self.deps.borrow_mut().push(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
             return false;

@@ -293,6 +293,11 @@ impl<'a, 's, 'c> SeqAccess<'a> for Items<'a, 's, 'c> {
         }
         Ok(None)
     }
+
+    /// At most the items left (invalid ones are skipped): lets a `Vec` allocate once.
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.items.len())
+    }
 }
 
 /// Whether an item of a list or map is shown: entity references must be valid.
@@ -333,6 +338,10 @@ impl<'a, 's, 'c> SeqAccess<'a> for AllRows<'a, 's, 'c> {
             };
         }
         Ok(None)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.rows.len())
     }
 }
 
