@@ -14,12 +14,34 @@ use crate::schema::{All, Collection, EntityDef, Object, Polymorphic, Schema};
 #[derive(Debug, Default)]
 pub(crate) struct Staged {
     /// Entities by (type key, pk): their type, merged object, and where they were
-    /// first met (for error messages).
-    pub entities: IndexMap<(&'static str, String), (&'static EntityDef, Object, String), foldhash::fast::RandomState>,
+    /// first met (for error messages: a range of `paths`).
+    pub entities: IndexMap<(&'static str, String), (&'static EntityDef, Object, PathSpan), foldhash::fast::RandomState>,
+    /// Every staged entity's path, one after the other (one allocation, not one each).
+    pub paths: String,
     pub deletes: Vec<(&'static str, String)>,
     /// Items to add to collections: the collection, the item's reference, its
     /// fields (to match list args) and whether at the front.
     pub adds: Vec<(Arc<Collection>, Value, Object, bool)>,
+}
+
+/// Where in `Staged::paths` an entity's path is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PathSpan(u32, u32);
+
+impl PathSpan {
+    /// This path, in the `paths` of its `Staged`.
+    pub fn of(self, paths: &str) -> &str {
+        paths.get(self.0 as usize..self.1 as usize).unwrap_or_default()
+    }
+}
+
+impl Staged {
+    fn record_path(&mut self, path: &str) -> PathSpan {
+        let path = path.trim_start_matches('.');
+        let start = self.paths.len();
+        self.paths.push_str(path);
+        PathSpan(u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(self.paths.len()).unwrap_or(u32::MAX))
+    }
 }
 
 /// The walk's context: endpoint args and the path for error messages.
@@ -110,7 +132,7 @@ impl<'a> Normalizer<'a> {
                 let pk = crate::schema::args_key(self.args);
                 let mut row = Object::new();
                 row.insert("items".to_owned(), items);
-                let path = self.here_raw();
+                let path = self.staged.record_path(&self.path);
                 self.staged.entities.insert((collection.def.key, pk.clone()), (collection.def, row, path));
                 Ok(Value::String(pk))
             }
@@ -147,8 +169,12 @@ impl<'a> Normalizer<'a> {
         match value {
             Value::Array(items) => {
                 let mut out = Vec::with_capacity(items.len());
+                let len = self.path.len();
                 for (i, item) in items.into_iter().enumerate() {
-                    out.push(self.with_segment(format_args!("[{i}]"), |n| each(n, item, parent, key))?);
+                    push_index(&mut self.path, i);
+                    let normalized = each(self, item, parent, key);
+                    self.path.truncate(len);
+                    out.push(normalized?);
                 }
                 Ok(Value::Array(out))
             }
@@ -200,7 +226,7 @@ impl<'a> Normalizer<'a> {
         match self.staged.entities.get_mut(&slot) {
             Some((_, existing, _)) => *existing = (def.merge)(existing, &object),
             None => {
-                let path = self.here_raw();
+                let path = self.staged.record_path(&self.path);
                 self.staged.entities.insert(slot, (def, object, path));
             }
         }
@@ -218,10 +244,6 @@ impl<'a> Normalizer<'a> {
         Ok(Value::String(pk))
     }
 
-    fn here_raw(&self) -> String {
-        self.path.trim_start_matches('.').to_owned()
-    }
-
     fn shape(&self, expected: &'static str, found: &Value) -> NormalizeError {
         NormalizeError::UnexpectedShape { expected, found: kind_of(found), path: self.here() }
     }
@@ -229,6 +251,26 @@ impl<'a> Normalizer<'a> {
     fn rejected(&self, def: &EntityDef, reason: String) -> NormalizeError {
         NormalizeError::Rejected { entity: def.key, path: self.here(), reason }
     }
+}
+
+/// Appends `[i]` without the formatting machinery (this runs for every list item).
+fn push_index(path: &mut String, i: usize) {
+    let mut digits = [0u8; 20];
+    let mut n = i;
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    path.push('[');
+    path.push_str(std::str::from_utf8(digits.get(at..).unwrap_or_default()).unwrap_or_default());
+    path.push(']');
 }
 
 pub(crate) fn join_path(base: &str, field: &str) -> String {

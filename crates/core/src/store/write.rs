@@ -103,8 +103,9 @@ impl State {
     /// fine when the store already has the rest). Changes nothing.
     fn plan(&self, staged: Staged, meta: WriteMeta) -> Result<Plan, NormalizeError> {
         let incoming = meta.entity_meta();
-        let mut writes = Vec::with_capacity(staged.entities.len());
-        for ((key, pk), (def, object, path)) in staged.entities {
+        let Staged { entities, paths, deletes, adds } = staged;
+        let mut writes = Vec::with_capacity(entities.len());
+        for ((key, pk), (def, object, path)) in entities {
             let row = self.row(key, &pk);
             let (merged, newer) = match row {
                 Some(row) => {
@@ -128,13 +129,13 @@ impl State {
             let merged = Value::Object(merged);
             (def.check_fields)(&merged).map_err(|e| NormalizeError::InvalidField {
                 entity: def.key,
-                path: join_path(&path, &e.path),
+                path: join_path(path.of(&paths), &e.path),
                 message: e.message,
             })?;
             let Value::Object(merged) = merged else { continue };
             writes.push(Write { key, pk, value: Some(Arc::new(merged)), newer });
         }
-        Ok(Plan { writes, deletes: staged.deletes, adds: staged.adds, meta: incoming })
+        Ok(Plan { writes, deletes, adds, meta: incoming })
     }
 
     /// Plans and applies staged entities and deletions as one new store version.
