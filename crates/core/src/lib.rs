@@ -57,7 +57,8 @@ pub use store::{
 pub mod __private {
     pub use serde;
     pub use serde_json;
-    pub use serde_path_to_error;
+
+    pub use crate::read::path::deserialize_at;
 
     /// Checks that a field is a string without allocating it (field checks at
     /// normalize time use it in place of `String`).

@@ -274,7 +274,7 @@ fn push_index(path: &mut String, i: usize) {
 }
 
 pub(crate) fn join_path(base: &str, field: &str) -> String {
-    // serde_path_to_error shows the root as ".".
+    // A field error at the entity itself has the path ".".
     let field = if field == "." { "" } else { field };
     match (base.is_empty(), field.is_empty()) {
         (true, _) => field.to_owned(),

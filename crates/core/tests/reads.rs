@@ -155,3 +155,41 @@ fn the_state_round_trips_through_serde() {
     assert_eq!(list.len(), 2);
     assert_eq!(list[0].author.name, "Ada");
 }
+
+#[test]
+fn a_type_mismatch_deep_in_nested_entities_and_plain_fields_names_the_whole_path() {
+    #[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+    #[allow(dead_code)]
+    struct Writer {
+        id: u32,
+        tags: Vec<serde_json::Value>,
+    }
+    #[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+    #[allow(dead_code)]
+    struct Note {
+        id: u32,
+        #[entity(nested)]
+        writer: Writer,
+    }
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct StrictWriter {
+        tags: Vec<u32>,
+    }
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct StrictNote {
+        writer: StrictWriter,
+    }
+    let mut state = State::default();
+    let notes = json!([
+        { "id": 1, "writer": { "id": 7, "tags": [1, 2] } },
+        { "id": 2, "writer": { "id": 8, "tags": [3, "four"] } }
+    ]);
+    let schema = Schema::array(Note::schema());
+    write(&mut state, "GET /notes", &schema, notes, 1);
+    let err = MemoCache::default().read_result::<Vec<StrictNote>>(&state, "GET /notes", &schema).unwrap_err();
+    let ReadError::Type { path, message } = err;
+    assert_eq!(path, "[1].writer.tags[1]");
+    assert!(message.contains("four"), "{message}");
+}

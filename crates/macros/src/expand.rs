@@ -171,13 +171,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
                     #rename_all
                     #[allow(dead_code)]
                     struct __RdcShape { #(#shape_fields),* }
-                    // Path tracking allocates per field: only on failure.
-                    if <__RdcShape as #core::__private::serde::Deserialize>::deserialize(value).is_ok() {
-                        return ::std::result::Result::Ok(());
-                    }
-                    #core::__private::serde_path_to_error::deserialize::<_, __RdcShape>(value)
-                        .map(|_| ())
-                        .map_err(|err| #core::FieldError { path: err.path().to_string(), message: err.into_inner().to_string() })
+                    #core::__private::deserialize_at::<__RdcShape>(value).map(|_| ())
                 }
 
                 #process

@@ -43,6 +43,8 @@ const MAX_DEPTH: usize = 512;
 
 pub(crate) struct Ctx<'a> {
     pub state: &'a State,
+    /// Where the read failed, if it did.
+    pub path: super::path::ErrorPath<'a>,
     pub deps: RefCell<Vec<Dep>>,
     /// Validity by (table, row index).
     valid: RefCell<FastMap<(usize, usize), bool>>,
@@ -58,6 +60,7 @@ impl<'a> Ctx<'a> {
     pub fn new(state: &'a State) -> Self {
         Ctx {
             state,
+            path: super::path::ErrorPath::default(),
             deps: RefCell::default(),
             valid: RefCell::default(),
             stack: RefCell::default(),

@@ -7,6 +7,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqA
 use serde_json::{Error, Value};
 
 use super::ctx::Ctx;
+use super::path::{PlainDe, Segment};
 use crate::schema::{pk_string_ref, All, EntityDef, NestedField, Object, Polymorphic, Schema};
 use crate::store::StoredEntity;
 
@@ -58,9 +59,9 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
             },
             Schema::Array(inner) => match self.value {
                 Value::Array(items) if !self.revisit => {
-                    visitor.visit_seq(Items { items: items.iter(), schema: inner, ctx })
+                    visitor.visit_seq(Items { items: items.iter().enumerate(), schema: inner, ctx })
                 }
-                Value::Array(_) => visitor.visit_seq(Items { items: [].iter(), schema: inner, ctx }),
+                Value::Array(_) => visitor.visit_seq(Items { items: [].iter().enumerate(), schema: inner, ctx }),
                 other => other.deserialize_any(visitor),
             },
             Schema::Values(inner) => match self.value {
@@ -97,15 +98,15 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
                     .and_then(Value::as_array);
                 match items {
                     Some(items) if !self.revisit => {
-                        visitor.visit_seq(Items { items: items.iter(), schema: &collection.item, ctx })
+                        visitor.visit_seq(Items { items: items.iter().enumerate(), schema: &collection.item, ctx })
                     }
-                    _ => visitor.visit_seq(Items { items: [].iter(), schema: &collection.item, ctx }),
+                    _ => visitor.visit_seq(Items { items: [].iter().enumerate(), schema: &collection.item, ctx }),
                 }
             }
-            Schema::All(all) if self.revisit => visitor.visit_seq(AllRows { rows: Vec::new().into_iter(), all, ctx }),
+            Schema::All(all) if self.revisit => visitor.visit_seq(AllRows { rows: Vec::new().into_iter(), read: 0, all, ctx }),
             Schema::All(all) => {
                 let rows = ctx.all_rows(all).unwrap_or_default();
-                visitor.visit_seq(AllRows { rows: rows.into_iter(), all, ctx })
+                visitor.visit_seq(AllRows { rows: rows.into_iter(), read: 0, all, ctx })
             }
             Schema::Lazy(_) => {
                 let resolved = self.schema.resolved().into_owned();
@@ -275,7 +276,7 @@ impl<'a, 'c> MapAccess<'a> for OneEntry<'a, 'c> {
 
 /// Items of a list, leaving out entities that are deleted or invalid.
 struct Items<'a, 's, 'c> {
-    items: std::slice::Iter<'a, Value>,
+    items: std::iter::Enumerate<std::slice::Iter<'a, Value>>,
     schema: &'s Schema,
     ctx: &'c Ctx<'a>,
 }
@@ -284,11 +285,10 @@ impl<'a, 's, 'c> SeqAccess<'a> for Items<'a, 's, 'c> {
     type Error = Error;
 
     fn next_element_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<Option<S::Value>, Error> {
-        for item in self.items.by_ref() {
+        for (i, item) in self.items.by_ref() {
             if resolves(self.ctx, self.schema, item) {
-                return seed
-                    .deserialize(ValueDe { value: item, schema: self.schema, ctx: self.ctx, revisit: false })
-                    .map(Some);
+                let read = seed.deserialize(ValueDe { value: item, schema: self.schema, ctx: self.ctx, revisit: false });
+                return self.ctx.path.at(Segment::Index(i), read.map(Some));
             }
         }
         Ok(None)
@@ -317,6 +317,8 @@ fn is_reference(schema: &Schema) -> bool {
 /// The rows of an `All`, live and valid ones only.
 struct AllRows<'a, 's, 'c> {
     rows: std::vec::IntoIter<(&'static EntityDef, &'a str, &'a StoredEntity)>,
+    /// Items read so far (the index an error reports).
+    read: usize,
     all: &'s All,
     ctx: &'c Ctx<'a>,
 }
@@ -332,10 +334,12 @@ impl<'a, 's, 'c> SeqAccess<'a> for AllRows<'a, 's, 'c> {
             }
             let Some((pk, object)) = self.ctx.lookup(def, pk).map(|(pk, _)| (pk, object)) else { continue };
             let entity = EntityDe { def, pk, object, ctx: self.ctx };
-            return match self.all {
+            let read = match self.all {
                 All::Single(_) => seed.deserialize(entity).map(Some),
                 All::Poly(_) => seed.deserialize(Tagged(entity)).map(Some),
             };
+            self.read += 1;
+            return self.ctx.path.at(Segment::Index(self.read - 1), read);
         }
         Ok(None)
     }
@@ -372,7 +376,7 @@ impl<'s> Fields<'s> {
 struct Members<'a, 's, 'c> {
     iter: serde_json::map::Iter<'a>,
     fields: Fields<'s>,
-    pending: Option<(&'a Value, Option<&'s Schema>)>,
+    pending: Option<(&'a str, &'a Value, Option<&'s Schema>)>,
     ctx: &'c Ctx<'a>,
     revisit: bool,
 }
@@ -390,19 +394,20 @@ impl<'a, 's, 'c> MapAccess<'a> for Members<'a, 's, 'c> {
                     continue;
                 }
             }
-            self.pending = Some((value, field.map(|(schema, _)| schema)));
+            self.pending = Some((name, value, field.map(|(schema, _)| schema)));
             return seed.deserialize(BorrowedStrDeserializer::<Error>::new(name)).map(Some);
         }
         Ok(None)
     }
 
     fn next_value_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<S::Value, Error> {
-        match self.pending.take() {
-            Some((value, Some(schema))) => {
-                seed.deserialize(ValueDe { value, schema, ctx: self.ctx, revisit: self.revisit })
+        let (name, read) = match self.pending.take() {
+            Some((name, value, Some(schema))) => {
+                (name, seed.deserialize(ValueDe { value, schema, ctx: self.ctx, revisit: self.revisit }))
             }
-            Some((value, None)) => seed.deserialize(value),
-            None => Err(de::Error::custom("value requested before key")),
-        }
+            Some((name, value, None)) => (name, seed.deserialize(PlainDe { value, path: &self.ctx.path })),
+            None => return Err(de::Error::custom("value requested before key")),
+        };
+        self.ctx.path.at(Segment::Field(name), read)
     }
 }

@@ -97,8 +97,8 @@ impl MemoCache {
                 return Ok(Some(value));
             }
         }
-        let value = serde_path_to_error::deserialize::<_, T>(&*result.value)
-            .map_err(|err| ReadError::Type { path: err.path().to_string(), message: err.into_inner().to_string() })?;
+        let value = super::path::deserialize_at::<T>(&result.value)
+            .map_err(|err| ReadError::Type { path: err.path, message: err.message })?;
         let value = Arc::new(value);
         let entry = Entry {
             value: Some(Arc::clone(&value) as Arc<dyn Any + Send + Sync>),

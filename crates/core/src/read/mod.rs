@@ -4,6 +4,7 @@
 mod ctx;
 pub(crate) mod de;
 mod memo;
+pub(crate) mod path;
 mod query;
 
 use serde::de::DeserializeOwned;
@@ -45,16 +46,9 @@ pub(crate) fn read_with<'a, T: DeserializeOwned>(
     if !found(ctx, schema, input) {
         return Ok(None);
     }
-    // Path tracking allocates per field: read plainly, and only on failure read
-    // again to find where it failed.
-    if let Ok(value) = T::deserialize(ValueDe { value: input, schema, ctx, revisit: false }) {
-        return Ok(Some(value));
-    }
-    let retry = Ctx::new(ctx.state);
-    let de = ValueDe { value: input, schema, ctx: &retry, revisit: false };
-    serde_path_to_error::deserialize(de)
+    T::deserialize(ValueDe { value: input, schema, ctx, revisit: false })
         .map(Some)
-        .map_err(|err| ReadError::Type { path: err.path().to_string(), message: err.into_inner().to_string() })
+        .map_err(|err| ReadError::Type { path: ctx.path.render(), message: err.to_string() })
 }
 
 /// Whether a top-level read finds something (see [`denormalize`]).

@@ -1,0 +1,153 @@
+//! The list with rdc: items and authors normalized in the store, the list read as
+//! ids through `use_cache`, each row through `use_entity`.
+
+use std::cell::RefCell;
+
+use leptos::prelude::*;
+use rdc::core::{Collection, Controller, Entity, Schema};
+use rdc::rest::RestEndpoint;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::Page;
+
+/// An author, shared by many items.
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+pub struct Author {
+    /// Primary key.
+    pub id: u32,
+    /// Shown in every row of their items.
+    pub name: String,
+}
+
+/// A list item.
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+pub struct Item {
+    /// Primary key.
+    pub id: u32,
+    /// Shown in its row.
+    pub name: String,
+    /// The author.
+    #[entity(nested)]
+    pub author: Author,
+}
+
+/// What the list shows: ids only (each row reads its own item), so the list's
+/// read depends on its items' rows, not on their authors.
+#[derive(Debug, Deserialize)]
+pub struct ItemId {
+    /// Primary key.
+    pub id: u32,
+}
+
+/// The list: a collection, so new items can join it without a refetch.
+fn items_collection() -> Schema {
+    Collection::of("BenchItems", Item::schema())
+}
+
+fn list_endpoint() -> RestEndpoint {
+    RestEndpoint::get("/bench/items").schema(items_collection())
+}
+
+fn item_json(i: u32, authors: u32, version: u32) -> Value {
+    json!({ "id": i, "name": format!("item {i} v{version}"), "author": { "id": i % authors, "name": format!("author {} v{version}", i % authors) } })
+}
+
+/// `n` items by `authors` authors.
+fn items_json(n: u32, authors: u32, version: u32) -> Value {
+    Value::Array((0..n).map(|i| item_json(i, authors, version)).collect())
+}
+
+/// The mounted rdc page.
+pub(crate) struct RdcPage {
+    controller: Controller,
+    /// The list's order as the server would send it (for move-item).
+    order: RefCell<Vec<u32>>,
+    authors: u32,
+    detail: RwSignal<Option<u32>>,
+    _unmount: Box<dyn std::any::Any>,
+}
+
+#[component]
+fn RdcRow(id: u32) -> impl IntoView {
+    let item = rdc::leptos::use_entity::<Item>(id.to_string());
+    view! { <li>{move || item.get().map(|i| format!("{} by {}", i.name, i.author.name))}</li> }
+}
+
+#[component]
+fn RdcList() -> impl IntoView {
+    let list = rdc::leptos::use_cache::<_, Vec<ItemId>>(list_endpoint(), Signal::derive(|| Some(json!({}))));
+    let ids = move || list.get().map(|items| items.iter().map(|i| i.id).collect::<Vec<_>>()).unwrap_or_default();
+    view! { <ul><For each=ids key=|id| *id let:id><RdcRow id=id/></For></ul> }
+}
+
+/// One item on its own page.
+#[component]
+fn RdcDetail(id: u32) -> impl IntoView {
+    let item = rdc::leptos::use_entity::<Item>(id.to_string());
+    view! { <article>{move || item.get().map(|i| format!("detail {}: {} by {}", i.id, i.name, i.author.name))}</article> }
+}
+
+#[component]
+fn RdcApp(detail: RwSignal<Option<u32>>) -> impl IntoView {
+    move || match detail.get() {
+        Some(id) => view! { <RdcDetail id=id/> }.into_any(),
+        None => view! { <RdcList/> }.into_any(),
+    }
+}
+
+impl RdcPage {
+    /// Mounts the page under `root`, then stores `n` items by `authors` authors.
+    pub fn mount(root: web_sys::HtmlElement, n: u32, authors: u32) -> RdcPage {
+        let controller = rdc::leptos::new_controller();
+        let c = controller.clone();
+        let detail = RwSignal::new(None);
+        let handle = leptos::mount::mount_to(root, move || {
+            view! { <rdc::leptos::DataProvider controller=c.clone()><RdcApp detail=detail/></rdc::leptos::DataProvider> }
+        });
+        let _ = controller.set_response(&list_endpoint(), &json!({}), items_json(n, authors, 0));
+        RdcPage {
+            controller: (*controller).clone(),
+            order: RefCell::new((0..n).collect()),
+            authors,
+            detail,
+            _unmount: Box::new(handle),
+        }
+    }
+}
+
+impl Page for RdcPage {
+    fn update_item(&self, id: u32, version: u32) {
+        let item = json!({ "id": id, "name": format!("item {id} v{version}"), "author": { "id": 0 } });
+        let _ = self.controller.set(&Item::schema(), item);
+    }
+
+    fn update_author(&self, id: u32, version: u32) {
+        let _ = self.controller.set(&Author::schema(), json!({ "id": id, "name": format!("author {id} v{version}") }));
+    }
+
+    fn delete_item(&self, id: u32) {
+        let _ = self.controller.set(&Schema::invalidate::<Item>(), json!(id));
+    }
+
+    fn unshift_item(&self, id: u32) {
+        self.order.borrow_mut().insert(0, id);
+        let _ = self.controller.set(&Collection::unshift(&items_collection()), item_json(id, self.authors, 0));
+    }
+
+    fn move_item(&self, from: u32) {
+        let mut order = self.order.borrow_mut();
+        let moved = order.remove(from as usize);
+        order.insert(0, moved);
+        let list: Vec<Value> = order.iter().map(|i| item_json(*i, self.authors, 0)).collect();
+        let _ = self.controller.set_response(&list_endpoint(), &json!({}), Value::Array(list));
+    }
+
+    fn show_detail(&self, id: Option<u32>) {
+        self.detail.set(id);
+    }
+
+    fn counts(&self) -> String {
+        format!("{} {}", self.controller.snapshot().entity_count(), self.controller.listener_count())
+    }
+}
