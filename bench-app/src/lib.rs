@@ -29,6 +29,9 @@ trait Page {
     fn show_detail(&self, id: Option<u32>);
     /// Store entities and listeners, for memory checks (empty without a store).
     fn counts(&self) -> String;
+    /// Loads the list from `url` (the plain page's own fetch code).
+    #[cfg(feature = "fetch")]
+    fn load(&self, _url: String) {}
 }
 
 thread_local! {
@@ -73,6 +76,17 @@ pub fn mount_rdc(n: u32, authors: u32) {
 pub fn mount_plain(n: u32, authors: u32) {
     unmount();
     mount(plain::PlainPage::mount(root(), n, authors));
+}
+
+/// Replaces the plain page's list with the items at `url` (its own fetch code).
+#[cfg(feature = "fetch")]
+#[wasm_bindgen]
+pub fn load_plain(url: String) {
+    MOUNTED.with(|m| {
+        if let Some(page) = m.borrow().as_deref() {
+            page.load(url);
+        }
+    });
 }
 
 /// Renames item `id` (one row changes).

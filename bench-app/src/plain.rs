@@ -97,4 +97,47 @@ impl Page for PlainPage {
     fn counts(&self) -> String {
         String::new()
     }
+
+    #[cfg(feature = "fetch")]
+    fn load(&self, url: String) {
+        self.fetch_list(url);
+    }
+}
+
+/// An item as a server sends it (for `load`).
+#[cfg(feature = "fetch")]
+#[derive(serde::Deserialize)]
+struct WireItem {
+    id: u32,
+    name: String,
+    author: WireAuthor,
+}
+
+#[cfg(feature = "fetch")]
+#[derive(serde::Deserialize)]
+struct WireAuthor {
+    id: u32,
+    name: String,
+}
+
+#[cfg(feature = "fetch")]
+impl PlainPage {
+    /// Replaces the list with the items at `url`, fetched and parsed by hand: what
+    /// an app without a data layer writes (and ships) to load its data.
+    pub fn fetch_list(&self, url: String) {
+        let (items, authors) = (self.items, self.authors);
+        wasm_bindgen_futures::spawn_local(async move {
+            let Ok(response) = gloo_net::http::Request::get(&url).send().await else { return };
+            let Ok(wire) = response.json::<Vec<WireItem>>().await else { return };
+            let count = wire.iter().map(|i| i.author.id + 1).max().unwrap_or(0);
+            let mut names = vec![String::new(); count as usize];
+            for item in &wire {
+                if let Some(slot) = names.get_mut(item.author.id as usize) {
+                    slot.clone_from(&item.author.name);
+                }
+            }
+            authors.set(names.into_iter().map(RwSignal::new).collect());
+            items.set(wire.into_iter().map(|i| (i.id, RwSignal::new(i.name), i.author.id)).collect());
+        });
+    }
 }

@@ -41,76 +41,90 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
     }
 }
 
-impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
-    type Error = Error;
+/// What a normalized value presents to serde, worked out without the visitor's
+/// type (so this code exists once, not once per type read).
+enum Shape<'a, 's, 'c> {
+    Entity(EntityDe<'a, 'c>),
+    /// An entity as the enum variant named after its type key.
+    Tagged(EntityDe<'a, 'c>),
+    List(List<'a, 's, 'c>),
+    Map(Members<'a, 's, 'c>),
+    /// JSON as stored (no schema applies, or an unmapped union member).
+    Plain(&'a Value),
+    /// Through a lazily defined schema (resolved per read).
+    Lazy,
+}
 
-    fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+/// An empty object, for maps read empty inside a cycle.
+static EMPTY: std::sync::LazyLock<Object> = std::sync::LazyLock::new(Object::new);
+
+impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
+    fn shape(self) -> Result<Shape<'a, 's, 'c>, Error> {
         let ctx = self.ctx;
-        match self.schema {
-            Schema::Entity(def) | Schema::Invalidate(def) => self.entity(def, self.value)?.deserialize_any(visitor),
-            Schema::Union(poly) => match union_ref(poly, self.value) {
+        let value = self.value;
+        let members = |map: &'a Object, fields, revisit| Members { iter: map.iter(), fields, pending: None, ctx, revisit };
+        let items = |items: &'a [Value], schema| List::Items(Items { items: items.iter().enumerate(), schema, ctx });
+        Ok(match self.schema {
+            Schema::Entity(def) | Schema::Invalidate(def) => Shape::Entity(self.entity(def, value)?),
+            Schema::Union(poly) => match union_ref(poly, value) {
                 Some((def, pk)) => {
                     let (pk, object) = ctx
                         .lookup(def, &pk)
                         .ok_or_else(|| de::Error::custom(format!("{} {pk:?} is not in the store", def.key)))?;
-                    Tagged(EntityDe { def, pk, object, ctx }).deserialize_any(visitor)
+                    Shape::Tagged(EntityDe { def, pk, object, ctx })
                 }
-                None => self.value.deserialize_any(visitor),
+                None => Shape::Plain(value),
             },
-            Schema::Array(inner) => match self.value {
-                Value::Array(items) if !self.revisit => {
-                    visitor.visit_seq(Items { items: items.iter().enumerate(), schema: inner, ctx })
-                }
-                Value::Array(_) => visitor.visit_seq(Items { items: [].iter().enumerate(), schema: inner, ctx }),
-                other => other.deserialize_any(visitor),
+            Schema::Array(inner) => match value {
+                Value::Array(list) if !self.revisit => Shape::List(items(list, inner)),
+                Value::Array(_) => Shape::List(items(&[], inner)),
+                other => Shape::Plain(other),
             },
-            Schema::Values(inner) => match self.value {
-                Value::Object(map) if !self.revisit => visitor.visit_map(Members {
-                    iter: map.iter(),
-                    fields: Fields::All(inner),
-                    pending: None,
-                    ctx,
-                    revisit: false,
-                }),
-                Value::Object(_) => {
-                    visitor.visit_map(de::value::MapDeserializer::<_, Error>::new(std::iter::empty::<(&str, &Value)>()))
-                }
-                other => other.deserialize_any(visitor),
+            Schema::Values(inner) => match value {
+                Value::Object(map) if !self.revisit => Shape::Map(members(map, Fields::All(inner), false)),
+                Value::Object(_) => Shape::Map(members(&EMPTY, Fields::All(inner), false)),
+                other => Shape::Plain(other),
             },
-            Schema::Object(fields) => match self.value {
-                Value::Object(map) => visitor.visit_map(Members {
-                    iter: map.iter(),
-                    fields: Fields::Named(fields),
-                    pending: None,
-                    ctx,
-                    revisit: self.revisit,
-                }),
-                other => other.deserialize_any(visitor),
+            Schema::Object(fields) => match value {
+                Value::Object(map) => Shape::Map(members(map, Fields::Named(fields), self.revisit)),
+                other => Shape::Plain(other),
             },
             Schema::CollectionAdd(collection, _) => {
-                ValueDe { value: self.value, schema: &collection.item, ctx, revisit: self.revisit }
-                    .deserialize_any(visitor)
+                ValueDe { value, schema: &collection.item, ctx, revisit: self.revisit }.shape()?
             }
             Schema::Collection(collection) => {
-                let items = pk_string_ref(self.value)
+                let stored = pk_string_ref(value)
                     .and_then(|pk| ctx.lookup(collection.def, &pk))
                     .and_then(|(_, row)| row.get("items"))
                     .and_then(Value::as_array);
-                match items {
-                    Some(items) if !self.revisit => {
-                        visitor.visit_seq(Items { items: items.iter().enumerate(), schema: &collection.item, ctx })
-                    }
-                    _ => visitor.visit_seq(Items { items: [].iter().enumerate(), schema: &collection.item, ctx }),
+                match stored {
+                    Some(list) if !self.revisit => Shape::List(items(list, &collection.item)),
+                    _ => Shape::List(items(&[], &collection.item)),
                 }
             }
-            Schema::All(all) if self.revisit => visitor.visit_seq(AllRows { rows: Vec::new().into_iter(), read: 0, all, ctx }),
             Schema::All(all) => {
-                let rows = ctx.all_rows(all).unwrap_or_default();
-                visitor.visit_seq(AllRows { rows: rows.into_iter(), read: 0, all, ctx })
+                let rows = if self.revisit { Vec::new() } else { ctx.all_rows(all).unwrap_or_default() };
+                Shape::List(List::Rows(AllRows { rows: rows.into_iter(), read: 0, all, ctx }))
             }
-            Schema::Lazy(_) => {
-                let resolved = self.schema.resolved().into_owned();
-                ValueDe { value: self.value, schema: &resolved, ctx, revisit: self.revisit }.deserialize_any(visitor)
+            Schema::Lazy(_) => Shape::Lazy,
+        })
+    }
+}
+
+impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+        let (value, schema, ctx, revisit) = (self.value, self.schema, self.ctx, self.revisit);
+        match self.shape()? {
+            Shape::Entity(entity) => entity.deserialize_any(visitor),
+            Shape::Tagged(entity) => visitor.visit_map(OneEntry(Some(entity))),
+            Shape::List(list) => visitor.visit_seq(list),
+            Shape::Map(members) => visitor.visit_map(members),
+            Shape::Plain(value) => value.deserialize_any(visitor),
+            Shape::Lazy => {
+                let resolved = schema.resolved().into_owned();
+                ValueDe { value, schema: &resolved, ctx, revisit }.deserialize_any(visitor)
             }
         }
     }
@@ -270,6 +284,30 @@ impl<'a, 'c> MapAccess<'a> for OneEntry<'a, 'c> {
         match self.0.take() {
             Some(entity) => seed.deserialize(entity),
             None => Err(de::Error::custom("value requested before key")),
+        }
+    }
+}
+
+/// Every list a read presents, as one type (so a `Vec<T>` visitor is built once).
+enum List<'a, 's, 'c> {
+    Items(Items<'a, 's, 'c>),
+    Rows(AllRows<'a, 's, 'c>),
+}
+
+impl<'a> SeqAccess<'a> for List<'a, '_, '_> {
+    type Error = Error;
+
+    fn next_element_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<Option<S::Value>, Error> {
+        match self {
+            List::Items(items) => items.next_element_seed(seed),
+            List::Rows(rows) => rows.next_element_seed(seed),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        match self {
+            List::Items(items) => items.size_hint(),
+            List::Rows(rows) => rows.size_hint(),
         }
     }
 }
