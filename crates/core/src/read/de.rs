@@ -116,6 +116,10 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
 
     fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
         let (value, schema, ctx, revisit) = (self.value, self.schema, self.ctx, self.revisit);
+        // The hot path (every entity reference) skips building a `Shape`.
+        if let Schema::Entity(def) | Schema::Invalidate(def) = schema {
+            return self.entity(def, value)?.deserialize_any(visitor);
+        }
         match self.shape()? {
             Shape::Entity(entity) => entity.deserialize_any(visitor),
             Shape::Tagged(entity) => visitor.visit_map(OneEntry(Some(entity))),

@@ -20,30 +20,52 @@ pub(crate) enum Segment<'a> {
 
 /// The path of the error being returned, innermost segment first.
 #[derive(Debug, Default)]
-pub(crate) struct ErrorPath<'a>(RefCell<Vec<Segment<'a>>>);
+pub(crate) struct ErrorPath<'a> {
+    segments: RefCell<Vec<Segment<'a>>>,
+    /// Whether `segments` may hold something (checked on every success).
+    dirty: std::cell::Cell<bool>,
+}
 
 impl<'a> ErrorPath<'a> {
-    /// Passes `result` through, adding `segment` when it is an error. A success
-    /// drops segments an inner error left when a visitor recovered from it.
+    /// Passes `result` through, adding `segment` when it is an error (see
+    /// [`ErrorPath::succeeded`] for what a success does).
+    #[inline(always)]
     pub fn at<T>(&self, segment: Segment<'a>, result: Result<T, Error>) -> Result<T, Error> {
-        let mut path = self.0.borrow_mut();
         match result {
             Ok(value) => {
-                if !path.is_empty() {
-                    path.clear();
-                }
+                self.succeeded();
                 Ok(value)
             }
-            Err(err) => {
-                path.push(segment);
-                Err(err)
-            }
+            Err(err) => Err(self.failed(segment, err)),
         }
+    }
+
+    /// Adds `segment` to the path of `err`, on its way out.
+    #[cold]
+    pub fn failed(&self, segment: Segment<'a>, err: Error) -> Error {
+        self.segments.borrow_mut().push(segment);
+        self.dirty.set(true);
+        err
+    }
+
+    /// A level read fine: segments an inner error left (a visitor recovered from
+    /// it) are not the path of a later error.
+    #[inline]
+    pub fn succeeded(&self) {
+        if self.dirty.get() {
+            self.forget();
+        }
+    }
+
+    #[cold]
+    fn forget(&self) {
+        self.segments.borrow_mut().clear();
+        self.dirty.set(false);
     }
 
     /// `a.b[2].c`, or `.` for the root (as serde_path_to_error writes it).
     pub fn render(&self) -> String {
-        let path = self.0.borrow();
+        let path = self.segments.borrow();
         let mut out = String::new();
         for segment in path.iter().rev() {
             match segment {
@@ -126,10 +148,28 @@ impl<'a> Deserializer<'a> for PlainDe<'a, '_> {
 
     serde::forward_to_deserialize_any! {
         <W: Visitor<'a>>
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+        seq tuple tuple_struct map struct unit_struct
+    }
+
+    scalars! {
+        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128 deserialize_f32
+        deserialize_f64 deserialize_char deserialize_str deserialize_string deserialize_bytes
+        deserialize_byte_buf deserialize_unit deserialize_identifier
     }
 }
+
+/// Scalars go straight to serde_json (no inner path to record).
+macro_rules! scalars {
+    ($($method:ident)*) => {
+        $(
+            fn $method<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+                self.value.$method(visitor)
+            }
+        )*
+    };
+}
+use scalars;
 
 struct PlainMap<'a, 'p> {
     iter: serde_json::map::Iter<'a>,
