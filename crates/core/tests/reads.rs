@@ -5,8 +5,8 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use rdc_core::{denormalize, Entity, MemoCache, ReadError, Schema, State};
-use serde_json::json;
+use rdc_core::{denormalize, Entity, MemoCache, ReadError, Schema, State, WriteMeta};
+use serde_json::{json, Value};
 
 fn articles() -> Schema {
     Schema::array(Article::schema())
@@ -192,4 +192,56 @@ fn a_type_mismatch_deep_in_nested_entities_and_plain_fields_names_the_whole_path
     let ReadError::Type { path, message } = err;
     assert_eq!(path, "[1].writer.tags[1]");
     assert!(message.contains("four"), "{message}");
+}
+
+#[test]
+fn a_read_keeps_its_arc_when_only_fields_it_does_not_read_change() {
+    #[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+    #[allow(dead_code)]
+    struct Card {
+        id: u32,
+        title: String,
+        views: u64,
+        note: Option<String>,
+    }
+    /// Reads titles only (views and note are ignored).
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Title {
+        id: u32,
+        title: String,
+    }
+    /// Reads the note too, when there is one.
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct WithNote {
+        title: String,
+        note: Option<String>,
+    }
+    let schema = Schema::array(Card::schema());
+    let mut state = State::default();
+    let cards = |views: u64, title: &str| json!([{ "id": 1, "title": title, "views": views }, { "id": 2, "title": "b", "views": 0 }]);
+    write(&mut state, "GET /cards", &schema, cards(1, "a"), 1);
+    let mut memo = MemoCache::default();
+    let titles = memo.read_result::<Vec<Title>>(&state, "GET /cards", &schema).unwrap().unwrap();
+    let notes = memo.read_result::<Vec<WithNote>>(&state, "GET /cards", &schema).unwrap().unwrap();
+
+    // Views change on a card (through the entity, not the list): nothing read changed.
+    state.write_entities(&Card::schema(), json!({ "id": 1, "title": "a", "views": 99 }), &Value::Null, WriteMeta::at(2, 1000)).unwrap();
+    let again = memo.read_result::<Vec<Title>>(&state, "GET /cards", &schema).unwrap().unwrap();
+    assert!(Arc::ptr_eq(&titles, &again), "views are not read");
+    let notes_again = memo.read_result::<Vec<WithNote>>(&state, "GET /cards", &schema).unwrap().unwrap();
+    assert!(Arc::ptr_eq(&notes, &notes_again));
+
+    // A field that appears may matter (here `note` does): a new read.
+    state.write_entities(&Card::schema(), json!({ "id": 2, "title": "b", "views": 0, "note": "hi" }), &Value::Null, WriteMeta::at(3, 1000)).unwrap();
+    let notes_now = memo.read_result::<Vec<WithNote>>(&state, "GET /cards", &schema).unwrap().unwrap();
+    assert!(!Arc::ptr_eq(&notes, &notes_now));
+    assert_eq!(notes_now[1].note.as_deref(), Some("hi"));
+
+    // A field that is read: a new read with the new value.
+    state.write_entities(&Card::schema(), json!({ "id": 1, "title": "A", "views": 99 }), &Value::Null, WriteMeta::at(4, 1000)).unwrap();
+    let renamed = memo.read_result::<Vec<Title>>(&state, "GET /cards", &schema).unwrap().unwrap();
+    assert!(!Arc::ptr_eq(&titles, &renamed));
+    assert_eq!(renamed[0].title, "A");
 }

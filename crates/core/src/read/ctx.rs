@@ -3,16 +3,21 @@
 
 use std::cell::RefCell;
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::schema::{All, EntityDef, Object, Schema};
 use crate::store::{EntityTable, FastMap, State, StoredEntity};
 
 /// Something a read looked at, with the version it saw.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) enum Dep {
     /// One entity row, by table key and row index (rows are never reordered).
-    Entity { key: &'static str, index: usize, version: u64 },
+    /// With `seen`, the read looked only at the fields (by position) whose bit
+    /// is set in `read` (positions past 63 always count): a new version that
+    /// keeps the same keys and those fields' values changes nothing it showed.
+    Entity { key: &'static str, index: usize, version: u64, seen: Option<Arc<Object>>, read: u64 },
     /// Whether a row is live (validity checks look no further than that).
     Alive { key: &'static str, index: usize, alive: bool },
     /// A whole entity table (an `All` read, or a row that was missing);
@@ -21,21 +26,45 @@ pub(crate) enum Dep {
 }
 
 impl Dep {
-    pub(crate) fn unchanged(&self, state: &State) -> bool {
-        match *self {
-            Dep::Entity { key, index, version } => state
-                .entities
-                .get(key)
-                .and_then(|t| t.rows.get_index(index))
-                .is_some_and(|(_, row)| row.version == version),
+    /// Whether what the read saw is still so; brings a field-level dependency
+    /// up to date when the row changed only in fields the read did not look at.
+    pub(crate) fn unchanged(&mut self, state: &State) -> bool {
+        match self {
+            Dep::Entity { key, index, version, seen, read } => {
+                let Some((_, row)) = state.entities.get(*key).and_then(|t| t.rows.get_index(*index)) else {
+                    return false;
+                };
+                if row.version == *version {
+                    return true;
+                }
+                let (Some(old), Some(new)) = (seen.as_deref(), row.value.as_ref()) else { return false };
+                if !same_where_read(old, new, *read) {
+                    return false;
+                }
+                *version = row.version;
+                *seen = Some(Arc::clone(new));
+                true
+            }
             Dep::Alive { key, index, alive } => state
                 .entities
-                .get(key)
-                .and_then(|t| t.rows.get_index(index))
-                .is_some_and(|(_, row)| row.value.is_some() == alive),
-            Dep::Table { key, version } => state.entities.get(key).map_or(0, |t| t.version) == version,
+                .get(*key)
+                .and_then(|t| t.rows.get_index(*index))
+                .is_some_and(|(_, row)| row.value.is_some() == *alive),
+            Dep::Table { key, version } => state.entities.get(*key).map_or(0, |t| t.version) == *version,
         }
     }
+}
+
+/// Whether `new` has the keys of `old`, in order, and equal values at the
+/// positions `read` marks (and at every position past 63).
+fn same_where_read(old: &Object, new: &Object, read: u64) -> bool {
+    if old.len() != new.len() {
+        return false;
+    }
+    old.iter().zip(new.iter()).enumerate().all(|(i, ((old_key, old_value), (new_key, new_value)))| {
+        let looked = i >= 64 || read & (1 << i) != 0;
+        old_key == new_key && (!looked || old_value == new_value)
+    })
 }
 
 /// Deepest entity nesting a read follows before it reports a cycle of required fields.
@@ -43,6 +72,8 @@ const MAX_DEPTH: usize = 512;
 
 pub(crate) struct Ctx<'a> {
     pub state: &'a State,
+    /// Whether entity dependencies are narrowed to the fields read (memoized reads).
+    pub record: bool,
     /// Where the read failed, if it did.
     pub path: super::path::ErrorPath<'a>,
     pub deps: RefCell<Vec<Dep>>,
@@ -52,13 +83,23 @@ pub(crate) struct Ctx<'a> {
     /// Tables already looked up, by the address of their `&'static` type key
     /// (a read touches few tables and many rows: this saves hashing the key).
     tables: RefCell<Vec<(usize, Option<&'a EntityTable>)>>,
+    /// The token of the field whose value a visitor ignored last (see `Members`).
+    pub ignored: std::cell::Cell<u32>,
+    next_token: std::cell::Cell<u32>,
     /// The row found last (a validity check is followed by a read of the same row).
     last: std::cell::Cell<Option<(usize, &'a str, usize)>>,
 }
 
 impl<'a> Ctx<'a> {
+    /// A context that records what the read depends on (for memoized reads).
     pub fn new(state: &'a State) -> Self {
+        Ctx { record: true, ..Ctx::unrecorded(state) }
+    }
+
+    /// A context for a one-off read: dependencies are not narrowed to fields.
+    pub fn unrecorded(state: &'a State) -> Self {
         Ctx {
+            record: false,
             state,
             path: super::path::ErrorPath::default(),
             deps: RefCell::default(),
@@ -66,6 +107,23 @@ impl<'a> Ctx<'a> {
             stack: RefCell::default(),
             tables: RefCell::default(),
             last: std::cell::Cell::new(None),
+            ignored: std::cell::Cell::new(0),
+            next_token: std::cell::Cell::new(0),
+        }
+    }
+
+    /// A token no other object of this read has (never 0).
+    pub fn token(&self) -> u32 {
+        let token = self.next_token.get().wrapping_add(1).max(1);
+        self.next_token.set(token);
+        token
+    }
+
+    /// Narrows the entity dependency `slot` to the fields marked in `mask` (it
+    /// covers every field until the read of the entity finished).
+    pub fn fields_read(&self, slot: usize, mask: u64) {
+        if let Some(Dep::Entity { read, .. }) = self.deps.borrow_mut().get_mut(slot) {
+            *read = mask;
         }
     }
 
@@ -98,15 +156,37 @@ impl<'a> Ctx<'a> {
         table
     }
 
-    /// The live row `def`/`pk`, recording the dependency.
+    /// The live row `def`/`pk`, recording a dependency on all of it.
     pub fn lookup(&self, def: &'static EntityDef, pk: &str) -> Option<(&'a str, &'a Object)> {
+        self.lookup_fields(def, pk, false).map(|(pk, object, _)| (pk, object))
+    }
+
+    /// The live row `def`/`pk`. With `by_field`, the dependency covers only the
+    /// fields later marked with [`Ctx::mark_read`] on the returned slot.
+    pub fn lookup_fields(
+        &self,
+        def: &'static EntityDef,
+        pk: &str,
+        by_field: bool,
+    ) -> Option<(&'a str, &'a Object, usize)> {
         let (table, found) = self.find(def, pk);
         let Some((index, pk, row)) = found else {
-            self.deps.borrow_mut().push(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
+            self.depend(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
             return None;
         };
-        self.deps.borrow_mut().push(Dep::Entity { key: def.key, index, version: row.version });
-        row.value.as_deref().map(|object| (pk, object))
+        let seen = if by_field && self.record { row.value.clone() } else { None };
+        let slot = self.depend(Dep::Entity { key: def.key, index, version: row.version, seen, read: u64::MAX });
+        row.value.as_deref().map(|object| (pk, object, slot))
+    }
+
+    /// Records `dep` (when recording); returns its slot.
+    fn depend(&self, dep: Dep) -> usize {
+        if !self.record {
+            return 0;
+        }
+        let mut deps = self.deps.borrow_mut();
+        deps.push(dep);
+        deps.len() - 1
     }
 
     /// Rows of `all`'s tables, recording the table dependencies; `None` when no
@@ -116,7 +196,7 @@ impl<'a> Ctx<'a> {
         let mut any = false;
         for def in all.entity_defs() {
             let table = self.table(def.key);
-            self.deps.borrow_mut().push(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
+            self.depend(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
             if let Some(table) = table {
                 any = true;
                 rows.extend(table.rows.iter().map(|(pk, row)| (def, pk.as_str(), row)));
@@ -131,17 +211,17 @@ impl<'a> Ctx<'a> {
         let (table, found) = self.find(def, pk);
         let Some((index, _, row)) = found else {
             // It may be stored later: any write to its table counts.
-            self.deps.borrow_mut().push(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
+            self.depend(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
             return false;
         };
         let alive = Dep::Alive { key: def.key, index, alive: row.value.is_some() };
         let Some(object) = row.value.as_deref() else {
-            self.deps.borrow_mut().push(alive);
+            self.depend(alive);
             return false;
         };
         let nested = (def.nested)();
         if !nested.iter().any(|f| f.required) {
-            self.deps.borrow_mut().push(alive);
+            self.depend(alive);
             return true;
         }
         let slot = (def.key.as_ptr() as usize, index);
@@ -149,7 +229,7 @@ impl<'a> Ctx<'a> {
             // Its dependencies were recorded on the first visit.
             return *known;
         }
-        self.deps.borrow_mut().push(alive);
+        self.depend(alive);
         self.valid.borrow_mut().insert(slot, true);
         let valid = (def.nested)()
             .iter()

@@ -27,17 +27,19 @@ pub(crate) struct ValueDe<'a, 's, 'c> {
     pub ctx: &'c Ctx<'a>,
     /// Inside an entity already on the path: lists read empty (breaks cycles).
     pub revisit: bool,
+    /// The token of the entity field this value is, or 0 (see `Members`).
+    pub token: u32,
 }
 
 impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
     fn entity(&self, def: &'static EntityDef, value: &'a Value) -> Result<EntityDe<'a, 'c>, Error> {
         let pk = pk_string_ref(value)
             .ok_or_else(|| de::Error::custom(format!("expected a {} reference, found {value}", def.key)))?;
-        let (pk, object) = self
+        let (pk, object, slot) = self
             .ctx
-            .lookup(def, &pk)
+            .lookup_fields(def, &pk, true)
             .ok_or_else(|| de::Error::custom(format!("{} {pk:?} is not in the store", def.key)))?;
-        Ok(EntityDe { def, pk, object, ctx: self.ctx })
+        Ok(EntityDe { def, pk, object, slot: Some(slot), ctx: self.ctx })
     }
 }
 
@@ -62,16 +64,25 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
     fn shape(self) -> Result<Shape<'a, 's, 'c>, Error> {
         let ctx = self.ctx;
         let value = self.value;
-        let members = |map: &'a Object, fields, revisit| Members { iter: map.iter(), fields, pending: None, ctx, revisit };
+        let members = |map: &'a Object, fields, revisit| Members {
+            iter: map.iter(),
+            fields,
+            pending: None,
+            ctx,
+            revisit,
+            track: None,
+            position: 0,
+            read: 0,
+        };
         let items = |items: &'a [Value], schema| List::Items(Items { items: items.iter().enumerate(), schema, ctx });
         Ok(match self.schema {
             Schema::Entity(def) | Schema::Invalidate(def) => Shape::Entity(self.entity(def, value)?),
             Schema::Union(poly) => match union_ref(poly, value) {
                 Some((def, pk)) => {
-                    let (pk, object) = ctx
-                        .lookup(def, &pk)
+                    let (pk, object, slot) = ctx
+                        .lookup_fields(def, &pk, true)
                         .ok_or_else(|| de::Error::custom(format!("{} {pk:?} is not in the store", def.key)))?;
-                    Shape::Tagged(EntityDe { def, pk, object, ctx })
+                    Shape::Tagged(EntityDe { def, pk, object, slot: Some(slot), ctx })
                 }
                 None => Shape::Plain(value),
             },
@@ -90,7 +101,7 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
                 other => Shape::Plain(other),
             },
             Schema::CollectionAdd(collection, _) => {
-                ValueDe { value, schema: &collection.item, ctx, revisit: self.revisit }.shape()?
+                ValueDe { value, schema: &collection.item, ctx, revisit: self.revisit, token: 0 }.shape()?
             }
             Schema::Collection(collection) => {
                 let stored = pk_string_ref(value)
@@ -128,7 +139,7 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
             Shape::Plain(value) => value.deserialize_any(visitor),
             Shape::Lazy => {
                 let resolved = schema.resolved().into_owned();
-                ValueDe { value, schema: &resolved, ctx, revisit }.deserialize_any(visitor)
+                ValueDe { value, schema: &resolved, ctx, revisit, token: 0 }.deserialize_any(visitor)
             }
         }
     }
@@ -155,10 +166,10 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
         match self.schema {
             Schema::Union(poly) => match union_ref(poly, self.value) {
                 Some((def, pk)) => {
-                    let (pk, object) = ctx
-                        .lookup(def, &pk)
+                    let (pk, object, slot) = ctx
+                        .lookup_fields(def, &pk, true)
                         .ok_or_else(|| de::Error::custom(format!("{} {pk:?} is not in the store", def.key)))?;
-                    visitor.visit_enum(Tagged(EntityDe { def, pk, object, ctx }))
+                    visitor.visit_enum(Tagged(EntityDe { def, pk, object, slot: Some(slot), ctx }))
                 }
                 None => self.value.deserialize_enum(name, variants, visitor),
             },
@@ -169,6 +180,9 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
     /// A field the type does not read: nothing is looked up, so the read does
     /// not depend on it (a list read as ids is not woken by its items' authors).
     fn deserialize_ignored_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+        if self.token != 0 {
+            self.ctx.ignored.set(self.token);
+        }
         visitor.visit_unit()
     }
 
@@ -184,6 +198,8 @@ pub(crate) struct EntityDe<'a, 'c> {
     pub def: &'static EntityDef,
     pub pk: &'a str,
     pub object: &'a Object,
+    /// Its dependency, to mark the fields read (see `Ctx::lookup_fields`).
+    pub slot: Option<usize>,
     pub ctx: &'c Ctx<'a>,
 }
 
@@ -194,7 +210,16 @@ impl<'a, 'c> Deserializer<'a> for EntityDe<'a, 'c> {
         let revisit = self.ctx.enter(self.def.key, self.pk).map_err(de::Error::custom)?;
         let fields = Fields::Nested((self.def.nested)());
         let out =
-            visitor.visit_map(Members { iter: self.object.iter(), fields, pending: None, ctx: self.ctx, revisit });
+            visitor.visit_map(Members {
+                iter: self.object.iter(),
+                fields,
+                pending: None,
+                ctx: self.ctx,
+                revisit,
+                track: self.slot.filter(|_| self.ctx.record).map(|slot| (slot, self.ctx.token())),
+                read: 0,
+                position: 0,
+            });
         self.ctx.leave();
         out
     }
@@ -329,7 +354,8 @@ impl<'a, 's, 'c> SeqAccess<'a> for Items<'a, 's, 'c> {
     fn next_element_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<Option<S::Value>, Error> {
         for (i, item) in self.items.by_ref() {
             if resolves(self.ctx, self.schema, item) {
-                let read = seed.deserialize(ValueDe { value: item, schema: self.schema, ctx: self.ctx, revisit: false });
+                let read =
+                    seed.deserialize(ValueDe { value: item, schema: self.schema, ctx: self.ctx, revisit: false, token: 0 });
                 return self.ctx.path.at(Segment::Index(i), read.map(Some));
             }
         }
@@ -374,8 +400,8 @@ impl<'a, 's, 'c> SeqAccess<'a> for AllRows<'a, 's, 'c> {
             if !self.ctx.entity_valid(def, pk) {
                 continue;
             }
-            let Some((pk, object)) = self.ctx.lookup(def, pk).map(|(pk, _)| (pk, object)) else { continue };
-            let entity = EntityDe { def, pk, object, ctx: self.ctx };
+            let Some((pk, _, slot)) = self.ctx.lookup_fields(def, pk, true) else { continue };
+            let entity = EntityDe { def, pk, object, slot: Some(slot), ctx: self.ctx };
             let read = match self.all {
                 All::Single(_) => seed.deserialize(entity).map(Some),
                 All::Poly(_) => seed.deserialize(Tagged(entity)).map(Some),
@@ -415,12 +441,21 @@ impl<'s> Fields<'s> {
 
 /// The members of an entity or object; schema'd members are read through
 /// their schema, unresolvable references are left out (an `Option` reads `None`).
+///
+/// For an entity, `track` is its dependency slot and a token: each value a
+/// visitor does not ignore marks its position as read, so a later change to the
+/// other fields leaves the read as it was.
 struct Members<'a, 's, 'c> {
     iter: serde_json::map::Iter<'a>,
     fields: Fields<'s>,
     pending: Option<(&'a str, &'a Value, Option<&'s Schema>)>,
     ctx: &'c Ctx<'a>,
     revisit: bool,
+    track: Option<(usize, u32)>,
+    /// Position in the object of the next key `iter` yields.
+    position: usize,
+    /// Positions read so far (given to the dependency once all keys were seen).
+    read: u64,
 }
 
 impl<'a, 's, 'c> MapAccess<'a> for Members<'a, 's, 'c> {
@@ -428,6 +463,7 @@ impl<'a, 's, 'c> MapAccess<'a> for Members<'a, 's, 'c> {
 
     fn next_key_seed<K: DeserializeSeed<'a>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
         for (name, value) in self.iter.by_ref() {
+            self.position += 1;
             let field = self.fields.get(name);
             if let Some((schema, required)) = field {
                 // In a cycle, optional references are cut so the value stays finite.
@@ -439,17 +475,34 @@ impl<'a, 's, 'c> MapAccess<'a> for Members<'a, 's, 'c> {
             self.pending = Some((name, value, field.map(|(schema, _)| schema)));
             return seed.deserialize(BorrowedStrDeserializer::<Error>::new(name)).map(Some);
         }
+        if let Some((slot, _)) = self.track {
+            self.ctx.fields_read(slot, self.read);
+        }
         Ok(None)
     }
 
     fn next_value_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<S::Value, Error> {
+        let ctx = self.ctx;
+        let token = self.track.map_or(0, |(_, token)| token);
+        if token != 0 {
+            ctx.ignored.set(0);
+        }
         let (name, read) = match self.pending.take() {
             Some((name, value, Some(schema))) => {
-                (name, seed.deserialize(ValueDe { value, schema, ctx: self.ctx, revisit: self.revisit }))
+                (name, seed.deserialize(ValueDe { value, schema, ctx, revisit: self.revisit, token }))
             }
-            Some((name, value, None)) => (name, seed.deserialize(PlainDe { value, path: &self.ctx.path })),
+            Some((name, value, None)) => {
+                let ignored = (token != 0).then_some((&ctx.ignored, token));
+                (name, seed.deserialize(PlainDe { value, path: &ctx.path, ignored }))
+            }
             None => return Err(de::Error::custom("value requested before key")),
         };
-        self.ctx.path.at(Segment::Field(name), read)
+        if let Some((_, token)) = self.track {
+            if ctx.ignored.get() != token {
+                // Positions past 63 always count (see `Dep::Entity`).
+                self.read |= 1u64.checked_shl((self.position - 1) as u32).unwrap_or(0);
+            }
+        }
+        ctx.path.at(Segment::Field(name), read)
     }
 }

@@ -33,7 +33,7 @@ use de::ValueDe;
 /// assert_eq!(user.name, "Ada");
 /// ```
 pub fn denormalize<T: DeserializeOwned>(state: &State, schema: &Schema, input: &Value) -> Result<Option<T>, ReadError> {
-    let ctx = Ctx::new(state);
+    let ctx = Ctx::unrecorded(state);
     read_with(&ctx, schema, input)
 }
 
@@ -46,7 +46,7 @@ pub(crate) fn read_with<'a, T: DeserializeOwned>(
     if !found(ctx, schema, input) {
         return Ok(None);
     }
-    T::deserialize(ValueDe { value: input, schema, ctx, revisit: false })
+    T::deserialize(ValueDe { value: input, schema, ctx, revisit: false, token: 0 })
         .map(Some)
         .map_err(|err| ReadError::Type { path: ctx.path.render(), message: err.to_string() })
 }
@@ -55,11 +55,9 @@ pub(crate) fn read_with<'a, T: DeserializeOwned>(
 fn found(ctx: &Ctx<'_>, schema: &Schema, input: &Value) -> bool {
     match schema {
         Schema::Entity(def) => match pk_string_ref(input) {
-            Some(pk) => {
-                // Record the dependency even when missing, so a later write re-reads.
-                let _ = ctx.lookup(def, &pk);
-                ctx.entity_valid(def, &pk)
-            }
+            // Records the row's liveness (or its table, when missing): a later
+            // write that matters wakes the read.
+            Some(pk) => ctx.entity_valid(def, &pk),
             None => false,
         },
         Schema::Union(_) | Schema::Invalidate(_) => ctx.value_valid(schema, Some(input)),

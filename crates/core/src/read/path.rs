@@ -99,7 +99,7 @@ impl<'a> ErrorPath<'a> {
 /// ```
 pub fn deserialize_at<'a, T: serde::Deserialize<'a>>(value: &'a Value) -> Result<T, FieldError> {
     let path = ErrorPath::default();
-    T::deserialize(PlainDe { value, path: &path })
+    T::deserialize(PlainDe { value, path: &path, ignored: None })
         .map_err(|err| FieldError { path: path.render(), message: err.to_string() })
 }
 
@@ -107,6 +107,8 @@ pub fn deserialize_at<'a, T: serde::Deserialize<'a>>(value: &'a Value) -> Result
 pub(crate) struct PlainDe<'a, 'p> {
     pub value: &'a Value,
     pub path: &'p ErrorPath<'a>,
+    /// Where to say that a visitor ignored this value (an entity field's token).
+    pub ignored: Option<(&'p std::cell::Cell<u32>, u32)>,
 }
 
 impl<'a> Deserializer<'a> for PlainDe<'a, '_> {
@@ -143,6 +145,9 @@ impl<'a> Deserializer<'a> for PlainDe<'a, '_> {
     }
 
     fn deserialize_ignored_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+        if let Some((cell, token)) = self.ignored {
+            cell.set(token);
+        }
         visitor.visit_unit()
     }
 
@@ -193,7 +198,7 @@ impl<'a> MapAccess<'a> for PlainMap<'a, '_> {
     fn next_value_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<S::Value, Error> {
         match self.pending.take() {
             Some((name, value)) => {
-                self.path.at(Segment::Field(name), seed.deserialize(PlainDe { value, path: self.path }))
+                self.path.at(Segment::Field(name), seed.deserialize(PlainDe { value, path: self.path, ignored: None }))
             }
             None => Err(de::Error::custom("value requested before key")),
         }
@@ -215,7 +220,7 @@ impl<'a> SeqAccess<'a> for PlainSeq<'a, '_> {
     fn next_element_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<Option<S::Value>, Error> {
         match self.iter.next() {
             Some((i, value)) => {
-                self.path.at(Segment::Index(i), seed.deserialize(PlainDe { value, path: self.path }).map(Some))
+                self.path.at(Segment::Index(i), seed.deserialize(PlainDe { value, path: self.path, ignored: None }).map(Some))
             }
             None => Ok(None),
         }
