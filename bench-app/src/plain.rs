@@ -52,11 +52,13 @@ fn PlainApp(
 impl PlainPage {
     /// Mounts `n` items by `authors` authors under `root`.
     pub fn mount(root: web_sys::HtmlElement, n: u32, authors: u32) -> PlainPage {
-        let author_names = RwSignal::new((0..authors).map(|a| RwSignal::new(format!("author {a} v0"))).collect::<Vec<_>>());
+        let author_names =
+            RwSignal::new((0..authors).map(|a| RwSignal::new(format!("author {a} v0"))).collect::<Vec<_>>());
         let items =
             RwSignal::new((0..n).map(|i| (i, RwSignal::new(format!("item {i} v0")), i % authors)).collect::<Vec<_>>());
         let detail = RwSignal::new(None);
-        let handle = leptos::mount::mount_to(root, move || view! { <PlainApp items=items authors=author_names detail=detail/> });
+        let handle =
+            leptos::mount::mount_to(root, move || view! { <PlainApp items=items authors=author_names detail=detail/> });
         PlainPage { items, authors: author_names, detail, _unmount: Box::new(handle) }
     }
 }

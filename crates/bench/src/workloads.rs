@@ -80,18 +80,13 @@ impl Fixtures {
         let only = std::env::var("RDC_BENCH_ONLY").ok();
         let wanted = |name: &str| only.as_deref().is_none_or(|o| name.starts_with(o));
         if wanted("normalizeLong") {
-            let us = median_us_with(
-                min_ms,
-                now,
-                &mut || Box::new(self.projects.clone()),
-                &mut |input| {
-                    let mut state = State::default();
-                    if let Ok(value) = input.downcast::<Value>() {
-                        state.write_result("projects", &schema, *value, &Value::Null, META).ok();
-                    }
-                    Box::new(state)
-                },
-            );
+            let us = median_us_with(min_ms, now, &mut || Box::new(self.projects.clone()), &mut |input| {
+                let mut state = State::default();
+                if let Ok(value) = input.downcast::<Value>() {
+                    state.write_result("projects", &schema, *value, &Value::Null, META).ok();
+                }
+                Box::new(state)
+            });
             report("normalizeLong", us);
         }
         let mut t = |name: &str, f: &mut dyn FnMut() -> Keep| {

@@ -112,10 +112,12 @@ fn a_field_of_the_wrong_type_names_its_path_and_changes_nothing() {
         other => panic!("unexpected {other:?}"),
     }
     // Deeper in a longer list, after other entities were staged: the path is still its own.
-    let good = |i: usize| json!({ "exchangePair": format!("P-{i}"), "price": "1", "updatedAt": "2026-11-25T12:00:00Z" });
+    let good =
+        |i: usize| json!({ "exchangePair": format!("P-{i}"), "price": "1", "updatedAt": "2026-11-25T12:00:00Z" });
     let mut list: Vec<_> = (0..120).map(good).collect();
     list[107]["price"] = json!("bad");
-    let err = state.write_result("p3", &Schema::array(ExchangePrice::schema()), json!(list), NO_ARGS, meta(2)).unwrap_err();
+    let err =
+        state.write_result("p3", &Schema::array(ExchangePrice::schema()), json!(list), NO_ARGS, meta(2)).unwrap_err();
     assert!(matches!(&err, NormalizeError::InvalidField { path, .. } if path == "[107].price"), "{err}");
     assert_eq!(state.version(), version);
     let stored = MemoCache::default().entity::<ExchangePrice>(&state, "BTC-USD").unwrap().unwrap();

@@ -227,20 +227,41 @@ fn a_read_keeps_its_arc_when_only_fields_it_does_not_read_change() {
     let notes = memo.read_result::<Vec<WithNote>>(&state, "GET /cards", &schema).unwrap().unwrap();
 
     // Views change on a card (through the entity, not the list): nothing read changed.
-    state.write_entities(&Card::schema(), json!({ "id": 1, "title": "a", "views": 99 }), &Value::Null, WriteMeta::at(2, 1000)).unwrap();
+    state
+        .write_entities(
+            &Card::schema(),
+            json!({ "id": 1, "title": "a", "views": 99 }),
+            &Value::Null,
+            WriteMeta::at(2, 1000),
+        )
+        .unwrap();
     let again = memo.read_result::<Vec<Title>>(&state, "GET /cards", &schema).unwrap().unwrap();
     assert!(Arc::ptr_eq(&titles, &again), "views are not read");
     let notes_again = memo.read_result::<Vec<WithNote>>(&state, "GET /cards", &schema).unwrap().unwrap();
     assert!(Arc::ptr_eq(&notes, &notes_again));
 
     // A field that appears may matter (here `note` does): a new read.
-    state.write_entities(&Card::schema(), json!({ "id": 2, "title": "b", "views": 0, "note": "hi" }), &Value::Null, WriteMeta::at(3, 1000)).unwrap();
+    state
+        .write_entities(
+            &Card::schema(),
+            json!({ "id": 2, "title": "b", "views": 0, "note": "hi" }),
+            &Value::Null,
+            WriteMeta::at(3, 1000),
+        )
+        .unwrap();
     let notes_now = memo.read_result::<Vec<WithNote>>(&state, "GET /cards", &schema).unwrap().unwrap();
     assert!(!Arc::ptr_eq(&notes, &notes_now));
     assert_eq!(notes_now[1].note.as_deref(), Some("hi"));
 
     // A field that is read: a new read with the new value.
-    state.write_entities(&Card::schema(), json!({ "id": 1, "title": "A", "views": 99 }), &Value::Null, WriteMeta::at(4, 1000)).unwrap();
+    state
+        .write_entities(
+            &Card::schema(),
+            json!({ "id": 1, "title": "A", "views": 99 }),
+            &Value::Null,
+            WriteMeta::at(4, 1000),
+        )
+        .unwrap();
     let renamed = memo.read_result::<Vec<Title>>(&state, "GET /cards", &schema).unwrap().unwrap();
     assert!(!Arc::ptr_eq(&titles, &renamed));
     assert_eq!(renamed[0].title, "A");

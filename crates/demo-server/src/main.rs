@@ -62,7 +62,8 @@ async fn main() {
         app = app.fallback_service(tower_http::services::ServeDir::new(dir));
         // Cross-origin isolation: the page's `performance.now()` gets 5 us
         // resolution instead of 100 us (the browser benchmark times sub-ms updates).
-        for (name, value) in [("cross-origin-opener-policy", "same-origin"), ("cross-origin-embedder-policy", "require-corp")]
+        for (name, value) in
+            [("cross-origin-opener-policy", "same-origin"), ("cross-origin-embedder-policy", "require-corp")]
         {
             app = app.layer(SetResponseHeaderLayer::overriding(
                 HeaderName::from_static(name),

@@ -597,7 +597,8 @@ impl Controller {
         memo_key: &str,
         schema: &Schema,
     ) -> Result<Option<Arc<T>>, ReadError> {
-        let read = self.with_state(|state| self.inner.memo.borrow_mut().read::<T>(state, memo_key, schema, &Value::Null));
+        let read =
+            self.with_state(|state| self.inner.memo.borrow_mut().read::<T>(state, memo_key, schema, &Value::Null));
         self.note_read::<T>(None, memo_key);
         read
     }

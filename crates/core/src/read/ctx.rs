@@ -25,13 +25,32 @@ pub(crate) enum Dep {
     Table { key: &'static str, version: u64 },
 }
 
+/// The table a dependency check looked at last, by the address of its key
+/// (consecutive dependencies are mostly rows of one table).
+#[derive(Default)]
+pub(crate) struct LastTable<'s>(Option<(usize, Option<&'s EntityTable>)>);
+
+impl<'s> LastTable<'s> {
+    fn get(&mut self, state: &'s State, key: &'static str) -> Option<&'s EntityTable> {
+        let address = key.as_ptr() as usize;
+        match self.0 {
+            Some((a, table)) if a == address => table,
+            _ => {
+                let table = state.entities.get(key);
+                self.0 = Some((address, table));
+                table
+            }
+        }
+    }
+}
+
 impl Dep {
     /// Whether what the read saw is still so; brings a field-level dependency
     /// up to date when the row changed only in fields the read did not look at.
-    pub(crate) fn unchanged(&mut self, state: &State) -> bool {
+    pub(crate) fn unchanged<'s>(&mut self, state: &'s State, last: &mut LastTable<'s>) -> bool {
         match self {
             Dep::Entity { key, index, version, seen, read } => {
-                let Some((_, row)) = state.entities.get(*key).and_then(|t| t.rows.get_index(*index)) else {
+                let Some((_, row)) = last.get(state, key).and_then(|t| t.rows.get_index(*index)) else {
                     return false;
                 };
                 if row.version == *version {
@@ -45,12 +64,11 @@ impl Dep {
                 *seen = Some(Arc::clone(new));
                 true
             }
-            Dep::Alive { key, index, alive } => state
-                .entities
-                .get(*key)
+            Dep::Alive { key, index, alive } => last
+                .get(state, key)
                 .and_then(|t| t.rows.get_index(*index))
                 .is_some_and(|(_, row)| row.value.is_some() == *alive),
-            Dep::Table { key, version } => state.entities.get(*key).map_or(0, |t| t.version) == *version,
+            Dep::Table { key, version } => last.get(state, key).map_or(0, |t| t.version) == *version,
         }
     }
 }
@@ -129,7 +147,11 @@ impl<'a> Ctx<'a> {
 
     /// The table of `def` and, when stored, the row `pk` with its index.
     #[allow(clippy::type_complexity)]
-    fn find(&self, def: &'static EntityDef, pk: &str) -> (Option<&'a EntityTable>, Option<(usize, &'a str, &'a StoredEntity)>) {
+    fn find(
+        &self,
+        def: &'static EntityDef,
+        pk: &str,
+    ) -> (Option<&'a EntityTable>, Option<(usize, &'a str, &'a StoredEntity)>) {
         let table = self.table(def.key);
         let address = def.key.as_ptr() as usize;
         if let (Some(t), Some((a, last_pk, index))) = (table, self.last.get()) {

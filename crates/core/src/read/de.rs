@@ -209,17 +209,16 @@ impl<'a, 'c> Deserializer<'a> for EntityDe<'a, 'c> {
     fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
         let revisit = self.ctx.enter(self.def.key, self.pk).map_err(de::Error::custom)?;
         let fields = Fields::Nested((self.def.nested)());
-        let out =
-            visitor.visit_map(Members {
-                iter: self.object.iter(),
-                fields,
-                pending: None,
-                ctx: self.ctx,
-                revisit,
-                track: self.slot.filter(|_| self.ctx.record).map(|slot| (slot, self.ctx.token())),
-                read: 0,
-                position: 0,
-            });
+        let out = visitor.visit_map(Members {
+            iter: self.object.iter(),
+            fields,
+            pending: None,
+            ctx: self.ctx,
+            revisit,
+            track: self.slot.filter(|_| self.ctx.record).map(|slot| (slot, self.ctx.token())),
+            read: 0,
+            position: 0,
+        });
         self.ctx.leave();
         out
     }
@@ -354,8 +353,13 @@ impl<'a, 's, 'c> SeqAccess<'a> for Items<'a, 's, 'c> {
     fn next_element_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<Option<S::Value>, Error> {
         for (i, item) in self.items.by_ref() {
             if resolves(self.ctx, self.schema, item) {
-                let read =
-                    seed.deserialize(ValueDe { value: item, schema: self.schema, ctx: self.ctx, revisit: false, token: 0 });
+                let read = seed.deserialize(ValueDe {
+                    value: item,
+                    schema: self.schema,
+                    ctx: self.ctx,
+                    revisit: false,
+                    token: 0,
+                });
                 return self.ctx.path.at(Segment::Index(i), read.map(Some));
             }
         }

@@ -139,7 +139,10 @@ impl MemoCache {
         let by_key = self.entries.entry(TypeId::of::<T>()).or_default();
         if let Some(entry) = by_key.get_mut(key) {
             let fresh = entry.checked_at == state.version()
-                || (entry.result_version == result_version && entry.deps.iter_mut().all(|dep| dep.unchanged(state)));
+                || (entry.result_version == result_version && {
+                    let mut last = super::ctx::LastTable::default();
+                    entry.deps.iter_mut().all(|dep| dep.unchanged(state, &mut last))
+                });
             if fresh {
                 entry.checked_at = state.version();
                 match entry.value.clone().map(|v| v.downcast::<T>()) {

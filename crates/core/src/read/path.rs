@@ -117,9 +117,7 @@ impl<'a> Deserializer<'a> for PlainDe<'a, '_> {
     fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.value {
             Value::Object(map) => visitor.visit_map(PlainMap { iter: map.iter(), pending: None, path: self.path }),
-            Value::Array(items) => {
-                visitor.visit_seq(PlainSeq { iter: items.iter().enumerate(), path: self.path })
-            }
+            Value::Array(items) => visitor.visit_seq(PlainSeq { iter: items.iter().enumerate(), path: self.path }),
             other => other.deserialize_any(visitor),
         }
     }
@@ -219,9 +217,9 @@ impl<'a> SeqAccess<'a> for PlainSeq<'a, '_> {
 
     fn next_element_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<Option<S::Value>, Error> {
         match self.iter.next() {
-            Some((i, value)) => {
-                self.path.at(Segment::Index(i), seed.deserialize(PlainDe { value, path: self.path, ignored: None }).map(Some))
-            }
+            Some((i, value)) => self
+                .path
+                .at(Segment::Index(i), seed.deserialize(PlainDe { value, path: self.path, ignored: None }).map(Some)),
             None => Ok(None),
         }
     }
