@@ -17,7 +17,7 @@ mod watch;
 
 pub use hooks::{
     use_cache, use_cancelling, use_dle, use_entity, use_live, use_loading, use_query, use_subscription, use_suspense,
-    use_suspense_optional, Dle, Loading,
+    use_suspense_optional, Dle, EntityKey, Loading,
 };
 pub use platform::Browser;
 pub use provider::{new_controller, use_controller, DataProvider};

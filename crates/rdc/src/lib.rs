@@ -18,7 +18,7 @@ pub mod prelude {
     };
     pub use rdc_leptos::{
         use_cache, use_cancelling, use_controller, use_dle, use_entity, use_live, use_loading, use_query,
-        use_subscription, use_suspense, use_suspense_optional, DataProvider,
+        use_subscription, use_suspense, use_suspense_optional, DataProvider, EntityKey,
     };
     pub use rdc_rest::{recipes, resource, Body, Content, NetworkError, RestEndpoint, RestError};
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::changes::Changes;
 use super::state::{EntityMeta, EntityTable, ErrorEntry, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta};
 use crate::error::NormalizeError;
 use crate::normalize::{join_path, Normalizer, Staged};
@@ -105,8 +106,19 @@ impl State {
         let incoming = meta.entity_meta();
         let Staged { entities, paths, deletes, adds } = staged;
         let mut writes = Vec::with_capacity(entities.len());
+        // A response holds many entities of few types: look each table up once.
+        let mut tables: Vec<(usize, Option<&EntityTable>)> = Vec::new();
         for ((key, pk), (def, object, path)) in entities {
-            let row = self.row(key, &pk);
+            let address = key.as_ptr() as usize;
+            let table = match tables.iter().find(|(a, _)| *a == address) {
+                Some((_, table)) => *table,
+                None => {
+                    let table = self.entities.get(key);
+                    tables.push((address, table));
+                    table
+                }
+            };
+            let row = table.and_then(|t| t.rows.get(&pk));
             let (merged, newer) = match row {
                 Some(row) => {
                     let newer = (def.should_update)(&row.meta, &incoming);
@@ -144,25 +156,18 @@ impl State {
         self.version += 1;
         let version = self.version;
         let mut log = self.changes.take();
+        // Grouped by table, so each table is looked up once.
+        let mut groups: Vec<(&'static str, Vec<Write>)> = Vec::new();
         for write in plan.writes {
-            let table = self.table_mut(write.key);
-            let entry = table.rows.entry(write.pk);
-            let index = entry.index();
-            let row = entry.or_insert(StoredEntity { value: None, meta: plan.meta, version });
-            if write.newer {
-                row.meta = plan.meta;
+            match groups.iter_mut().find(|(key, _)| std::ptr::eq(*key, write.key)) {
+                Some((_, group)) => group.push(write),
+                None => groups.push((write.key, vec![write])),
             }
-            if let Some(value) = write.value {
-                let was_alive = row.value.is_some();
-                row.value = Some(value);
-                row.version = version;
-                table.version = version;
-                if let Some(log) = log.as_mut() {
-                    log.rows.push((write.key, index));
-                    if !was_alive {
-                        log.alive.push((write.key, index));
-                    }
-                }
+        }
+        for (key, group) in groups {
+            let table = self.table_mut(key);
+            for write in group {
+                Self::apply(table, write, plan.meta, version, log.as_deref_mut());
             }
         }
         for (key, pk) in plan.deletes {
@@ -190,6 +195,28 @@ impl State {
 }
 
 impl State {
+    /// Applies one planned write to its table, logging what changed.
+    fn apply(table: &mut EntityTable, write: Write, meta: EntityMeta, version: u64, log: Option<&mut Changes>) {
+        let entry = table.rows.entry(write.pk);
+        let index = entry.index();
+        let row = entry.or_insert(StoredEntity { value: None, meta, version });
+        if write.newer {
+            row.meta = meta;
+        }
+        if let Some(value) = write.value {
+            let was_alive = row.value.is_some();
+            row.value = Some(value);
+            row.version = version;
+            table.version = version;
+            if let Some(log) = log {
+                log.rows.push((write.key, index));
+                if !was_alive {
+                    log.alive.push((write.key, index));
+                }
+            }
+        }
+    }
+
     /// The table of `key`, created when missing (the key is allocated only then).
     fn table_mut(&mut self, key: &str) -> &mut EntityTable {
         self.entities.entry_ref(key).or_default()

@@ -92,25 +92,86 @@ where
     Signal::derive(move || state.get())
 }
 
+/// The primary key [`use_entity`] reads: fixed (a `String` or `&str`, as in list
+/// rows) or a signal of one (re-read when it changes).
+///
+/// ```
+/// use leptos::prelude::*;
+/// let fixed: rdc_leptos::EntityKey = "u1".into();
+/// let reactive: rdc_leptos::EntityKey = Signal::derive(|| "u2".to_string()).into();
+/// # let _ = (fixed, reactive);
+/// ```
+#[derive(Debug, Clone)]
+pub enum EntityKey {
+    /// A key that never changes: no effect is needed to follow it.
+    Fixed(String),
+    /// A key that may change.
+    Reactive(Signal<String>),
+}
+
+impl From<String> for EntityKey {
+    fn from(pk: String) -> Self {
+        EntityKey::Fixed(pk)
+    }
+}
+
+impl From<&str> for EntityKey {
+    fn from(pk: &str) -> Self {
+        EntityKey::Fixed(pk.to_owned())
+    }
+}
+
+impl From<Signal<String>> for EntityKey {
+    fn from(pk: Signal<String>) -> Self {
+        EntityKey::Reactive(pk)
+    }
+}
+
+impl From<ReadSignal<String>> for EntityKey {
+    fn from(pk: ReadSignal<String>) -> Self {
+        EntityKey::Reactive(pk.into())
+    }
+}
+
+impl From<RwSignal<String>> for EntityKey {
+    fn from(pk: RwSignal<String>) -> Self {
+        EntityKey::Reactive(pk.into())
+    }
+}
+
+impl From<Memo<String>> for EntityKey {
+    fn from(pk: Memo<String>) -> Self {
+        EntityKey::Reactive(pk.into())
+    }
+}
+
 /// One entity by primary key, straight from the store; never fetches. Use it in
 /// list rows (`<For>` keyed by pk) so that a changed entity re-renders only its row.
 ///
 /// ```no_run
 /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
-/// let user = rdc_leptos::use_entity::<User>("u1".to_string());
+/// let user = rdc_leptos::use_entity::<User>("u1");
 /// # let _ = user;
 /// ```
-pub fn use_entity<E: Entity>(pk: impl Into<Signal<String>>) -> Signal<Option<Arc<E>>> {
-    let pk: Signal<String> = pk.into();
+pub fn use_entity<E: Entity>(pk: impl Into<EntityKey>) -> Signal<Option<Arc<E>>> {
     let controller = use_controller();
     let reader = controller.clone();
-    let (state, refresh) = follow(&controller, move || pk.with_untracked(|pk| reader.entity::<E>(pk).ok().flatten()));
-    // A new pk: read again.
-    Effect::new(move |_| {
-        pk.track();
-        refresh();
-    });
-    Signal::derive(move || state.get())
+    match pk.into() {
+        EntityKey::Fixed(pk) => {
+            let (state, _) = follow(&controller, move || reader.entity::<E>(&pk).ok().flatten());
+            state.read_only().into()
+        }
+        EntityKey::Reactive(pk) => {
+            let (state, refresh) =
+                follow(&controller, move || pk.with_untracked(|pk| reader.entity::<E>(pk).ok().flatten()));
+            // A new pk: read again.
+            Effect::new(move |_| {
+                pk.track();
+                refresh();
+            });
+            state.read_only().into()
+        }
+    }
 }
 
 fn same_arc<T>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {

@@ -5,7 +5,7 @@ mod live;
 mod loading;
 mod suspense;
 
-pub use cache::{use_cache, use_dle, use_entity, use_query, Dle};
+pub use cache::{use_cache, use_dle, use_entity, use_query, Dle, EntityKey};
 pub use live::{use_live, use_subscription};
 pub use loading::{use_loading, Loading};
 pub use suspense::{use_cancelling, use_suspense, use_suspense_optional};
