@@ -82,14 +82,19 @@ for (const [name, run] of Object.entries(scenarios)) {
   await page.evaluate(() => { bench.unmount(); if (window.gc) gc(); });
 }
 
+// Memory: 1,000 mount/unmount cycles of the list over one store (after 200 to warm up).
 const memory = await page.evaluate(async () => {
   const heap = () => { if (window.gc) gc(); return performance.memory ? performance.memory.usedJSHeapSize : 0; };
-  bench.mount_rdc(100, 10); bench.unmount();
-  const start = heap();
   // Microtask yields only: timers in a headless page may be throttled to 1 s.
-  for (let i = 0; i < 1000; i++) { bench.mount_rdc(100, 10); await Promise.resolve(); bench.unmount(); await Promise.resolve(); }
-  const end = heap();
-  return { heapStartBytes: start, heapEndBytes: end };
+  const cycles = async (n) => {
+    for (let i = 0; i < n; i++) { bench.mount_rdc_shared(100, 10); await Promise.resolve(); bench.unmount(); await Promise.resolve(); }
+  };
+  await cycles(200);
+  const start = { heap: heap(), wasm: wasmMemoryBytes(), counts: bench.shared_counts() };
+  await cycles(1000);
+  const end = { heap: heap(), wasm: wasmMemoryBytes(), counts: bench.shared_counts() };
+  return { heapStartBytes: start.heap, heapEndBytes: end.heap, wasmStartBytes: start.wasm, wasmEndBytes: end.wasm,
+    countsStart: start.counts, countsEnd: end.counts };
 });
 
 await browser.close();
@@ -100,5 +105,5 @@ for (const [name, r] of Object.entries(results)) {
 }
 const ratio = results['update-user-10000'].rdc / results['update-user'].rdc;
 console.log(`\nupdate-user-10000 / update-user (rdc): ${ratio.toFixed(2)}x`);
-console.log(`JS heap over 1,000 rdc mount/unmount cycles: ${(memory.heapStartBytes / 1e6).toFixed(2)} MB -> ${(memory.heapEndBytes / 1e6).toFixed(2)} MB`);
+console.log(`1,000 rdc mount/unmount cycles over one store: JS heap ${(memory.heapStartBytes / 1e6).toFixed(2)} MB -> ${(memory.heapEndBytes / 1e6).toFixed(2)} MB, wasm memory ${(memory.wasmStartBytes / 1e6).toFixed(2)} MB -> ${(memory.wasmEndBytes / 1e6).toFixed(2)} MB, entities / listeners / timeouts ${memory.countsStart} -> ${memory.countsEnd}`);
 fs.writeFileSync(out, JSON.stringify({ repeats, isolated, results, memory, date: new Date().toISOString() }, null, 2));

@@ -71,6 +71,21 @@ pub fn mount_rdc(n: u32, authors: u32) {
     mount(rdc_page::RdcPage::mount(root(), n, authors));
 }
 
+/// Mounts the rdc list over the store kept across mounts (the memory cycle).
+#[cfg(feature = "rdc")]
+#[wasm_bindgen]
+pub fn mount_rdc_shared(n: u32, authors: u32) {
+    unmount();
+    mount(rdc_page::RdcPage::mount_shared(root(), n, authors));
+}
+
+/// Entities in the shared store, its listeners, and browser timeouts pending.
+#[cfg(feature = "rdc")]
+#[wasm_bindgen]
+pub fn shared_counts() -> String {
+    rdc_page::shared_counts()
+}
+
 /// Mounts the plain-signals list with `n` items by `authors` authors.
 #[wasm_bindgen]
 pub fn mount_plain(n: u32, authors: u32) {

@@ -58,6 +58,17 @@ fn items_json(n: u32, authors: u32, version: u32) -> Value {
     Value::Array((0..n).map(|i| item_json(i, authors, version)).collect())
 }
 
+thread_local! {
+    /// The store `mount_shared` reuses.
+    static SHARED: send_wrapper::SendWrapper<Controller> = rdc::leptos::new_controller();
+}
+
+/// Entities in the shared store, its listeners, and browser timeouts pending.
+pub(crate) fn shared_counts() -> String {
+    SHARED
+        .with(|c| format!("{} {} {}", c.snapshot().entity_count(), c.listener_count(), rdc::leptos::pending_timeouts()))
+}
+
 /// The mounted rdc page.
 pub(crate) struct RdcPage {
     controller: Controller,
@@ -99,7 +110,21 @@ fn RdcApp(detail: RwSignal<Option<u32>>) -> impl IntoView {
 impl RdcPage {
     /// Mounts the page under `root`, then stores `n` items by `authors` authors.
     pub fn mount(root: web_sys::HtmlElement, n: u32, authors: u32) -> RdcPage {
-        let controller = rdc::leptos::new_controller();
+        Self::mount_with(root, rdc::leptos::new_controller(), n, authors)
+    }
+
+    /// Mounts the page over the one store kept across mounts (the memory cycle:
+    /// what a mount leaves behind stays in that store and its listeners).
+    pub fn mount_shared(root: web_sys::HtmlElement, n: u32, authors: u32) -> RdcPage {
+        Self::mount_with(root, SHARED.with(|s| s.clone()), n, authors)
+    }
+
+    fn mount_with(
+        root: web_sys::HtmlElement,
+        controller: send_wrapper::SendWrapper<Controller>,
+        n: u32,
+        authors: u32,
+    ) -> RdcPage {
         let c = controller.clone();
         let detail = RwSignal::new(None);
         let handle = leptos::mount::mount_to(root, move || {

@@ -142,6 +142,7 @@ async fn ticker_polls_every_2000_ms_while_mounted_and_stops_when_unmounted() {
     assert!(text.contains("trade=1003"), "polls update the view: {text}");
     drop(handle);
     assert_eq!(controller.poll_timer_count(), 0);
+    assert_eq!(rdc::leptos::pending_timeouts(), 0, "the cancelled poll timer's callback was dropped");
     sleep(2500).await;
     assert_eq!(ticker_count(&product).await, polled, "no polls after unmount");
 }
@@ -274,6 +275,7 @@ async fn mounting_and_unmounting_a_thousand_times_leaves_nothing_behind() {
             controller.poll_timer_count(),
             controller.retained_count(),
             controller.snapshot().entity_count(),
+            rdc::leptos::pending_timeouts(),
         )
     };
     let start = counts();
@@ -285,7 +287,11 @@ async fn mounting_and_unmounting_a_thousand_times_leaves_nothing_behind() {
         leptos::task::tick().await;
     }
     sleep(50).await;
-    assert_eq!(counts(), start, "(listeners, poll timers, retained keys, entities) after 1,000 mount/unmount cycles");
+    assert_eq!(
+        counts(),
+        start,
+        "(listeners, poll timers, retained keys, entities, browser timeouts) after 1,000 mount/unmount cycles"
+    );
 }
 
 #[component]

@@ -19,6 +19,6 @@ pub use hooks::{
     use_cache, use_cancelling, use_dle, use_entity, use_live, use_loading, use_query, use_subscription, use_suspense,
     use_suspense_optional, Dle, EntityKey, Loading,
 };
-pub use platform::Browser;
+pub use platform::{pending_timeouts, Browser};
 pub use provider::{new_controller, use_controller, DataProvider};
 pub use watch::Snapshot;

@@ -21,13 +21,7 @@ impl Clock for Browser {
 impl Timers for Browser {
     #[cfg(target_arch = "wasm32")]
     fn set_timeout(&self, delay_ms: u64, callback: Box<dyn FnOnce()>) -> u64 {
-        use wasm_bindgen::JsCast;
-        let callback = wasm_bindgen::closure::Closure::once_into_js(callback);
-        // setTimeout takes an i32: clamp (about 24.8 days).
-        let delay = i32::try_from(delay_ms).unwrap_or(i32::MAX);
-        web_sys::window()
-            .and_then(|w| w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), delay).ok())
-            .map_or(0, |handle| u64::try_from(handle).unwrap_or(0))
+        timeouts::set(delay_ms, callback)
     }
 
     #[cfg(not(target_arch = "wasm32"))]
@@ -38,11 +32,133 @@ impl Timers for Browser {
 
     fn cancel(&self, handle: u64) {
         #[cfg(target_arch = "wasm32")]
-        if let (Some(window), Ok(handle)) = (web_sys::window(), i32::try_from(handle)) {
-            window.clear_timeout_with_handle(handle);
-        }
+        timeouts::cancel(handle);
         #[cfg(not(target_arch = "wasm32"))]
         let _ = handle;
+    }
+}
+
+/// Browser timeouts whose callbacks are dropped when they fire or are cancelled
+/// (a `Closure::once_into_js` that never runs would leak its callback, and what
+/// the callback holds).
+#[cfg(target_arch = "wasm32")]
+mod timeouts {
+    use std::cell::{Cell, RefCell};
+    use std::collections::HashMap;
+    use std::rc::Rc;
+
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+
+    thread_local! {
+        /// Timeouts not yet fired, by handle.
+        static PENDING: RefCell<HashMap<i32, Closure<dyn FnMut()>>> = RefCell::default();
+        /// Closures of fired timeouts: dropped later, never while one runs.
+        static FIRED: RefCell<Vec<Closure<dyn FnMut()>>> = RefCell::default();
+        static RUNNING: Cell<bool> = const { Cell::new(false) };
+    }
+
+    fn drop_fired() {
+        if !RUNNING.with(Cell::get) {
+            let fired = FIRED.with(|f| std::mem::take(&mut *f.borrow_mut()));
+            drop(fired);
+        }
+    }
+
+    pub fn set(delay_ms: u64, callback: Box<dyn FnOnce()>) -> u64 {
+        drop_fired();
+        let handle_slot: Rc<Cell<Option<i32>>> = Rc::default();
+        let own_handle = Rc::clone(&handle_slot);
+        let mut callback = Some(callback);
+        let closure = Closure::wrap(Box::new(move || {
+            if let Some(handle) = own_handle.get() {
+                if let Some(own) = PENDING.with(|p| p.borrow_mut().remove(&handle)) {
+                    FIRED.with(|f| f.borrow_mut().push(own));
+                }
+            }
+            if let Some(callback) = callback.take() {
+                let outer = RUNNING.with(|r| r.replace(true));
+                callback();
+                RUNNING.with(|r| r.set(outer));
+            }
+        }) as Box<dyn FnMut()>);
+        // setTimeout takes an i32: clamp (about 24.8 days).
+        let delay = i32::try_from(delay_ms).unwrap_or(i32::MAX);
+        let handle = web_sys::window().and_then(|w| {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(closure.as_ref().unchecked_ref(), delay).ok()
+        });
+        match handle {
+            Some(handle) => {
+                handle_slot.set(Some(handle));
+                PENDING.with(|p| p.borrow_mut().insert(handle, closure));
+                u64::try_from(handle).unwrap_or(0)
+            }
+            None => 0,
+        }
+    }
+
+    pub fn cancel(handle: u64) {
+        if let (Some(window), Ok(handle)) = (web_sys::window(), i32::try_from(handle)) {
+            window.clear_timeout_with_handle(handle);
+            let pending = PENDING.with(|p| p.borrow_mut().remove(&handle));
+            drop(pending);
+        }
+        drop_fired();
+    }
+
+    /// Timeouts not yet fired (for leak checks).
+    pub fn pending() -> usize {
+        PENDING.with(|p| p.borrow().len())
+    }
+}
+
+/// Timeouts set through [`Browser`] that have not fired or been cancelled.
+///
+/// ```
+/// assert_eq!(rdc_leptos::pending_timeouts(), 0);
+/// ```
+pub fn pending_timeouts() -> usize {
+    #[cfg(target_arch = "wasm32")]
+    return timeouts::pending();
+    #[cfg(not(target_arch = "wasm32"))]
+    return 0;
+}
+
+/// A browser interval that stops, and drops its callback, when dropped.
+/// (Leptos' `set_interval_with_handle` leaks its callback, and with it what the
+/// callback holds, such as a whole store.)
+pub(crate) struct Interval {
+    #[cfg(target_arch = "wasm32")]
+    inner: Option<(i32, wasm_bindgen::closure::Closure<dyn FnMut()>)>,
+}
+
+impl Interval {
+    /// Calls `callback` every `every_ms` until dropped.
+    pub fn start(every_ms: u64, callback: impl FnMut() + 'static) -> Interval {
+        #[cfg(target_arch = "wasm32")]
+        {
+            use wasm_bindgen::JsCast;
+            let closure = wasm_bindgen::closure::Closure::wrap(Box::new(callback) as Box<dyn FnMut()>);
+            let every = i32::try_from(every_ms).unwrap_or(i32::MAX);
+            let handle = web_sys::window().and_then(|w| {
+                w.set_interval_with_callback_and_timeout_and_arguments_0(closure.as_ref().unchecked_ref(), every).ok()
+            });
+            Interval { inner: handle.map(|h| (h, closure)) }
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let _ = (every_ms, callback);
+            Interval {}
+        }
+    }
+}
+
+impl Drop for Interval {
+    fn drop(&mut self) {
+        #[cfg(target_arch = "wasm32")]
+        if let (Some((handle, _)), Some(window)) = (self.inner.as_ref(), web_sys::window()) {
+            window.clear_interval_with_handle(*handle);
+        }
     }
 }
 

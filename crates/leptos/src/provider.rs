@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use rdc_core::Controller;
 use send_wrapper::SendWrapper;
 
-use crate::platform::Browser;
+use crate::platform::{Browser, Interval};
 
 /// The controller in context. The controller is single-threaded (as the browser
 /// is); the wrapper makes it storable in Leptos' context.
@@ -32,17 +32,13 @@ pub fn DataProvider(
 ) -> impl IntoView {
     let controller = controller.map(|c| (*c).clone()).unwrap_or_else(|| Controller::new(Browser, Browser, Browser));
     provide_context(Context(SendWrapper::new(controller.clone())));
-    // Garbage collection: a sweep every `gc_interval_ms` while mounted.
-    let sweeper = SendWrapper::new(controller);
-    let sweep = set_interval_with_handle(
-        move || {
-            let _ = sweeper.sweep();
-        },
-        std::time::Duration::from_millis(gc_interval_ms),
-    );
-    if let Ok(handle) = sweep {
-        on_cleanup(move || handle.clear());
-    }
+    // Garbage collection: a sweep every `gc_interval_ms` while mounted; the
+    // interval and its callback go when the provider is cleaned up.
+    let interval = Interval::start(gc_interval_ms, move || {
+        let _ = controller.sweep();
+    });
+    let interval = SendWrapper::new(interval);
+    on_cleanup(move || drop(interval));
     children()
 }
 
