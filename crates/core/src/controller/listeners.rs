@@ -38,7 +38,7 @@ impl Topics {
     /// Sorted by key address (cheaper than comparing the strings), without repeats.
     fn dedup(&mut self) {
         fn by_address(rows: &mut Vec<(&'static str, usize)>) {
-            rows.sort_unstable_by_key(|(key, index)| (key.as_ptr() as usize, *index));
+            rows.sort_unstable_by_key(|row| row_order(*row));
             rows.dedup_by(|a, b| std::ptr::eq(a.0, b.0) && a.1 == b.1);
         }
         by_address(&mut self.rows);
@@ -100,34 +100,26 @@ impl Listeners {
             *old_recorded = recorded;
             return;
         }
+        // Only what changed moves in the index (a list re-read after one row
+        // changed keeps almost all of its topics).
         let old = std::mem::take(old);
-        self.unindex(id, &old);
-        for key in &topics.keys {
-            self.by_key.entry_ref(key.as_str()).or_default().push(id);
+        if old.keys != topics.keys {
+            for key in &old.keys {
+                drop_id(&mut self.by_key, key, id);
+            }
+            for key in &topics.keys {
+                self.by_key.entry_ref(key.as_str()).or_default().push(id);
+            }
         }
-        for row in &topics.rows {
-            self.by_row.entry(*row).or_default().push(id);
-        }
-        for row in &topics.alive {
-            self.by_alive.entry(*row).or_default().push(id);
-        }
-        for table in &topics.tables {
-            self.by_table.entry(*table).or_default().push(id);
-        }
+        reindex(&mut self.by_row, &old.rows, &topics.rows, row_order, id);
+        reindex(&mut self.by_alive, &old.alive, &topics.alive, row_order, id);
+        reindex(&mut self.by_table, &old.tables, &topics.tables, |t| (t.as_ptr() as usize, 0), id);
         if let Some(listener) = self.all.get_mut(&id) {
             listener.topics = Some((recorded, topics));
         }
     }
 
     fn unindex(&mut self, id: u64, topics: &Topics) {
-        fn drop_id<K: std::hash::Hash + Eq>(map: &mut FastMap<K, Vec<u64>>, key: &K, id: u64) {
-            if let Some(ids) = map.get_mut(key) {
-                ids.retain(|i| *i != id);
-                if ids.is_empty() {
-                    map.remove(key);
-                }
-            }
-        }
         for key in &topics.keys {
             drop_id(&mut self.by_key, key, id);
         }
@@ -170,5 +162,56 @@ impl Listeners {
         ids.sort_unstable();
         ids.dedup();
         ids
+    }
+}
+
+/// The order topics are kept in: by the address of the table key, then index.
+fn row_order((key, index): (&'static str, usize)) -> (usize, usize) {
+    (key.as_ptr() as usize, index)
+}
+
+/// Moves listener `id` in `map` from the keys of `old` to those of `new`, both
+/// sorted by `order`, touching only the keys that differ.
+fn reindex<K: Copy + std::hash::Hash + Eq>(
+    map: &mut FastMap<K, Vec<u64>>,
+    old: &[K],
+    new: &[K],
+    order: impl Fn(K) -> (usize, usize),
+    id: u64,
+) {
+    let (mut old, mut new) = (old.iter().copied().peekable(), new.iter().copied().peekable());
+    loop {
+        let step = match (old.peek().copied(), new.peek().copied()) {
+            (Some(a), Some(b)) => order(a).cmp(&order(b)),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => return,
+        };
+        match step {
+            std::cmp::Ordering::Less => {
+                if let Some(gone) = old.next() {
+                    drop_id(map, &gone, id);
+                }
+            }
+            std::cmp::Ordering::Greater => {
+                if let Some(added) = new.next() {
+                    map.entry(added).or_default().push(id);
+                }
+            }
+            std::cmp::Ordering::Equal => {
+                old.next();
+                new.next();
+            }
+        }
+    }
+}
+
+/// Takes `id` off `key`'s list (and the list off the map once empty).
+fn drop_id<K: std::hash::Hash + Eq>(map: &mut FastMap<K, Vec<u64>>, key: &K, id: u64) {
+    if let Some(ids) = map.get_mut(key) {
+        ids.retain(|i| *i != id);
+        if ids.is_empty() {
+            map.remove(key);
+        }
     }
 }

@@ -85,6 +85,15 @@ fn same_where_read(old: &Object, new: &Object, read: u64) -> bool {
     })
 }
 
+/// Whether `schema` is a reference to an entity type with no required nested
+/// fields (its validity is its liveness).
+fn leaf_reference(schema: &Schema) -> bool {
+    match schema {
+        Schema::Entity(def) | Schema::Invalidate(def) => !(def.nested)().iter().any(|f| f.required),
+        _ => false,
+    }
+}
+
 /// Deepest entity nesting a read follows before it reports a cycle of required fields.
 const MAX_DEPTH: usize = 512;
 
@@ -245,6 +254,15 @@ impl<'a> Ctx<'a> {
         if !nested.iter().any(|f| f.required) {
             self.depend(alive);
             return true;
+        }
+        if nested.iter().filter(|f| f.required).all(|f| leaf_reference(&f.schema)) {
+            // Its required references lead to entities that require nothing:
+            // no cycle can come back here, so nothing needs remembering.
+            self.depend(alive);
+            return nested
+                .iter()
+                .filter(|f| f.required)
+                .all(|field| self.value_valid(&field.schema, object.get(field.name)));
         }
         let slot = (def.key.as_ptr() as usize, index);
         if let Some(known) = self.valid.borrow().get(&slot) {
