@@ -174,3 +174,114 @@ fn a_reader_of_a_missing_entity_wakes_when_it_is_stored() {
     assert_eq!(runs.get(), 2);
     assert_eq!(c.entity::<Author>("2").unwrap().unwrap().name, "Bob");
 }
+
+#[derive(Debug, Deserialize, Entity)]
+#[allow(dead_code)]
+struct Person {
+    id: u32,
+    name: String,
+}
+
+#[derive(Debug, Deserialize, Entity)]
+#[allow(dead_code)]
+struct Article {
+    id: u32,
+    title: String,
+    #[entity(nested)]
+    author: Person,
+    #[entity(nested)]
+    editor: Option<Person>,
+}
+
+#[derive(Debug, Deserialize, Entity)]
+#[allow(dead_code)]
+struct Remark {
+    id: u32,
+    #[entity(nested)]
+    article: Article,
+}
+
+/// Shows titles only.
+#[derive(Debug, Deserialize)]
+struct Title {
+    id: u32,
+}
+
+#[test]
+fn validity_follows_where_required_references_point_even_when_unread() {
+    let (c, _time, _tasks, server) = setup();
+    let articles = Api::new(&server, "GET", "/articles", Some(Schema::array(Article::schema())));
+    let remarks = Api::new(&server, "GET", "/remarks", Some(Schema::array(Remark::schema())));
+    let a = |id: u32, author: u32| json!({ "id": id, "title": "t", "author": { "id": author, "name": "P" } });
+    c.set_response(&articles, &json!({}), json!([a(1, 10), a(2, 11)])).unwrap();
+    c.set_response(&remarks, &json!({}), json!([{ "id": 5, "article": a(1, 10) }])).unwrap();
+    let reader = articles.clone();
+    let (list_runs, _) = counter(&c, move |c| drop(c.read::<_, Vec<Title>>(&reader, &json!({}))));
+    let reader = remarks.clone();
+    let (remark_runs, _) = counter(&c, move |c| drop(c.read::<_, Vec<Title>>(&reader, &json!({}))));
+    let ids = |c: &Controller, api: &Api| {
+        c.read::<_, Vec<Title>>(api, &json!({})).unwrap().data.unwrap().iter().map(|t| t.id).collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&c, &articles), vec![1, 2]);
+
+    // Article 1 now points at an author the store does not have: it is invalid, and
+    // so is the remark on it, although neither read shows the author.
+    c.set(&Schema::array(Article::schema()), json!([{ "id": 1, "title": "t", "author": 99 }])).unwrap();
+    assert!(list_runs.get() >= 2 && remark_runs.get() >= 2, "both readers woken");
+    assert_eq!(ids(&c, &articles), vec![2]);
+    assert_eq!(ids(&c, &remarks), Vec::<u32>::new());
+}
+
+#[test]
+fn an_optional_reference_that_starts_resolving_is_read() {
+    #[derive(Debug, Deserialize)]
+    struct WithEditor {
+        editor: Option<Person>,
+    }
+    let (c, _time, _tasks, server) = setup();
+    let articles = Api::new(&server, "GET", "/articles", Some(Schema::array(Article::schema())));
+    c.set(&Person::schema(), json!({ "id": 10, "name": "Ada" })).unwrap();
+    let article = |editor: Value| json!([{ "id": 1, "title": "t", "author": 10, "editor": editor }]);
+    c.set_response(&articles, &json!({}), article(json!(77))).unwrap();
+    let read = |c: &Controller| c.read::<_, Vec<WithEditor>>(&articles, &json!({})).unwrap().data.unwrap();
+    assert!(read(&c)[0].editor.is_none(), "editor 77 is not stored");
+    // Now it points at a person already stored (that person's row does not change).
+    c.set(&Schema::array(Article::schema()), article(json!({ "id": 10, "name": "Ada" }))).unwrap();
+    assert_eq!(read(&c)[0].editor.as_ref().map(|p| p.name.as_str()), Some("Ada"));
+}
+
+#[test]
+fn a_read_that_failed_is_woken_and_read_again_when_a_write_fixes_it() {
+    /// Needs a field the stored articles do not have yet.
+    #[derive(Debug, Deserialize)]
+    struct Strict {
+        pages: u32,
+    }
+    let (c, _time, _tasks, server) = setup();
+    let articles = Api::new(&server, "GET", "/articles", Some(Schema::array(Article::schema())));
+    let a = json!([{ "id": 1, "title": "x", "author": { "id": 10, "name": "P" } }]);
+    c.set_response(&articles, &json!({}), a).unwrap();
+    let reader = articles.clone();
+    let (runs, _) = counter(&c, move |c| drop(c.read::<_, Vec<Strict>>(&reader, &json!({}))));
+    assert!(c.read::<_, Vec<Strict>>(&articles, &json!({})).is_err(), "no `pages` yet");
+    // The entity is fixed by a write that is not this key's result.
+    c.set(&Article::schema(), json!({ "id": 1, "title": "x", "author": 10, "pages": 7 })).unwrap();
+    assert_eq!(runs.get(), 2);
+    let read = c.read::<_, Vec<Strict>>(&articles, &json!({})).unwrap().data.unwrap();
+    assert_eq!(read[0].pages, 7);
+}
+
+#[test]
+fn a_layer_removed_without_a_base_write_shows_the_base_again() {
+    let (c, _time, tasks, server) = setup();
+    c.set(&Person::schema(), json!({ "id": 1, "name": "Ada" })).unwrap();
+    let mut rename = Api::new(&server, "PUT", "/people", Some(Person::schema()));
+    rename.optimistic = Some(|_, body| body.cloned().unwrap_or_default());
+    let (_, abort) = c.fetch_cancellable(&rename, json!({ "id": 1 }), Some(json!({ "id": 1, "name": "Optimistic" })));
+    tasks.run();
+    assert_eq!(c.entity::<Person>("1").unwrap().unwrap().name, "Optimistic");
+    abort.abort();
+    server.borrow_mut().answer("PUT /people/1", Ok(json!({ "id": 1, "name": "Late" })));
+    tasks.run();
+    assert_eq!(c.entity::<Person>("1").unwrap().unwrap().name, "Ada", "aborted: nothing stored, the layer gone");
+}

@@ -26,7 +26,7 @@ pub fn DataProvider(
     /// A controller to use instead of a new one (to share or inspect a store).
     #[prop(optional)]
     controller: Option<SendWrapper<Controller>>,
-    /// How often unused, expired data is dropped (default: every 5 minutes).
+    /// How often unused, expired data is dropped (default: every 5 minutes; 0: never).
     #[prop(default = 300_000)]
     gc_interval_ms: u64,
 ) -> impl IntoView {
@@ -34,8 +34,10 @@ pub fn DataProvider(
     provide_context(Context(SendWrapper::new(controller.clone())));
     // Garbage collection: a sweep every `gc_interval_ms` while mounted; the
     // interval and its callback go when the provider is cleaned up.
-    let interval = Interval::start(gc_interval_ms, move || {
-        let _ = controller.sweep();
+    let interval = (gc_interval_ms > 0).then(|| {
+        Interval::start(gc_interval_ms, move || {
+            let _ = controller.sweep();
+        })
     });
     let interval = SendWrapper::new(interval);
     on_cleanup(move || drop(interval));

@@ -206,10 +206,14 @@ fn reindex<K: Copy + std::hash::Hash + Eq>(
     }
 }
 
-/// Takes `id` off `key`'s list (and the list off the map once empty).
+/// Takes one entry of `id` off `key`'s list (and the list off the map once
+/// empty). One: a type key may live at two addresses (topics are kept apart by
+/// address, the index by content), and each was indexed once.
 fn drop_id<K: std::hash::Hash + Eq>(map: &mut FastMap<K, Vec<u64>>, key: &K, id: u64) {
     if let Some(ids) = map.get_mut(key) {
-        ids.retain(|i| *i != id);
+        if let Some(at) = ids.iter().position(|i| *i == id) {
+            ids.swap_remove(at);
+        }
         if ids.is_empty() {
             map.remove(key);
         }

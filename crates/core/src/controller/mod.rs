@@ -297,8 +297,16 @@ impl Controller {
         let mut changes = self.inner.base.borrow_mut().take_changes();
         let layers = self.inner.layers.borrow();
         // Layers come and go as a whole: whoever read through them is woken.
-        changes.everything |= !layers.is_empty() || self.inner.had_layers.get();
+        let layered = !layers.is_empty() || self.inner.had_layers.get();
         self.inner.had_layers.set(!layers.is_empty());
+        if layered {
+            changes.everything = true;
+            // A layer may go with no base write: the version must still move on
+            // (memoized reads check it first). And a row index a layer used may
+            // now hold another entity: memoized reads compare versions only.
+            self.inner.base.borrow_mut().version += 1;
+            self.inner.memo.borrow_mut().forget_fields();
+        }
         let visible = if layers.is_empty() {
             None
         } else {
@@ -577,11 +585,13 @@ impl Controller {
         self.with_state(|state| {
             let mut memo = self.inner.memo.borrow_mut();
             let data = match schema {
-                Some(schema) => memo.read_result::<T>(state, key, schema)?,
-                None => memo.read_plain::<T>(state, key)?,
+                Some(schema) => memo.read_result::<T>(state, key, schema),
+                None => memo.read_plain::<T>(state, key),
             };
             drop(memo);
+            // Also when the read failed: a write that fixes it must wake the reader.
             self.note_read::<T>(Some(key), key);
+            let data = data?;
             let status = expiry_status(state, key, now, invalid_if_stale);
             let error = state.error(key).filter(|e| now < e.expires_at).cloned();
             Ok(Read { data, status, error })

@@ -85,6 +85,18 @@ fn same_where_read(old: &Object, new: &Object, read: u64) -> bool {
     })
 }
 
+/// The positions in `object` of its required nested fields (past 63, every
+/// position counts anyway).
+fn required_positions(object: &Object, nested: &[crate::schema::NestedField]) -> u64 {
+    object.keys().take(64).enumerate().fold(0, |mask, (i, key)| {
+        if nested.iter().any(|f| f.required && f.name == key.as_str()) {
+            mask | (1 << i)
+        } else {
+            mask
+        }
+    })
+}
+
 /// Whether `schema` is a reference to an entity type with no required nested
 /// fields (its validity is its liveness).
 fn leaf_reference(schema: &Schema) -> bool {
@@ -255,10 +267,17 @@ impl<'a> Ctx<'a> {
             self.depend(alive);
             return true;
         }
+        // Its validity also depends on where its required references point.
+        let references = |ctx: &Self| {
+            if ctx.record {
+                let read = required_positions(object, nested);
+                ctx.depend(Dep::Entity { key: def.key, index, version: row.version, seen: row.value.clone(), read });
+            }
+        };
         if nested.iter().filter(|f| f.required).all(|f| leaf_reference(&f.schema)) {
             // Its required references lead to entities that require nothing:
             // no cycle can come back here, so nothing needs remembering.
-            self.depend(alive);
+            references(self);
             return nested
                 .iter()
                 .filter(|f| f.required)
@@ -269,7 +288,7 @@ impl<'a> Ctx<'a> {
             // Its dependencies were recorded on the first visit.
             return *known;
         }
-        self.depend(alive);
+        references(self);
         self.valid.borrow_mut().insert(slot, true);
         let valid = (def.nested)()
             .iter()

@@ -471,8 +471,12 @@ impl<'a, 's, 'c> MapAccess<'a> for Members<'a, 's, 'c> {
             let field = self.fields.get(name);
             if let Some((schema, required)) = field {
                 // In a cycle, optional references are cut so the value stays finite.
-                let cut = self.revisit && !required && is_reference(schema);
-                if cut || (!value.is_null() && !resolves(self.ctx, schema, value)) {
+                if self.revisit && !required && is_reference(schema) {
+                    continue;
+                }
+                if !value.is_null() && !resolves(self.ctx, schema, value) {
+                    // Left out because of its value: the read depends on it.
+                    self.read |= 1u64.checked_shl((self.position - 1) as u32).unwrap_or(0);
                     continue;
                 }
             }

@@ -13,8 +13,9 @@ use crate::schema::{Entity, Schema};
 use crate::store::{FastMap, State};
 
 struct Entry {
-    /// `None`: the read found nothing (kept for its dependencies).
-    value: Option<Arc<dyn Any + Send + Sync>>,
+    /// `Ok(None)`: the read found nothing; `Err`: it failed. Both are kept for
+    /// their dependencies (a later write that matters reads again).
+    value: Result<Option<Arc<dyn Any + Send + Sync>>, ReadError>,
     /// Version of the result the read started from, if it read a result.
     result_version: Option<u64>,
     deps: Vec<Dep>,
@@ -63,9 +64,22 @@ impl MemoCache {
         self.entries.clear();
     }
 
-    /// What the memoized read of `key` into the type `type_id` depended on.
+    /// What the memoized read of `key` into the type `type_id` depended on
+    /// (also when it found nothing or failed).
     pub(crate) fn deps(&self, type_id: TypeId, key: &str) -> &[Dep] {
         self.entries.get(&type_id).and_then(|by_key| by_key.get(key)).map_or(&[], |entry| &entry.deps)
+    }
+
+    /// Makes every memoized read compare row versions only, not row contents
+    /// (after rows were shown that the store no longer has at their index).
+    pub(crate) fn forget_fields(&mut self) {
+        for entry in self.entries.values_mut().flat_map(FastMap::values_mut) {
+            for dep in &mut entry.deps {
+                if let Dep::Entity { seen, .. } = dep {
+                    *seen = None;
+                }
+            }
+        }
     }
 
     /// Reads the stored result of endpoint `key` through `schema` into `T`.
@@ -93,7 +107,7 @@ impl MemoCache {
         let Some(result) = state.result(key) else { return Ok(None) };
         let by_key = self.entries.entry(TypeId::of::<T>()).or_default();
         if let Some(entry) = by_key.get(key).filter(|e| e.result_version == Some(result.version)) {
-            if let Some(Ok(value)) = entry.value.clone().map(|v| v.downcast::<T>()) {
+            if let Ok(Some(Ok(value))) = entry.value.clone().map(|v| v.map(|v| v.downcast::<T>())) {
                 return Ok(Some(value));
             }
         }
@@ -101,7 +115,7 @@ impl MemoCache {
             .map_err(|err| ReadError::Type { path: err.path, message: err.message })?;
         let value = Arc::new(value);
         let entry = Entry {
-            value: Some(Arc::clone(&value) as Arc<dyn Any + Send + Sync>),
+            value: Ok(Some(Arc::clone(&value) as Arc<dyn Any + Send + Sync>)),
             result_version: Some(result.version),
             deps: Vec::new(),
             checked_at: state.version(),
@@ -145,22 +159,26 @@ impl MemoCache {
                 });
             if fresh {
                 entry.checked_at = state.version();
-                match entry.value.clone().map(|v| v.downcast::<T>()) {
-                    None => return Ok(None),
-                    Some(Ok(value)) => return Ok(Some(value)),
-                    Some(Err(_)) => {}
+                match &entry.value {
+                    Err(err) => return Err(err.clone()),
+                    Ok(None) => return Ok(None),
+                    Ok(Some(value)) => {
+                        if let Ok(value) = Arc::clone(value).downcast::<T>() {
+                            return Ok(Some(value));
+                        }
+                    }
                 }
             }
         }
         let ctx = Ctx::new(state);
-        let value = read_with::<T>(&ctx, schema, input)?.map(Arc::new);
+        let value = read_with::<T>(&ctx, schema, input).map(|v| v.map(Arc::new));
         let entry = Entry {
-            value: value.clone().map(|v| v as Arc<dyn Any + Send + Sync>),
+            value: value.clone().map(|v| v.map(|v| v as Arc<dyn Any + Send + Sync>)),
             result_version,
             deps: ctx.deps.into_inner(),
             checked_at: state.version(),
         };
         by_key.insert(key.to_owned(), entry);
-        Ok(value)
+        value
     }
 }
