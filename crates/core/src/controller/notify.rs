@@ -1,0 +1,147 @@
+//! Telling readers about changes: plain listeners hear every change; tracked
+//! listeners (`listen_reads`) hear only changes to what their last run read,
+//! which the controller records while they run.
+
+use std::rc::Rc;
+
+use super::listeners::Topics;
+use super::{write, Controller};
+use crate::store::WriteMeta;
+
+impl Controller {
+    /// Calls `listener` after every change to the store; returns an id for
+    /// [`Controller::unlisten`]. Readers should prefer [`Controller::listen_reads`].
+    ///
+    /// ```
+    /// # use rdc_core::{Controller, Entity, FakeTime, LocalTasks};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let seen = calls.clone();
+    /// let id = controller.listen(move || seen.set(seen.get() + 1));
+    /// controller.set(&User::schema(), serde_json::json!({"id": "1", "name": "Ada"})).unwrap();
+    /// assert_eq!(calls.get(), 1);
+    /// controller.unlisten(id);
+    /// ```
+    pub fn listen(&self, listener: impl Fn() + 'static) -> u64 {
+        let id = self.next_id();
+        self.inner.listeners.borrow_mut().add(id, Rc::new(listener), false);
+        id
+    }
+
+    /// Calls `listener` now, and again after each store change that touches
+    /// what its last call read through this controller (endpoint keys, the
+    /// entities a typed read depended on, `All` tables, requests in flight).
+    /// A write then costs what it changed, not how many readers are mounted.
+    ///
+    /// ```
+    /// # use rdc_core::{Controller, Entity, FakeTime, LocalTasks};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// let user = |name: &str| serde_json::json!({"id": "1", "name": name});
+    /// controller.set(&User::schema(), user("Ada")).unwrap();
+    /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let (seen, c) = (calls.clone(), controller.clone());
+    /// controller.listen_reads(move || {
+    ///     seen.set(seen.get() + 1);
+    ///     let _ = c.entity::<User>("1");
+    /// });
+    /// controller.set(&User::schema(), serde_json::json!({"id": "2", "name": "Bob"})).unwrap();
+    /// assert_eq!(calls.get(), 1); // another user: not woken
+    /// controller.set(&User::schema(), user("Ada L.")).unwrap();
+    /// assert_eq!(calls.get(), 2);
+    /// ```
+    pub fn listen_reads(&self, listener: impl Fn() + 'static) -> u64 {
+        let id = self.next_id();
+        self.inner.listeners.borrow_mut().add(id, Rc::new(listener), true);
+        self.run_listener(id);
+        id
+    }
+
+    /// Calls listener `id` now (say, after its own inputs changed), recording
+    /// again what it reads when it is a [`Controller::listen_reads`] listener.
+    pub fn run_listener(&self, id: u64) {
+        let Some((callback, tracked)) = self.inner.listeners.borrow().callback(id) else { return };
+        if !tracked {
+            callback();
+            return;
+        }
+        let outer = self.inner.tracking.replace(Some(Topics::default()));
+        callback();
+        let topics = self.inner.tracking.replace(outer).unwrap_or_default();
+        self.inner.listeners.borrow_mut().set_topics(id, topics);
+    }
+
+    /// Stops calling a listener.
+    pub fn unlisten(&self, id: u64) {
+        self.inner.listeners.borrow_mut().remove(id);
+    }
+
+    /// Number of listeners (for leak checks).
+    pub fn listener_count(&self) -> usize {
+        self.inner.listeners.borrow().len()
+    }
+
+    /// Records, for the tracked listener running now, a read of endpoint `key`
+    /// and what the memoized read of `memo_key` into `T` depended on.
+    pub(super) fn note_read<T: 'static>(&self, key: Option<&str>, memo_key: &str) {
+        let mut tracking = self.inner.tracking.borrow_mut();
+        let Some(topics) = tracking.as_mut() else { return };
+        if let Some(key) = key {
+            topics.key(key);
+        }
+        topics.deps(self.inner.memo.borrow().deps(std::any::TypeId::of::<T>(), memo_key));
+    }
+
+    /// Records, for the tracked listener running now, a look at endpoint `key`.
+    pub(super) fn note_key(&self, key: &str) {
+        if let Some(topics) = self.inner.tracking.borrow_mut().as_mut() {
+            topics.key(key);
+        }
+    }
+
+    /// Recomputes what readers see and wakes the listeners of what changed.
+    pub(super) fn changed(&self) {
+        let mut changes = self.inner.base.borrow_mut().take_changes();
+        let layers = self.inner.layers.borrow();
+        // Layers come and go as a whole: whoever read through them is woken.
+        let layered = !layers.is_empty() || self.inner.had_layers.get();
+        self.inner.had_layers.set(!layers.is_empty());
+        if layered {
+            changes.everything = true;
+            // A layer may go with no base write: the version must still move on
+            // (memoized reads check it first). And a row index a layer used may
+            // now hold another entity: memoized reads compare versions only.
+            self.inner.base.borrow_mut().version += 1;
+            self.inner.memo.borrow_mut().forget_fields();
+        }
+        let visible = if layers.is_empty() {
+            None
+        } else {
+            let mut state = self.inner.base.borrow().clone();
+            for layer in layers.iter() {
+                let meta = WriteMeta { fetched_at: layer.fetched_at, date: layer.fetched_at, expires_at: u64::MAX };
+                let _ = write(&mut state, &layer.key, layer.schema.as_ref(), layer.value.clone(), &layer.args, meta);
+            }
+            // Versions must never repeat between what readers saw and later base
+            // writes (memoized reads compare them): the base counts on from here.
+            self.inner.base.borrow_mut().version = state.version;
+            Some(state)
+        };
+        drop(layers);
+        *self.inner.visible.borrow_mut() = visible;
+        let wake = self.inner.listeners.borrow().to_wake(&changes);
+        for id in wake {
+            // A listener woken earlier may have unmounted this one: `run_listener` skips it.
+            self.run_listener(id);
+        }
+    }
+
+    /// Logs that endpoint `key` changed in a way only the controller knows
+    /// (a request started or ended).
+    pub(super) fn touch_key(&self, key: &str) {
+        self.inner.base.borrow_mut().touch_key(key);
+    }
+}
