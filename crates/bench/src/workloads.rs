@@ -45,6 +45,16 @@ impl Fixtures {
         Ok(Fixtures { projects_text, projects, user })
     }
 
+    /// The projects response, parsed.
+    pub fn projects(&self) -> &Value {
+        &self.projects
+    }
+
+    /// The projects response, as text.
+    pub fn projects_text(&self) -> &str {
+        &self.projects_text
+    }
+
     /// A store holding the projects response.
     ///
     /// # Errors
