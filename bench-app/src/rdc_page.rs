@@ -1,10 +1,10 @@
 //! The list with rdc: items and authors normalized in the store, the list read as
-//! ids through `use_cache`, each row through `use_entity`.
+//! keys (`Vec<Pk>`) through `use_cache`, each row through `use_entity`.
 
 use std::cell::RefCell;
 
 use leptos::prelude::*;
-use rdc::core::{Collection, Controller, Entity, Schema};
+use rdc::core::{Collection, Controller, Entity, Pk, Schema};
 use rdc::rest::RestEndpoint;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -30,14 +30,6 @@ pub struct Item {
     /// The author.
     #[entity(nested)]
     pub author: Author,
-}
-
-/// What the list shows: ids only (each row reads its own item), so the list's
-/// read depends on its items' rows, not on their authors.
-#[derive(Debug, Deserialize)]
-pub struct ItemId {
-    /// Primary key.
-    pub id: u32,
 }
 
 /// The list: a collection, so new items can join it without a refetch.
@@ -80,16 +72,17 @@ pub(crate) struct RdcPage {
 }
 
 #[component]
-fn RdcRow(id: u32) -> impl IntoView {
-    let item = rdc::leptos::use_entity::<Item>(id.to_string());
+fn RdcRow(id: String) -> impl IntoView {
+    let item = rdc::leptos::use_entity::<Item>(id);
     view! { <li>{move || item.get().map(|i| format!("{} by {}", i.name, i.author.name))}</li> }
 }
 
 #[component]
 fn RdcList() -> impl IntoView {
-    let list = rdc::leptos::use_cache::<_, Vec<ItemId>>(list_endpoint(), Signal::derive(|| Some(json!({}))));
-    let ids = move || list.get().map(|items| items.iter().map(|i| i.id).collect::<Vec<_>>()).unwrap_or_default();
-    view! { <ul><For each=ids key=|id| *id let:id><RdcRow id=id/></For></ul> }
+    // The list reads its items' keys only; each row reads its own item.
+    let list = rdc::leptos::use_cache::<_, Vec<Pk>>(list_endpoint(), Signal::derive(|| Some(json!({}))));
+    let ids = move || list.get().map(|keys| keys.iter().map(|k| k.0.clone()).collect::<Vec<_>>()).unwrap_or_default();
+    view! { <ul><For each=ids key=|id| id.clone() let:id><RdcRow id=id/></For></ul> }
 }
 
 /// One item on its own page.

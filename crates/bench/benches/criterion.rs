@@ -56,7 +56,9 @@ fn workloads(c: &mut Criterion) {
     });
     let users = f.user_state().expect("normalizes");
     let login = json!("octocat");
-    c.bench_function("denormalizeShort donotcache", |b| b.iter(|| denormalize::<User>(&users, &User::schema(), &login)));
+    c.bench_function("denormalizeShort donotcache", |b| {
+        b.iter(|| denormalize::<User>(&users, &User::schema(), &login))
+    });
     let mut memo = MemoCache::default();
     c.bench_function("denormalizeShort withCache", |b| b.iter(|| memo.entity::<User>(&users, "octocat")));
     for n in [1_000, 100_000] {

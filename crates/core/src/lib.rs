@@ -42,7 +42,7 @@ pub use controller::{
 };
 pub use error::{NormalizeError, ReadError};
 pub use rdc_macros::Entity;
-pub use read::{denormalize, MemoCache, Query};
+pub use read::{denormalize, MemoCache, Pk, Query};
 pub use schema::{
     entry, pk_string, All, ChooseFn, Chooser, Collection, Entity, EntityDef, FieldError, HasSchema, NestedField,
     Object, Polymorphic, Schema, Union,

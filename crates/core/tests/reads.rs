@@ -266,3 +266,39 @@ fn a_read_keeps_its_arc_when_only_fields_it_does_not_read_change() {
     assert!(!Arc::ptr_eq(&titles, &renamed));
     assert_eq!(renamed[0].title, "A");
 }
+
+#[test]
+fn a_list_read_as_keys_depends_on_validity_not_on_fields() {
+    use rdc_core::{All, Pk};
+    #[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+    #[allow(dead_code)]
+    struct Card {
+        id: u32,
+        title: String,
+    }
+    let schema = Schema::array(Card::schema());
+    let mut state = State::default();
+    write(&mut state, "GET /cards", &schema, json!([{ "id": 1, "title": "a" }, { "id": 2, "title": "b" }]), 1);
+    let mut memo = MemoCache::default();
+    let keys = memo.read_result::<Vec<Pk>>(&state, "GET /cards", &schema).unwrap().unwrap();
+    assert_eq!(*keys, vec![Pk("1".into()), Pk("2".into())]);
+
+    // A field of a card changes: the keys are the same Arc.
+    state
+        .write_entities(&Card::schema(), json!({ "id": 1, "title": "A" }), &Value::Null, WriteMeta::at(2, 1000))
+        .unwrap();
+    let again = memo.read_result::<Vec<Pk>>(&state, "GET /cards", &schema).unwrap().unwrap();
+    assert!(Arc::ptr_eq(&keys, &again));
+
+    // A card is deleted: it drops out.
+    state.write_entities(&Schema::invalidate::<Card>(), json!(2), &Value::Null, WriteMeta::at(3, 1000)).unwrap();
+    let after = memo.read_result::<Vec<Pk>>(&state, "GET /cards", &schema).unwrap().unwrap();
+    assert_eq!(*after, vec![Pk("1".into())]);
+
+    // Keys of every card stored, and keys in plain JSON (strings or numbers).
+    let all: Schema = All::of::<Card>().into();
+    let every = memo.read::<Vec<Pk>>(&state, "all cards", &all, &Value::Null).unwrap().unwrap();
+    assert_eq!(*every, vec![Pk("1".into())]);
+    let plain: Vec<Pk> = serde_json::from_value(json!(["x", 7])).unwrap();
+    assert_eq!(plain, vec![Pk("x".into()), Pk("7".into())]);
+}

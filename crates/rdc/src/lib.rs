@@ -14,7 +14,7 @@ pub use rdc_macros::Entity;
 /// Everything an app usually needs, in one import.
 pub mod prelude {
     pub use rdc_core::{
-        entry, All, Collection, Controller, Entity, ExpiryStatus, FetchError, HasSchema, Query, Schema, Union,
+        entry, All, Collection, Controller, Entity, ExpiryStatus, FetchError, HasSchema, Pk, Query, Schema, Union,
     };
     pub use rdc_leptos::{
         use_cache, use_cancelling, use_controller, use_dle, use_entity, use_live, use_loading, use_query,

@@ -125,6 +125,8 @@ pub(crate) struct Ctx<'a> {
     /// The token of the field whose value a visitor ignored last (see `Members`).
     pub ignored: std::cell::Cell<u32>,
     next_token: std::cell::Cell<u32>,
+    /// Per entity type: has required nested fields, and only leaf ones (`shape_of`).
+    shapes: RefCell<Vec<(usize, (bool, bool))>>,
     /// The row found last (a validity check is followed by a read of the same row).
     last: std::cell::Cell<Option<(usize, &'a str, usize)>>,
 }
@@ -145,10 +147,26 @@ impl<'a> Ctx<'a> {
             valid: RefCell::default(),
             stack: RefCell::default(),
             tables: RefCell::default(),
+            shapes: RefCell::default(),
             last: std::cell::Cell::new(None),
             ignored: std::cell::Cell::new(0),
             next_token: std::cell::Cell::new(0),
         }
+    }
+
+    /// Whether entities of `def` have required nested fields, and whether those
+    /// all reference entity types that require nothing (remembered per type).
+    fn shape_of(&self, def: &'static EntityDef) -> (bool, bool) {
+        let address = def.key.as_ptr() as usize;
+        let mut shapes = self.shapes.borrow_mut();
+        if let Some((_, shape)) = shapes.iter().find(|(a, _)| *a == address) {
+            return *shape;
+        }
+        let nested = (def.nested)();
+        let requires = nested.iter().any(|f| f.required);
+        let leaves_only = nested.iter().filter(|f| f.required).all(|f| leaf_reference(&f.schema));
+        shapes.push((address, (requires, leaves_only)));
+        (requires, leaves_only)
     }
 
     /// A token no other object of this read has (never 0).
@@ -263,7 +281,8 @@ impl<'a> Ctx<'a> {
             return false;
         };
         let nested = (def.nested)();
-        if !nested.iter().any(|f| f.required) {
+        let (requires, leaves_only) = self.shape_of(def);
+        if !requires {
             self.depend(alive);
             return true;
         }
@@ -274,7 +293,7 @@ impl<'a> Ctx<'a> {
                 ctx.depend(Dep::Entity { key: def.key, index, version: row.version, seen: row.value.clone(), read });
             }
         };
-        if nested.iter().filter(|f| f.required).all(|f| leaf_reference(&f.schema)) {
+        if leaves_only {
             // Its required references lead to entities that require nothing:
             // no cycle can come back here, so nothing needs remembering.
             references(self);

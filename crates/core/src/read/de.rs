@@ -8,6 +8,7 @@ use serde_json::{Error, Value};
 
 use super::ctx::Ctx;
 use super::path::{PlainDe, Segment};
+use super::pk::PK_MARKER;
 use crate::schema::{pk_string_ref, All, EntityDef, NestedField, Object, Polymorphic, Schema};
 use crate::store::StoredEntity;
 
@@ -152,7 +153,19 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
         }
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'a>>(self, _name: &'static str, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_newtype_struct<V: Visitor<'a>>(self, name: &'static str, visitor: V) -> Result<V::Value, Error> {
+        if name == PK_MARKER {
+            // A `Pk`: the key of the reference, without reading the entity.
+            let reference = match self.schema {
+                Schema::Entity(_) | Schema::Invalidate(_) => pk_string_ref(self.value),
+                Schema::CollectionAdd(c, _) if matches!(c.item, Schema::Entity(_)) => pk_string_ref(self.value),
+                Schema::Union(poly) => union_ref(poly, self.value).map(|(_, pk)| pk.into()),
+                _ => None,
+            };
+            if let Some(pk) = reference {
+                return visitor.visit_str(&pk);
+            }
+        }
         visitor.visit_newtype_struct(self)
     }
 
@@ -227,7 +240,10 @@ impl<'a, 'c> Deserializer<'a> for EntityDe<'a, 'c> {
         visitor.visit_some(self)
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'a>>(self, _name: &'static str, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_newtype_struct<V: Visitor<'a>>(self, name: &'static str, visitor: V) -> Result<V::Value, Error> {
+        if name == PK_MARKER {
+            return visitor.visit_borrowed_str(self.pk);
+        }
         visitor.visit_newtype_struct(self)
     }
 

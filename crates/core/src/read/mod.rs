@@ -5,6 +5,7 @@ mod ctx;
 pub(crate) mod de;
 mod memo;
 pub(crate) mod path;
+mod pk;
 mod query;
 
 use serde::de::DeserializeOwned;
@@ -12,6 +13,7 @@ use serde_json::Value;
 
 pub(crate) use ctx::Dep;
 pub use memo::MemoCache;
+pub use pk::Pk;
 pub use query::Query;
 
 use crate::error::ReadError;

@@ -1,0 +1,67 @@
+//! `Pk`: an entity reference read as its primary key, without reading the entity.
+
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+
+/// The name `Pk` asks for; rdc's deserializers answer it with the reference's key.
+pub(crate) const PK_MARKER: &str = "$rdc::Pk";
+
+/// The primary key of an entity in a read, taken from the reference: the entity
+/// itself is not read, so the read does not depend on its fields (only on it
+/// being valid). Read a list as `Vec<Pk>` and each row with `use_entity`, and a
+/// change to one entity wakes its row alone.
+///
+/// ```
+/// # use rdc_core::{Entity, MemoCache, Pk, Schema, State, WriteMeta};
+/// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+/// let mut state = State::default();
+/// let users = serde_json::json!([{"id": "a", "name": "Ada"}, {"id": "b", "name": "Bob"}]);
+/// let schema = Schema::array(User::schema());
+/// state.write_result("GET /users", &schema, users, &serde_json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
+/// let keys = MemoCache::default().read_result::<Vec<Pk>>(&state, "GET /users", &schema).unwrap().unwrap();
+/// assert_eq!(keys.iter().map(|k| k.0.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pk(pub String);
+
+impl std::fmt::Display for Pk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Pk {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Pk, D::Error> {
+        deserializer.deserialize_newtype_struct(PK_MARKER, PkVisitor)
+    }
+}
+
+/// Takes a string or a number (plain JSON ids), or the key rdc hands over.
+struct PkVisitor;
+
+impl<'de> Visitor<'de> for PkVisitor {
+    type Value = Pk;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an entity reference or a primary key")
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, deserializer: D) -> Result<Pk, D::Error> {
+        deserializer.deserialize_any(PkVisitor)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Pk, E> {
+        Ok(Pk(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Pk, E> {
+        Ok(Pk(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Pk, E> {
+        Ok(Pk(v.to_string()))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Pk, E> {
+        Ok(Pk(v.to_string()))
+    }
+}
