@@ -7,7 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use controller_support::*;
-use rdc_core::{Controller, Entity, Schema};
+use rdc_core::{Controller, Entity, Pk, Schema};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -284,4 +284,26 @@ fn a_layer_removed_without_a_base_write_shows_the_base_again() {
     server.borrow_mut().answer("PUT /people/1", Ok(json!({ "id": 1, "name": "Late" })));
     tasks.run();
     assert_eq!(c.entity::<Person>("1").unwrap().unwrap().name, "Ada", "aborted: nothing stored, the layer gone");
+}
+
+#[test]
+fn a_row_index_an_optimistic_layer_used_is_not_trusted_after_it_goes() {
+    let (c, _time, tasks, server) = setup();
+    let articles = Api::new(&server, "GET", "/articles", Some(Schema::array(Article::schema())));
+    c.set(&Person::schema(), json!({ "id": 1, "name": "Ada" })).unwrap();
+    // Article 5's author, person 9, is not stored: the article is left out.
+    c.set_response(&articles, &json!({}), json!([{ "id": 5, "title": "t", "author": 1 }])).unwrap();
+    c.set(&Article::schema(), json!({ "id": 5, "title": "t", "author": 9 })).unwrap();
+    let keys = |c: &Controller| c.read::<_, Vec<Pk>>(&articles, &json!({})).unwrap().data.unwrap();
+    assert!(keys(&c).is_empty());
+    // An optimistic create of person 9 makes it valid while the request runs...
+    let mut create = Api::new(&server, "POST", "/people", Some(Person::schema()));
+    create.optimistic = Some(|_, body| body.cloned().unwrap_or_default());
+    let (_, _abort) = c.fetch_cancellable(&create, json!({}), Some(json!({ "id": 9, "name": "Nine" })));
+    tasks.run();
+    assert_eq!(*keys(&c), vec![Pk("5".into())]);
+    // ...then the server creates person 42 instead (at the row index 9 had).
+    server.borrow_mut().answer("POST /people", Ok(json!({ "id": 42, "name": "Other" })));
+    tasks.run();
+    assert!(keys(&c).is_empty(), "person 9 was never stored");
 }

@@ -1,6 +1,7 @@
 //! Property: a `listen_reads` listener is woken by every write that changes what
-//! it read. After each of a random sequence of writes through the controller, a
-//! reader whose read now differs from what it last saw must have run.
+//! it read. After each of a random sequence of writes through the controller
+//! (optimistic ones too), what every reader last saw equals a fresh read of the
+//! store as readers see it (a new memo over `Controller::snapshot`).
 
 mod controller_support;
 
@@ -9,7 +10,7 @@ use std::rc::Rc;
 
 use controller_support::*;
 use proptest::prelude::*;
-use rdc_core::{All, Controller, Entity, Pk, Schema};
+use rdc_core::{All, Controller, Entity, MemoCache, Pk, Schema, State};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -40,6 +41,9 @@ enum Op {
     DeleteNote(u32),
     List(Vec<u32>),
     Invalidate,
+    /// A rename shown at once through an optimistic layer, then answered (with the
+    /// server's own name) or aborted.
+    Optimistic(u32, u8, bool),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -49,27 +53,33 @@ fn op() -> impl Strategy<Value = Op> {
         (id.clone(), 0u8..3, id.clone()).prop_map(|(id, title, author)| Op::Note(id, title, author)),
         id.clone().prop_map(Op::DeletePerson),
         id.clone().prop_map(Op::DeleteNote),
-        proptest::collection::vec(id, 0..5).prop_map(Op::List),
+        proptest::collection::vec(id.clone(), 0..5).prop_map(Op::List),
         Just(Op::Invalidate),
+        (id.clone(), 0u8..3, any::<bool>()).prop_map(|(id, name, answer)| Op::Optimistic(id, name, answer)),
     ]
 }
 
-/// A reader: what it read when it last ran, and whether it ran since asked.
+/// A reader: what it read through the controller when it last ran, and the same
+/// read done fresh on a copy of the store.
 struct Reader {
     seen: Rc<RefCell<Option<String>>>,
-    ran: Rc<RefCell<bool>>,
-    read: Rc<dyn Fn(&Controller) -> String>,
+    fresh: Box<dyn Fn(&State) -> String>,
 }
 
-fn reader(c: &Controller, read: impl Fn(&Controller) -> String + 'static) -> Reader {
-    let read: Rc<dyn Fn(&Controller) -> String> = Rc::new(read);
-    let (seen, ran) = (Rc::new(RefCell::new(None)), Rc::new(RefCell::new(false)));
-    let (s, r, f, c2) = (Rc::clone(&seen), Rc::clone(&ran), Rc::clone(&read), c.clone());
-    c.listen_reads(move || {
-        *s.borrow_mut() = Some(f(&c2));
-        *r.borrow_mut() = true;
-    });
-    Reader { seen, ran, read }
+fn reader(
+    c: &Controller,
+    read: impl Fn(&Controller) -> String + 'static,
+    fresh: impl Fn(&State, &mut MemoCache) -> String + 'static,
+) -> Reader {
+    let seen = Rc::new(RefCell::new(None));
+    let (s, c2) = (Rc::clone(&seen), c.clone());
+    c.listen_reads(move || *s.borrow_mut() = Some(read(&c2)));
+    Reader { seen, fresh: Box::new(move |state| fresh(state, &mut MemoCache::default())) }
+}
+
+/// Debug text of a read's data, whatever went wrong.
+fn text<T: std::fmt::Debug>(read: Result<Option<std::sync::Arc<T>>, impl std::fmt::Debug>) -> String {
+    format!("{:?}", read.ok().flatten())
 }
 
 proptest! {
@@ -77,21 +87,36 @@ proptest! {
 
     #[test]
     fn readers_are_woken_by_every_change_to_what_they_read(ops in proptest::collection::vec(op(), 1..20)) {
-        let (c, _time, _tasks, server) = setup();
+        let (c, _time, tasks, server) = setup();
         let list = Api::new(&server, "GET", "/notes", Some(Schema::array(Note::schema())));
-        let all_people: Schema = All::of::<Person>().into();
+        let notes = Schema::array(Note::schema());
+        let people: Schema = All::of::<Person>().into();
+        let (l1, l2, l3) = (list.clone(), list.clone(), list.clone());
+        let (n1, n2, n3, p1) = (notes.clone(), notes.clone(), notes, people.clone());
         let readers = vec![
-            reader(&c, { let l = list.clone(); move |c| format!("{:?}", c.read::<_, Vec<Note>>(&l, &json!({})).map(|r| (r.data, r.status))) }),
-            reader(&c, { let l = list.clone(); move |c| format!("{:?}", c.read::<_, Vec<NoteTitle>>(&l, &json!({})).map(|r| r.data)) }),
-            reader(&c, { let l = list.clone(); move |c| format!("{:?}", c.read::<_, Vec<Pk>>(&l, &json!({})).map(|r| r.data)) }),
-            reader(&c, move |c| format!("{:?}", c.query::<Vec<Person>>("people", &all_people))),
-            reader(&c, |c| format!("{:?}", c.entity::<Note>("1"))),
-            reader(&c, |c| format!("{:?}", c.entity::<Person>("2"))),
+            reader(&c, move |c| text(c.read::<_, Vec<Note>>(&l1, &json!({})).map(|r| r.data)),
+                move |s, m| text(m.read_result::<Vec<Note>>(s, "GET /notes", &n1))),
+            reader(&c, move |c| text(c.read::<_, Vec<NoteTitle>>(&l2, &json!({})).map(|r| r.data)),
+                move |s, m| text(m.read_result::<Vec<NoteTitle>>(s, "GET /notes", &n2))),
+            reader(&c, move |c| text(c.read::<_, Vec<Pk>>(&l3, &json!({})).map(|r| r.data)),
+                move |s, m| text(m.read_result::<Vec<Pk>>(s, "GET /notes", &n3))),
+            reader(&c, move |c| text(c.query::<Vec<Person>>("people", &people)),
+                move |s, m| text(m.read::<Vec<Person>>(s, "people", &p1, &Value::Null))),
+            reader(&c, |c| text(c.entity::<Note>("1")), |s, m| text(m.entity::<Note>(s, "1"))),
+            reader(&c, |c| text(c.entity::<Person>("2")), |s, m| text(m.entity::<Person>(s, "2"))),
         ];
-        for op in &ops {
-            for r in &readers {
-                *r.ran.borrow_mut() = false;
+        let mut rename = Api::new(&server, "PUT", "/people", Some(Person::schema()));
+        rename.optimistic = Some(|_, body| body.cloned().unwrap_or_default());
+        let check = |c: &Controller, op: &Op| -> Result<(), TestCaseError> {
+            let state = c.snapshot();
+            for (i, r) in readers.iter().enumerate() {
+                let now = (r.fresh)(&state);
+                let seen = r.seen.borrow().clone();
+                prop_assert!(seen.as_deref() == Some(now.as_str()), "reader {} after {:?}: saw {:?}, now {}", i, op, seen, now);
             }
+            Ok(())
+        };
+        for op in &ops {
             // A write may be refused (a note whose author is not stored): nothing changes then.
             match op {
                 Op::Person(id, name) => drop(c.set(&Person::schema(), json!({ "id": id, "name": format!("n{name}") }))),
@@ -105,15 +130,20 @@ proptest! {
                     drop(c.set_response(&list, &json!({}), Value::Array(notes)));
                 }
                 Op::Invalidate => c.invalidate(&list, &json!({})),
+                Op::Optimistic(id, name, answer) => {
+                    let body = json!({ "id": id, "name": format!("o{name}") });
+                    let (_, abort) = c.fetch_cancellable(&rename, json!({ "id": id }), Some(body));
+                    tasks.run();
+                    check(&c, op)?;
+                    if !answer {
+                        abort.abort();
+                    }
+                    let server_name = json!({ "id": id, "name": format!("s{name}") });
+                    server.borrow_mut().answer(&format!("PUT /people/{id}"), Ok(server_name));
+                    tasks.run();
+                }
             }
-            for (i, r) in readers.iter().enumerate() {
-                let now = (r.read)(&c);
-                let seen = r.seen.borrow().clone();
-                prop_assert!(
-                    seen.as_deref() == Some(now.as_str()) || *r.ran.borrow(),
-                    "reader {} was not woken by {:?}: saw {:?}, now {}", i, op, seen, now
-                );
-            }
+            check(&c, op)?;
         }
     }
 }

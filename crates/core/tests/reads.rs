@@ -302,3 +302,77 @@ fn a_list_read_as_keys_depends_on_validity_not_on_fields() {
     let plain: Vec<Pk> = serde_json::from_value(json!(["x", 7])).unwrap();
     assert_eq!(plain, vec![Pk("x".into()), Pk("7".into())]);
 }
+
+#[test]
+fn keys_through_unions_polymorphic_all_and_collections() {
+    use rdc_core::{entry, All, Collection, Pk, Union};
+    #[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+    #[allow(dead_code)]
+    struct Cat {
+        id: String,
+    }
+    #[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+    #[allow(dead_code)]
+    struct Dog {
+        id: String,
+    }
+    let union = Union::by_attribute("kind", [entry::<Cat>("cat"), entry::<Dog>("dog")]);
+    let schema = Schema::array(union);
+    let mut state = State::default();
+    let pets = json!([{ "id": "c1", "kind": "cat" }, { "id": "d1", "kind": "dog" }]);
+    write(&mut state, "GET /pets", &schema, pets, 1);
+    let mut memo = MemoCache::default();
+    let keys = memo.read_result::<Vec<Pk>>(&state, "GET /pets", &schema).unwrap().unwrap();
+    assert_eq!(*keys, vec![Pk("c1".into()), Pk("d1".into())]);
+    let all: Schema = All::by_attribute("kind", [entry::<Cat>("cat"), entry::<Dog>("dog")]).into();
+    let mut every = memo.read::<Vec<Pk>>(&state, "all pets", &all, &Value::Null).unwrap().unwrap().to_vec();
+    every.sort();
+    assert_eq!(every, vec![Pk("c1".into()), Pk("d1".into())]);
+    let list = Collection::of("Cats", Cat::schema());
+    write(&mut state, "GET /cats", &list, json!([{ "id": "c1" }]), 2);
+    let cats = memo.read_result::<Vec<Pk>>(&state, "GET /cats", &list).unwrap().unwrap();
+    assert_eq!(*cats, vec![Pk("c1".into())]);
+}
+
+#[test]
+fn validity_in_a_cycle_does_not_depend_on_the_order_of_the_checks() {
+    use rdc_core::Pk;
+    #[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+    #[allow(dead_code)]
+    struct Ay {
+        id: String,
+        #[entity(nested)]
+        bee: Box<Bee>,
+        #[entity(nested)]
+        cee: Cee,
+    }
+    #[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+    #[allow(dead_code)]
+    struct Bee {
+        id: String,
+        #[entity(nested)]
+        ay: Box<Ay>,
+    }
+    #[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+    #[allow(dead_code)]
+    struct Cee {
+        id: String,
+    }
+    let mut state = State::default();
+    let ay = json!({ "id": "a1", "bee": { "id": "b1", "ay": "a1" }, "cee": { "id": "c1" } });
+    state.write_entities(&Ay::schema(), ay, &Value::Null, WriteMeta::at(1, 1000)).unwrap();
+    // C goes: A (which requires it) is invalid, and so B (which requires A).
+    state.write_entities(&Schema::invalidate::<Cee>(), json!("c1"), &Value::Null, WriteMeta::at(2, 1000)).unwrap();
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Both {
+        a: Option<Pk>,
+        b: Option<Pk>,
+    }
+    // One read checks A first (B is checked inside, while A is provisionally
+    // valid), then B: B must come out invalid as when it is checked alone.
+    let schema = Schema::object([("a", Ay::schema()), ("b", Bee::schema())]);
+    let both: Both = denormalize(&state, &schema, &json!({ "a": "a1", "b": "b1" })).unwrap().unwrap();
+    assert_eq!(both, Both { a: None, b: None });
+    let alone: Option<Pk> = denormalize(&state, &Bee::schema(), &json!("b1")).unwrap();
+    assert_eq!(alone, None);
+}

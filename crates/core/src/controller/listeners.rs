@@ -31,6 +31,7 @@ impl Topics {
                 Dep::Entity { key, index, .. } => self.rows.push((key, index)),
                 Dep::Alive { key, index, .. } => self.alive.push((key, index)),
                 Dep::Table { key, .. } => self.tables.push(key),
+                Dep::Void => {}
             }
         }
     }

@@ -23,6 +23,9 @@ pub(crate) enum Dep {
     /// A whole entity table (an `All` read, or a row that was missing);
     /// `0` when the table did not exist.
     Table { key: &'static str, version: u64 },
+    /// A dependency that no longer says anything (its row index may now hold
+    /// another entity): the read must be done again.
+    Void,
 }
 
 /// The table a dependency check looked at last, by the address of its key
@@ -69,6 +72,7 @@ impl Dep {
                 .and_then(|t| t.rows.get_index(*index))
                 .is_some_and(|(_, row)| row.value.is_some() == *alive),
             Dep::Table { key, version } => last.get(state, key).map_or(0, |t| t.version) == *version,
+            Dep::Void => false,
         }
     }
 }
@@ -89,7 +93,7 @@ fn same_where_read(old: &Object, new: &Object, read: u64) -> bool {
 /// position counts anyway).
 fn required_positions(object: &Object, nested: &[crate::schema::NestedField]) -> u64 {
     object.keys().take(64).enumerate().fold(0, |mask, (i, key)| {
-        if nested.iter().any(|f| f.required && f.name == key.as_str()) {
+        if nested.iter().any(|f| decides_validity(f) && f.name == key.as_str()) {
             mask | (1 << i)
         } else {
             mask
@@ -97,13 +101,23 @@ fn required_positions(object: &Object, nested: &[crate::schema::NestedField]) ->
     })
 }
 
-/// Whether `schema` is a reference to an entity type with no required nested
-/// fields (its validity is its liveness).
+/// Whether `schema` is a reference to an entity type with no nested field that
+/// decides its validity (its validity is its liveness).
 fn leaf_reference(schema: &Schema) -> bool {
     match schema {
-        Schema::Entity(def) | Schema::Invalidate(def) => !(def.nested)().iter().any(|f| f.required),
+        Schema::Entity(def) | Schema::Invalidate(def) => !(def.nested)().iter().any(decides_validity),
         _ => false,
     }
+}
+
+/// Whether a nested field can make its entity invalid: a required reference
+/// (lists, maps and objects of entities are always valid, see `value_valid`).
+fn decides_validity(field: &crate::schema::NestedField) -> bool {
+    field.required
+        && matches!(
+            field.schema,
+            Schema::Entity(_) | Schema::Invalidate(_) | Schema::Union(_) | Schema::Lazy(_) | Schema::CollectionAdd(..)
+        )
 }
 
 /// Deepest entity nesting a read follows before it reports a cycle of required fields.
@@ -116,8 +130,9 @@ pub(crate) struct Ctx<'a> {
     /// Where the read failed, if it did.
     pub path: super::path::ErrorPath<'a>,
     pub deps: RefCell<Vec<Dep>>,
-    /// Validity by (table, row index).
+    /// Validity by (table, row index), and the order it was decided in.
     valid: RefCell<FastMap<(usize, usize), bool>>,
+    valid_order: RefCell<Vec<(usize, usize)>>,
     stack: RefCell<Vec<(&'static str, &'a str)>>,
     /// Tables already looked up, by the address of their `&'static` type key
     /// (a read touches few tables and many rows: this saves hashing the key).
@@ -145,6 +160,7 @@ impl<'a> Ctx<'a> {
             path: super::path::ErrorPath::default(),
             deps: RefCell::default(),
             valid: RefCell::default(),
+            valid_order: RefCell::default(),
             stack: RefCell::default(),
             tables: RefCell::default(),
             shapes: RefCell::default(),
@@ -163,8 +179,8 @@ impl<'a> Ctx<'a> {
             return *shape;
         }
         let nested = (def.nested)();
-        let requires = nested.iter().any(|f| f.required);
-        let leaves_only = nested.iter().filter(|f| f.required).all(|f| leaf_reference(&f.schema));
+        let requires = nested.iter().any(decides_validity);
+        let leaves_only = nested.iter().filter(|f| decides_validity(f)).all(|f| leaf_reference(&f.schema));
         shapes.push((address, (requires, leaves_only)));
         (requires, leaves_only)
     }
@@ -299,7 +315,7 @@ impl<'a> Ctx<'a> {
             references(self);
             return nested
                 .iter()
-                .filter(|f| f.required)
+                .filter(|f| decides_validity(f))
                 .all(|field| self.value_valid(&field.schema, object.get(field.name)));
         }
         let slot = (def.key.as_ptr() as usize, index);
@@ -308,11 +324,22 @@ impl<'a> Ctx<'a> {
             return *known;
         }
         references(self);
+        // Provisionally valid, so a cycle back here ends; what is decided on
+        // that assumption is forgotten if it turns out false.
+        let mark = self.valid_order.borrow().len();
         self.valid.borrow_mut().insert(slot, true);
+        self.valid_order.borrow_mut().push(slot);
         let valid = (def.nested)()
             .iter()
-            .filter(|f| f.required)
+            .filter(|f| decides_validity(f))
             .all(|field| self.value_valid(&field.schema, object.get(field.name)));
+        if !valid {
+            let later: Vec<_> = self.valid_order.borrow_mut().drain(mark + 1..).collect();
+            let mut known = self.valid.borrow_mut();
+            for slot in later {
+                known.remove(&slot);
+            }
+        }
         self.valid.borrow_mut().insert(slot, valid);
         valid
     }

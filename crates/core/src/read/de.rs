@@ -158,8 +158,15 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
             // A `Pk`: the key of the reference, without reading the entity.
             let reference = match self.schema {
                 Schema::Entity(_) | Schema::Invalidate(_) => pk_string_ref(self.value),
-                Schema::CollectionAdd(c, _) if matches!(c.item, Schema::Entity(_)) => pk_string_ref(self.value),
                 Schema::Union(poly) => union_ref(poly, self.value).map(|(_, pk)| pk.into()),
+                Schema::CollectionAdd(c, _) => {
+                    let item = ValueDe { schema: &c.item, ..self };
+                    return item.deserialize_newtype_struct(name, visitor);
+                }
+                Schema::Lazy(_) => {
+                    let resolved = self.schema.resolved().into_owned();
+                    return ValueDe { schema: &resolved, ..self }.deserialize_newtype_struct(name, visitor);
+                }
                 _ => None,
             };
             if let Some(pk) = reference {
@@ -274,10 +281,17 @@ impl<'a, 'c> Deserializer<'a> for Tagged<'a, 'c> {
         visitor.visit_enum(self)
     }
 
+    fn deserialize_newtype_struct<V: Visitor<'a>>(self, name: &'static str, visitor: V) -> Result<V::Value, Error> {
+        if name == PK_MARKER {
+            return visitor.visit_borrowed_str(self.0.pk);
+        }
+        self.deserialize_any(visitor)
+    }
+
     serde::forward_to_deserialize_any! {
         <W: Visitor<'a>>
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
-        unit unit_struct newtype_struct seq tuple tuple_struct map struct identifier ignored_any
+        unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
     }
 }
 

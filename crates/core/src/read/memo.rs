@@ -70,13 +70,16 @@ impl MemoCache {
         self.entries.get(&type_id).and_then(|by_key| by_key.get(key)).map_or(&[], |entry| &entry.deps)
     }
 
-    /// Makes every memoized read compare row versions only, not row contents
-    /// (after rows were shown that the store no longer has at their index).
+    /// After rows were shown that the store may no longer have at their index
+    /// (optimistic layers): memoized reads compare row versions only, never row
+    /// contents, and liveness dependencies (which name no version) are void.
     pub(crate) fn forget_fields(&mut self) {
         for entry in self.entries.values_mut().flat_map(FastMap::values_mut) {
             for dep in &mut entry.deps {
-                if let Dep::Entity { seen, .. } = dep {
-                    *seen = None;
+                match dep {
+                    Dep::Entity { seen, .. } => *seen = None,
+                    Dep::Alive { .. } => *dep = Dep::Void,
+                    Dep::Table { .. } | Dep::Void => {}
                 }
             }
         }
