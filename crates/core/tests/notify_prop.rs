@@ -93,7 +93,7 @@ proptest! {
         let people: Schema = All::of::<Person>().into();
         let (l1, l2, l3) = (list.clone(), list.clone(), list.clone());
         let (n1, n2, n3, p1) = (notes.clone(), notes.clone(), notes, people.clone());
-        let readers = vec![
+        let readers = [
             reader(&c, move |c| text(c.read::<_, Vec<Note>>(&l1, &json!({})).map(|r| r.data)),
                 move |s, m| text(m.read_result::<Vec<Note>>(s, "GET /notes", &n1))),
             reader(&c, move |c| text(c.read::<_, Vec<NoteTitle>>(&l2, &json!({})).map(|r| r.data)),
