@@ -8,7 +8,8 @@ pub(crate) const PK_MARKER: &str = "$rdc::Pk";
 /// The primary key of an entity in a read, taken from the reference: the entity
 /// itself is not read, so the read does not depend on its fields (only on it
 /// being valid). Read a list as `Vec<Pk>` and each row with `use_entity`, and a
-/// change to one entity wakes its row alone.
+/// change to one entity wakes its row alone. In plain JSON (no schema) a `Pk`
+/// reads a string or an integer.
 ///
 /// ```
 /// # use rdc_core::{Entity, MemoCache, Pk, Schema, State, WriteMeta};
@@ -20,7 +21,7 @@ pub(crate) const PK_MARKER: &str = "$rdc::Pk";
 /// let keys = MemoCache::default().read_result::<Vec<Pk>>(&state, "GET /users", &schema).unwrap().unwrap();
 /// assert_eq!(keys.iter().map(|k| k.0.as_str()).collect::<Vec<_>>(), ["a", "b"]);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub struct Pk(pub String);
 
 impl std::fmt::Display for Pk {

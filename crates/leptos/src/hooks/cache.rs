@@ -121,6 +121,12 @@ impl From<&str> for EntityKey {
     }
 }
 
+impl From<rdc_core::Pk> for EntityKey {
+    fn from(pk: rdc_core::Pk) -> Self {
+        EntityKey::Fixed(pk.0)
+    }
+}
+
 impl From<Signal<String>> for EntityKey {
     fn from(pk: Signal<String>) -> Self {
         EntityKey::Reactive(pk)
