@@ -90,11 +90,14 @@ const memory = await page.evaluate(async () => {
     for (let i = 0; i < n; i++) { bench.mount_rdc_shared(100, 10); await Promise.resolve(); bench.unmount(); await Promise.resolve(); }
   };
   await cycles(200);
+  // The cycle does render its rows (checked once, then not waited for).
+  const rendered = await measure(() => bench.mount_rdc_shared(100, 10), (r) => r.querySelectorAll('li').length === 100);
+  bench.unmount();
   const start = { heap: heap(), wasm: wasmMemoryBytes(), counts: bench.shared_counts() };
   await cycles(1000);
   const end = { heap: heap(), wasm: wasmMemoryBytes(), counts: bench.shared_counts() };
   return { heapStartBytes: start.heap, heapEndBytes: end.heap, wasmStartBytes: start.wasm, wasmEndBytes: end.wasm,
-    countsStart: start.counts, countsEnd: end.counts };
+    countsStart: start.counts, countsEnd: end.counts, renderedMs: rendered };
 });
 
 await browser.close();

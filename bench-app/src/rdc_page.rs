@@ -136,7 +136,9 @@ impl RdcPage {
 
 impl Page for RdcPage {
     fn update_item(&self, id: u32, version: u32) {
-        let item = json!({ "id": id, "name": format!("item {id} v{version}"), "author": { "id": 0 } });
+        // The same author as before: only the name changes.
+        let author = id % self.authors;
+        let item = json!({ "id": id, "name": format!("item {id} v{version}"), "author": { "id": author } });
         let _ = self.controller.set(&Item::schema(), item);
     }
 

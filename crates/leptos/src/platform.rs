@@ -127,35 +127,28 @@ pub fn pending_timeouts() -> usize {
 /// A browser interval that stops, and drops its callback, when dropped.
 /// (Leptos' `set_interval_with_handle` leaks its callback, and with it what the
 /// callback holds, such as a whole store.)
+#[cfg(target_arch = "wasm32")]
 pub(crate) struct Interval {
-    #[cfg(target_arch = "wasm32")]
     inner: Option<(i32, wasm_bindgen::closure::Closure<dyn FnMut()>)>,
 }
 
+#[cfg(target_arch = "wasm32")]
 impl Interval {
     /// Calls `callback` every `every_ms` until dropped.
     pub fn start(every_ms: u64, callback: impl FnMut() + 'static) -> Interval {
-        #[cfg(target_arch = "wasm32")]
-        {
-            use wasm_bindgen::JsCast;
-            let closure = wasm_bindgen::closure::Closure::wrap(Box::new(callback) as Box<dyn FnMut()>);
-            let every = i32::try_from(every_ms).unwrap_or(i32::MAX);
-            let handle = web_sys::window().and_then(|w| {
-                w.set_interval_with_callback_and_timeout_and_arguments_0(closure.as_ref().unchecked_ref(), every).ok()
-            });
-            Interval { inner: handle.map(|h| (h, closure)) }
-        }
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            let _ = (every_ms, callback);
-            Interval {}
-        }
+        use wasm_bindgen::JsCast;
+        let closure = wasm_bindgen::closure::Closure::wrap(Box::new(callback) as Box<dyn FnMut()>);
+        let every = i32::try_from(every_ms).unwrap_or(i32::MAX);
+        let handle = web_sys::window().and_then(|w| {
+            w.set_interval_with_callback_and_timeout_and_arguments_0(closure.as_ref().unchecked_ref(), every).ok()
+        });
+        Interval { inner: handle.map(|h| (h, closure)) }
     }
 }
 
+#[cfg(target_arch = "wasm32")]
 impl Drop for Interval {
     fn drop(&mut self) {
-        #[cfg(target_arch = "wasm32")]
         if let (Some((handle, _)), Some(window)) = (self.inner.as_ref(), web_sys::window()) {
             window.clear_interval_with_handle(*handle);
         }

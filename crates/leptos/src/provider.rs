@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use rdc_core::Controller;
 use send_wrapper::SendWrapper;
 
-use crate::platform::{Browser, Interval};
+use crate::platform::Browser;
 
 /// The controller in context. The controller is single-threaded (as the browser
 /// is); the wrapper makes it storable in Leptos' context.
@@ -34,13 +34,19 @@ pub fn DataProvider(
     provide_context(Context(SendWrapper::new(controller.clone())));
     // Garbage collection: a sweep every `gc_interval_ms` while mounted; the
     // interval and its callback go when the provider is cleaned up.
-    let interval = (gc_interval_ms > 0).then(|| {
-        Interval::start(gc_interval_ms, move || {
-            let _ = controller.sweep();
-        })
-    });
-    let interval = SendWrapper::new(interval);
-    on_cleanup(move || drop(interval));
+    // (Only in the browser: natively, as in server-side rendering, nothing sweeps.)
+    #[cfg(target_arch = "wasm32")]
+    {
+        let interval = (gc_interval_ms > 0).then(|| {
+            crate::platform::Interval::start(gc_interval_ms, move || {
+                let _ = controller.sweep();
+            })
+        });
+        let interval = SendWrapper::new(interval);
+        on_cleanup(move || drop(interval));
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = (controller, gc_interval_ms);
     children()
 }
 

@@ -151,6 +151,30 @@ impl From<Memo<String>> for EntityKey {
     }
 }
 
+impl From<ArcSignal<String>> for EntityKey {
+    fn from(pk: ArcSignal<String>) -> Self {
+        EntityKey::Reactive(pk.into())
+    }
+}
+
+impl From<ArcReadSignal<String>> for EntityKey {
+    fn from(pk: ArcReadSignal<String>) -> Self {
+        EntityKey::Reactive(pk.into())
+    }
+}
+
+impl From<ArcRwSignal<String>> for EntityKey {
+    fn from(pk: ArcRwSignal<String>) -> Self {
+        EntityKey::Reactive(pk.into())
+    }
+}
+
+impl From<ArcMemo<String>> for EntityKey {
+    fn from(pk: ArcMemo<String>) -> Self {
+        EntityKey::Reactive(pk.into())
+    }
+}
+
 /// One entity by primary key, straight from the store; never fetches. Use it in
 /// list rows (`<For>` keyed by pk) so that a changed entity re-renders only its row.
 ///
