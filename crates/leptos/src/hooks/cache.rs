@@ -127,53 +127,29 @@ impl From<rdc_core::Pk> for EntityKey {
     }
 }
 
-impl From<Signal<String>> for EntityKey {
-    fn from(pk: Signal<String>) -> Self {
-        EntityKey::Reactive(pk)
-    }
+/// Every Leptos signal of a `String` is a key that may change.
+macro_rules! reactive_keys {
+    ($($signal:ty),*) => {
+        $(
+            impl From<$signal> for EntityKey {
+                fn from(pk: $signal) -> Self {
+                    EntityKey::Reactive(pk.into())
+                }
+            }
+        )*
+    };
 }
 
-impl From<ReadSignal<String>> for EntityKey {
-    fn from(pk: ReadSignal<String>) -> Self {
-        EntityKey::Reactive(pk.into())
-    }
-}
-
-impl From<RwSignal<String>> for EntityKey {
-    fn from(pk: RwSignal<String>) -> Self {
-        EntityKey::Reactive(pk.into())
-    }
-}
-
-impl From<Memo<String>> for EntityKey {
-    fn from(pk: Memo<String>) -> Self {
-        EntityKey::Reactive(pk.into())
-    }
-}
-
-impl From<ArcSignal<String>> for EntityKey {
-    fn from(pk: ArcSignal<String>) -> Self {
-        EntityKey::Reactive(pk.into())
-    }
-}
-
-impl From<ArcReadSignal<String>> for EntityKey {
-    fn from(pk: ArcReadSignal<String>) -> Self {
-        EntityKey::Reactive(pk.into())
-    }
-}
-
-impl From<ArcRwSignal<String>> for EntityKey {
-    fn from(pk: ArcRwSignal<String>) -> Self {
-        EntityKey::Reactive(pk.into())
-    }
-}
-
-impl From<ArcMemo<String>> for EntityKey {
-    fn from(pk: ArcMemo<String>) -> Self {
-        EntityKey::Reactive(pk.into())
-    }
-}
+reactive_keys!(
+    Signal<String>,
+    ReadSignal<String>,
+    RwSignal<String>,
+    Memo<String>,
+    ArcSignal<String>,
+    ArcReadSignal<String>,
+    ArcRwSignal<String>,
+    ArcMemo<String>
+);
 
 /// One entity by primary key, straight from the store; never fetches. Use it in
 /// list rows (`<For>` keyed by pk) so that a changed entity re-renders only its row.
