@@ -3,10 +3,8 @@
 
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
 use rdc::core::{entry, All, Entity, Schema, Union};
 use rdc::rest::{recipes, resource, Resource, RestEndpoint};
-use rust_decimal::Decimal;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -19,63 +17,9 @@ pub struct User {
     pub name: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
-pub struct Link {
-    #[serde(default)]
-    pub id: u64,
-    pub url: String,
-    pub title: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
-pub struct Post {
-    #[serde(default)]
-    pub id: u64,
-    pub content: String,
-}
-
-/// A feed item: a variant per entity type, and unknown items as they came.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub enum FeedItem {
-    Link(Link),
-    Post(Post),
-    #[serde(untagged)]
-    Unknown(Value),
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
-#[serde(rename_all = "camelCase")]
-#[entity(key = "ExchangePrice", pk = "exchange_pair")]
-pub struct ExchangePrice {
-    pub exchange_pair: String,
-    pub updated_at: DateTime<Utc>,
-    #[serde(with = "rdc::core::fields::decimal")]
-    pub price: Decimal,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
-#[entity(key = "Stream", pk = "username")]
-pub struct Stream {
-    pub username: String,
-    pub title: String,
-    pub game: String,
-    pub current_viewers: u64,
-    pub live: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
-#[entity(key = "Ticker", pk = "product_id")]
-pub struct Ticker {
-    pub product_id: String,
-    pub trade_id: u64,
-    #[serde(with = "rdc::core::fields::number_from_string")]
-    pub price: f64,
-    pub size: String,
-    pub time: DateTime<Utc>,
-    pub bid: String,
-    pub ask: String,
-    pub volume: String,
-}
+// The specification's entities, as the tests use them (the demo's `User` above
+// differs: it is camelCase, for the key-case recipe).
+pub use rdc_spec_fixtures::{ExchangePrice, FeedItem, Link, Post, Stream, Ticker};
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
 pub struct Item {

@@ -1,5 +1,5 @@
-//! The entities of the specification (section 2.2), shared by rdc-core's tests and
-//! the whole-stack browser tests so both test the same shapes.
+//! The entities of the specification (section 2.2), shared by rdc-core's tests, the
+//! whole-stack browser tests and the demo, so all use the same shapes.
 
 use chrono::{DateTime, Utc};
 use rdc_core::Entity;
