@@ -1,6 +1,7 @@
 // The browser benchmark runner (Step 7): rdc against the same list in plain Leptos
 // signals, in Debian's headless Chromium. Prints a table and writes JSON.
 // Usage: node e2e/bench.mjs BASE_URL OUT_JSON [REPEATS]
+// BENCH_ONLY=update-entity,delete-item runs only those scenarios (and no memory cycle).
 import { chromium } from 'playwright-core';
 import fs from 'fs';
 
@@ -71,7 +72,9 @@ const scenarios = {
 
 // Warm page settles between runs so one scenario's garbage does not land in the next.
 const results = {};
+const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : null;
 for (const [name, run] of Object.entries(scenarios)) {
+  if (only && !only.includes(name)) continue;
   console.error(`running ${name}`);
   results[name] = {};
   for (const impl of ['plain', 'rdc']) {
@@ -83,7 +86,7 @@ for (const [name, run] of Object.entries(scenarios)) {
 }
 
 // Memory: 1,000 mount/unmount cycles of the list over one store (after 200 to warm up).
-const memory = await page.evaluate(async () => {
+const memory = only ? null : await page.evaluate(async () => {
   const heap = () => { if (window.gc) gc(); return performance.memory ? performance.memory.usedJSHeapSize : 0; };
   // Microtask yields only: timers in a headless page may be throttled to 1 s.
   const cycles = async (n) => {
@@ -106,6 +109,7 @@ console.log('|---|---:|---:|---:|');
 for (const [name, r] of Object.entries(results)) {
   console.log(`| ${name} | ${r.plain.toFixed(2)} | ${r.rdc.toFixed(2)} | ${(r.rdc / r.plain).toFixed(2)}x |`);
 }
+if (only) process.exit(0);
 const ratio = results['update-user-10000'].rdc / results['update-user'].rdc;
 console.log(`\nupdate-user-10000 / update-user (rdc): ${ratio.toFixed(2)}x`);
 console.log(`1,000 rdc mount/unmount cycles over one store: JS heap ${(memory.heapStartBytes / 1e6).toFixed(2)} MB -> ${(memory.heapEndBytes / 1e6).toFixed(2)} MB, wasm memory ${(memory.wasmStartBytes / 1e6).toFixed(2)} MB -> ${(memory.wasmEndBytes / 1e6).toFixed(2)} MB, entities / listeners / timeouts ${memory.countsStart} -> ${memory.countsEnd}`);

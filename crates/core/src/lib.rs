@@ -48,7 +48,7 @@ pub use schema::{
     Object, Polymorphic, Schema, Union,
 };
 pub use store::{
-    Changes, EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta,
+    fields_changed, Changes, EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta, LAYOUT,
 };
 
 /// Re-exports the derive's generated code relies on. Not public API.

@@ -7,13 +7,15 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::read::Dep;
-use crate::store::{Changes, FastMap};
+use crate::store::{Changes, FastMap, LAYOUT};
 
 /// What one run of a tracked listener read.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Topics {
     keys: Vec<String>,
-    rows: Vec<(&'static str, usize)>,
+    /// Rows, with the fields the reads looked at (a mask as
+    /// [`fields_changed`](crate::fields_changed) makes them, [`LAYOUT`] always set).
+    rows: Vec<((&'static str, usize), u64)>,
     alive: Vec<(&'static str, usize)>,
     tables: Vec<&'static str>,
 }
@@ -28,7 +30,12 @@ impl Topics {
     pub fn deps(&mut self, deps: &[Dep]) {
         for dep in deps {
             match *dep {
-                Dep::Entity { key, index, .. } => self.rows.push((key, index)),
+                // A dependency narrowed to fields is woken by changes to those
+                // fields or to the row's keys (what `Dep::unchanged` compares).
+                Dep::Entity { key, index, ref seen, read, .. } => {
+                    let fields = if seen.is_some() { read | LAYOUT } else { u64::MAX };
+                    self.rows.push(((key, index), fields));
+                }
                 Dep::Alive { key, index, .. } => self.alive.push((key, index)),
                 Dep::Table { key, .. } => self.tables.push(key),
                 Dep::Void => {}
@@ -36,14 +43,19 @@ impl Topics {
         }
     }
 
-    /// Sorted by key address (cheaper than comparing the strings), without repeats.
+    /// Sorted by key address (cheaper than comparing the strings), without
+    /// repeats (the fields of a row read twice are merged).
     fn dedup(&mut self) {
-        fn by_address(rows: &mut Vec<(&'static str, usize)>) {
-            rows.sort_unstable_by_key(|row| row_order(*row));
-            rows.dedup_by(|a, b| std::ptr::eq(a.0, b.0) && a.1 == b.1);
-        }
-        by_address(&mut self.rows);
-        by_address(&mut self.alive);
+        self.rows.sort_unstable_by_key(|(row, _)| row_order(*row));
+        self.rows.dedup_by(|later, kept| {
+            let same = same_row(later.0, kept.0);
+            if same {
+                kept.1 |= later.1;
+            }
+            same
+        });
+        self.alive.sort_unstable_by_key(|row| row_order(*row));
+        self.alive.dedup_by(|a, b| same_row(*a, *b));
         self.tables.sort_unstable_by_key(|key| key.as_ptr() as usize);
         self.tables.dedup_by(|a, b| std::ptr::eq(*a, *b));
     }
@@ -56,14 +68,15 @@ struct Listener {
     topics: Option<(Topics, Topics)>,
 }
 
-/// Listeners by id, and tracked ones indexed by what they read.
+/// Listeners by id, and tracked ones indexed by what they read (rows with the
+/// fields read).
 #[derive(Default)]
 pub(crate) struct Listeners {
     all: BTreeMap<u64, Listener>,
-    by_key: FastMap<String, Vec<u64>>,
-    by_row: FastMap<(&'static str, usize), Vec<u64>>,
-    by_alive: FastMap<(&'static str, usize), Vec<u64>>,
-    by_table: FastMap<&'static str, Vec<u64>>,
+    by_key: FastMap<String, Vec<(u64, ())>>,
+    by_row: FastMap<(&'static str, usize), Vec<(u64, u64)>>,
+    by_alive: FastMap<(&'static str, usize), Vec<(u64, ())>>,
+    by_table: FastMap<&'static str, Vec<(u64, ())>>,
 }
 
 impl Listeners {
@@ -106,15 +119,15 @@ impl Listeners {
         let old = std::mem::take(old);
         if old.keys != topics.keys {
             for key in &old.keys {
-                drop_id(&mut self.by_key, key, id);
+                drop_id(&mut self.by_key, key.as_str(), id);
             }
             for key in &topics.keys {
-                self.by_key.entry_ref(key.as_str()).or_default().push(id);
+                self.by_key.entry_ref(key.as_str()).or_default().push((id, ()));
             }
         }
-        reindex(&mut self.by_row, &old.rows, &topics.rows, row_order, id);
-        reindex(&mut self.by_alive, &old.alive, &topics.alive, row_order, id);
-        reindex(&mut self.by_table, &old.tables, &topics.tables, |t| (t.as_ptr() as usize, 0), id);
+        reindex(&mut self.by_row, &old.rows, &topics.rows, |(row, fields)| (row, row_order(row), fields), id);
+        reindex(&mut self.by_alive, &old.alive, &topics.alive, |row| (row, row_order(row), ()), id);
+        reindex(&mut self.by_table, &old.tables, &topics.tables, |t| (t, (t.as_ptr() as usize, 0), ()), id);
         if let Some(listener) = self.all.get_mut(&id) {
             listener.topics = Some((recorded, topics));
         }
@@ -122,9 +135,9 @@ impl Listeners {
 
     fn unindex(&mut self, id: u64, topics: &Topics) {
         for key in &topics.keys {
-            drop_id(&mut self.by_key, key, id);
+            drop_id(&mut self.by_key, key.as_str(), id);
         }
-        for row in &topics.rows {
+        for (row, _) in &topics.rows {
             drop_id(&mut self.by_row, row, id);
         }
         for row in &topics.alive {
@@ -135,7 +148,8 @@ impl Listeners {
         }
     }
 
-    /// Ids to wake for `changes`, in the order they started listening.
+    /// Ids to wake for `changes`, in the order they started listening: a row's
+    /// reader only when a field it looked at changed.
     pub fn to_wake(&self, changes: &Changes) -> Vec<u64> {
         if changes.everything {
             return self.all.keys().copied().collect();
@@ -145,20 +159,21 @@ impl Listeners {
             return ids;
         }
         for key in &changes.keys {
-            ids.extend(self.by_key.get(key.as_str()).into_iter().flatten());
+            ids.extend(ids_of(self.by_key.get(key.as_str())));
         }
         let mut tables: Vec<&'static str> = Vec::new();
-        for row in &changes.rows {
-            ids.extend(self.by_row.get(row).into_iter().flatten());
-            if !tables.contains(&row.0) {
-                tables.push(row.0);
+        for &(table, index, changed) in &changes.rows {
+            let readers = self.by_row.get(&(table, index)).into_iter().flatten();
+            ids.extend(readers.filter(|(_, fields)| fields & changed != 0).map(|(id, _)| *id));
+            if !tables.contains(&table) {
+                tables.push(table);
             }
         }
         for row in &changes.alive {
-            ids.extend(self.by_alive.get(row).into_iter().flatten());
+            ids.extend(ids_of(self.by_alive.get(row)));
         }
         for table in tables {
-            ids.extend(self.by_table.get(table).into_iter().flatten());
+            ids.extend(ids_of(self.by_table.get(table)));
         }
         ids.sort_unstable();
         ids.dedup();
@@ -166,42 +181,57 @@ impl Listeners {
     }
 }
 
+/// The ids in one index entry.
+fn ids_of(entries: Option<&Vec<(u64, ())>>) -> impl Iterator<Item = u64> + '_ {
+    entries.into_iter().flatten().map(|(id, _)| *id)
+}
+
 /// The order topics are kept in: by the address of the table key, then index.
 fn row_order((key, index): (&'static str, usize)) -> (usize, usize) {
     (key.as_ptr() as usize, index)
 }
 
-/// Moves listener `id` in `map` from the keys of `old` to those of `new`, both
-/// sorted by `order`, touching only the keys that differ.
-fn reindex<K: Copy + std::hash::Hash + Eq>(
-    map: &mut FastMap<K, Vec<u64>>,
-    old: &[K],
-    new: &[K],
-    order: impl Fn(K) -> (usize, usize),
+fn same_row(a: (&'static str, usize), b: (&'static str, usize)) -> bool {
+    std::ptr::eq(a.0, b.0) && a.1 == b.1
+}
+
+/// Moves listener `id` in `map` from the entries of `old` to those of `new`,
+/// both sorted by the order `split` gives (with each entry's key and what is
+/// indexed with the id), touching only the keys that differ.
+fn reindex<T: Copy, K: Copy + std::hash::Hash + Eq, M: Copy + PartialEq>(
+    map: &mut FastMap<K, Vec<(u64, M)>>,
+    old: &[T],
+    new: &[T],
+    split: impl Fn(T) -> (K, (usize, usize), M),
     id: u64,
 ) {
-    let (mut old, mut new) = (old.iter().copied().peekable(), new.iter().copied().peekable());
+    let (mut old, mut new) = (old.iter().map(|t| split(*t)).peekable(), new.iter().map(|t| split(*t)).peekable());
     loop {
-        let step = match (old.peek().copied(), new.peek().copied()) {
-            (Some(a), Some(b)) => order(a).cmp(&order(b)),
+        let step = match (old.peek(), new.peek()) {
+            (Some(a), Some(b)) => a.1.cmp(&b.1),
             (Some(_), None) => std::cmp::Ordering::Less,
             (None, Some(_)) => std::cmp::Ordering::Greater,
             (None, None) => return,
         };
         match step {
             std::cmp::Ordering::Less => {
-                if let Some(gone) = old.next() {
+                if let Some((gone, ..)) = old.next() {
                     drop_id(map, &gone, id);
                 }
             }
             std::cmp::Ordering::Greater => {
-                if let Some(added) = new.next() {
-                    map.entry(added).or_default().push(id);
+                if let Some((added, _, value)) = new.next() {
+                    map.entry(added).or_default().push((id, value));
                 }
             }
             std::cmp::Ordering::Equal => {
-                old.next();
-                new.next();
+                let (Some((_, _, was)), Some((key, _, value))) = (old.next(), new.next()) else { return };
+                if was != value {
+                    let entry = map.get_mut(&key).and_then(|ids| ids.iter_mut().find(|(i, _)| *i == id));
+                    if let Some(entry) = entry {
+                        entry.1 = value;
+                    }
+                }
             }
         }
     }
@@ -210,9 +240,13 @@ fn reindex<K: Copy + std::hash::Hash + Eq>(
 /// Takes one entry of `id` off `key`'s list (and the list off the map once
 /// empty). One: a type key may live at two addresses (topics are kept apart by
 /// address, the index by content), and each was indexed once.
-fn drop_id<K: std::hash::Hash + Eq>(map: &mut FastMap<K, Vec<u64>>, key: &K, id: u64) {
+fn drop_id<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::borrow::Borrow<K>, M>(
+    map: &mut FastMap<Q, Vec<(u64, M)>>,
+    key: &K,
+    id: u64,
+) {
     if let Some(ids) = map.get_mut(key) {
-        if let Some(at) = ids.iter().position(|i| *i == id) {
+        if let Some(at) = ids.iter().position(|(i, _)| *i == id) {
             ids.swap_remove(at);
         }
         if ids.is_empty() {

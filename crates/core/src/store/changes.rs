@@ -9,8 +9,9 @@
 pub struct Changes {
     /// Endpoint keys whose result, error, status or request changed.
     pub keys: Vec<String>,
-    /// Rows (table key, row index) whose stored object changed.
-    pub rows: Vec<(&'static str, usize)>,
+    /// Rows (table key, row index, changed fields) whose stored object changed;
+    /// the mask is [`fields_changed`] of the old and new objects.
+    pub rows: Vec<(&'static str, usize, u64)>,
     /// Rows (table key, row index) that became live or were deleted.
     pub alive: Vec<(&'static str, usize)>,
     /// Something no finer entry describes (a reset, a sweep): wake every reader.
@@ -22,6 +23,42 @@ impl Changes {
     pub fn is_empty(&self) -> bool {
         !self.everything && self.keys.is_empty() && self.rows.is_empty() && self.alive.is_empty()
     }
+}
+
+/// The bit a change sets when an object's keys changed (or a field at position
+/// 63 or later): every reader of the row must look again.
+pub const LAYOUT: u64 = 1 << 63;
+
+/// Which fields differ between two versions of a row, as a mask: bit `i` for a
+/// different value at position `i` (below 63), [`LAYOUT`] for different keys or
+/// order, a difference at a later position, or a row that appeared or went.
+/// A reader that looked at the fields of mask `read` (with [`LAYOUT`] set) can
+/// have seen a change only when `read & fields_changed(..) != 0`.
+///
+/// ```
+/// # use rdc_core::{fields_changed, LAYOUT};
+/// let a = serde_json::json!({"id": 1, "name": "Ada"});
+/// let b = serde_json::json!({"id": 1, "name": "Ada L."});
+/// assert_eq!(fields_changed(a.as_object(), b.as_object()), 0b10);
+/// assert_eq!(fields_changed(a.as_object(), None), u64::MAX);
+/// let c = serde_json::json!({"id": 1});
+/// assert_eq!(fields_changed(a.as_object(), c.as_object()) & LAYOUT, LAYOUT);
+/// ```
+pub fn fields_changed(old: Option<&crate::Object>, new: Option<&crate::Object>) -> u64 {
+    let (Some(old), Some(new)) = (old, new) else { return u64::MAX };
+    if old.len() != new.len() {
+        return u64::MAX;
+    }
+    let mut mask = 0;
+    for (i, ((old_key, old_value), (new_key, new_value))) in old.iter().zip(new.iter()).enumerate() {
+        if old_key != new_key {
+            return u64::MAX;
+        }
+        if old_value != new_value {
+            mask |= if i < 63 { 1 << i } else { LAYOUT };
+        }
+    }
+    mask
 }
 
 impl super::State {

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::changes::fields_changed;
 use super::state::{State, WriteMeta};
 use crate::error::NormalizeError;
 use crate::schema::{item_matches, pk_string_ref, Collection, Object, Schema};
@@ -102,10 +103,11 @@ impl State {
             if edit(&args, &mut items) {
                 let mut updated = object.clone();
                 updated.insert("items".to_owned(), Value::Array(items));
+                let fields = fields_changed(Some(object), Some(&updated));
                 row.value = Some(Arc::new(updated));
                 row.version = version;
                 changed = true;
-                rows.push((c.def.key, index));
+                rows.push((c.def.key, index, fields));
             }
         }
         if changed {

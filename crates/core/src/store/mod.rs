@@ -5,7 +5,7 @@ mod collection_ops;
 mod state;
 mod write;
 
-pub use changes::Changes;
+pub use changes::{fields_changed, Changes, LAYOUT};
 pub use state::{
     EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta,
 };

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::changes::Changes;
+use super::changes::{fields_changed, Changes};
 use super::state::{EntityMeta, EntityTable, ErrorEntry, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta};
 use crate::error::NormalizeError;
 use crate::normalize::{join_path, Normalizer, Staged};
@@ -180,7 +180,7 @@ impl State {
             };
             table.version = version;
             if let Some(log) = log.as_mut() {
-                log.rows.push((key, index));
+                log.rows.push((key, index, u64::MAX));
                 if was_alive {
                     log.alive.push((key, index));
                 }
@@ -204,13 +204,12 @@ impl State {
             row.meta = meta;
         }
         if let Some(value) = write.value {
-            let was_alive = row.value.is_some();
-            row.value = Some(value);
+            let old = std::mem::replace(&mut row.value, Some(value));
             row.version = version;
             table.version = version;
             if let Some(log) = log {
-                log.rows.push((write.key, index));
-                if !was_alive {
+                log.rows.push((write.key, index, fields_changed(old.as_deref(), row.value.as_deref())));
+                if old.is_none() {
                     log.alive.push((write.key, index));
                 }
             }
