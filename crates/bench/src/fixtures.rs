@@ -151,3 +151,27 @@ pub struct User {
     /// `received_events_url`.
     pub received_events_url: String,
 }
+
+/// An author of [`ListItem`]s (the browser benchmark's list, read natively).
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+#[entity(key = "ListAuthor")]
+pub struct ListAuthor {
+    /// Primary key.
+    pub id: u32,
+    /// Shown in every row of their items.
+    pub name: String,
+}
+
+/// A list item with a required author: a list of their keys depends on each
+/// item's validity.
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+#[entity(key = "ListItem")]
+pub struct ListItem {
+    /// Primary key.
+    pub id: u32,
+    /// Shown in its row.
+    pub name: String,
+    /// The author.
+    #[entity(nested)]
+    pub author: ListAuthor,
+}

@@ -8,7 +8,7 @@
 mod fixtures;
 mod workloads;
 
-pub use fixtures::{BuildType, Project, Projects, User};
+pub use fixtures::{BuildType, ListAuthor, ListItem, Project, Projects, User};
 pub use workloads::{Fixtures, WORKLOADS};
 
 #[cfg(target_arch = "wasm32")]

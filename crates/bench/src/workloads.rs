@@ -2,10 +2,12 @@
 //! JavaScript anchor uses (5 warm-up runs, then samples for at least `min_ms`,
 //! median), so both sides are measured the same way.
 
-use rdc_core::{denormalize, Entity, MemoCache, NormalizeError, Schema, State, WriteMeta};
+use std::cell::RefCell;
+
+use rdc_core::{denormalize, Entity, MemoCache, NormalizeError, Pk, Schema, State, WriteMeta};
 use serde_json::{json, Value};
 
-use crate::fixtures::{Projects, User};
+use crate::fixtures::{ListItem, Projects, User};
 
 /// Workload names in the order [`Fixtures::run`] reports them.
 pub const WORKLOADS: &[&str] = &[
@@ -22,6 +24,9 @@ pub const WORKLOADS: &[&str] = &[
     "setOneEntity in 100k store",
     "warm read in 100 store",
     "warm read in 100k store",
+    "keys of 500 items (fresh memo)",
+    "keys of 500 items after one delete",
+    "rename one item and read it",
 ];
 
 const META: WriteMeta = WriteMeta { fetched_at: 1, date: 1, expires_at: u64::MAX };
@@ -166,6 +171,62 @@ impl Fixtures {
             let label = if n >= 1000 { format!("{}k", n / 1000) } else { n.to_string() };
             t(&format!("warm read in {label} store"), &mut || Box::new(memo.entity::<User>(&state, "user7")));
         }
+        if wanted("keys of 500") {
+            self.keyed_list(min_ms, now, report)?;
+        }
+        Ok(())
+    }
+
+    /// The browser benchmark's list read natively: 500 items by 10 authors read
+    /// as keys (`Vec<Pk>`, each item's validity checked), first read and re-read
+    /// after an item went (or came back: each sample toggles one item).
+    fn keyed_list(
+        &self,
+        min_ms: f64,
+        now: &dyn Fn() -> f64,
+        report: &mut dyn FnMut(&str, f64),
+    ) -> Result<(), NormalizeError> {
+        let schema = Schema::array(ListItem::schema());
+        let item = |i: u32| json!({ "id": i, "name": format!("item {i}"), "author": { "id": i % 10, "name": format!("author {}", i % 10) } });
+        let state = RefCell::new(State::default());
+        state.borrow_mut().write_result(
+            "items",
+            &schema,
+            Value::Array((0..500).map(item).collect()),
+            &Value::Null,
+            META,
+        )?;
+        report(
+            "keys of 500 items (fresh memo)",
+            median_us(min_ms, now, &mut || {
+                let mut memo = MemoCache::default();
+                let read = memo.read_result::<Vec<Pk>>(&state.borrow(), "items", &schema);
+                Box::new((memo, read))
+            }),
+        );
+        let memo = RefCell::new(MemoCache::default());
+        let mut deleted = false;
+        let mut toggle = || {
+            let mut state = state.borrow_mut();
+            let write =
+                if deleted { (ListItem::schema(), item(250)) } else { (Schema::invalidate::<ListItem>(), json!(250)) };
+            deleted = !deleted;
+            Box::new(state.write_entities(&write.0, write.1, &Value::Null, META)) as Keep
+        };
+        let us = median_us_with(min_ms, now, &mut toggle, &mut |_| {
+            Box::new(memo.borrow_mut().read_result::<Vec<Pk>>(&state.borrow(), "items", &schema))
+        });
+        report("keys of 500 items after one delete", us);
+        // The browser's update-entity: one item renamed, then its row's read.
+        let mut version = 0;
+        let us = median_us(min_ms, now, &mut || {
+            version += 1;
+            let renamed = json!({ "id": 5, "name": format!("item 5 v{version}"), "author": { "id": 5 } });
+            let written = state.borrow_mut().write_entities(&ListItem::schema(), renamed, &Value::Null, META);
+            let read = memo.borrow_mut().entity::<ListItem>(&state.borrow(), "5");
+            Box::new((written, read))
+        });
+        report("rename one item and read it", us);
         Ok(())
     }
 

@@ -48,7 +48,8 @@ pub use schema::{
     Object, Polymorphic, Schema, Union,
 };
 pub use store::{
-    fields_changed, Changes, EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta, LAYOUT,
+    fields_changed, Changes, EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State,
+    StoredEntity, WriteMeta, LAYOUT,
 };
 
 /// Re-exports the derive's generated code relies on. Not public API.

@@ -224,6 +224,9 @@ impl<'a> Normalizer<'a> {
         }
         let slot = (def.key, pk.clone());
         match self.staged.entities.get_mut(&slot) {
+            // Met again in the same response: the default merge lays the new
+            // fields over the staged object in place.
+            Some((_, existing, _)) if def.default_merge => existing.extend(object),
             Some((_, existing, _)) => *existing = (def.merge)(existing, &object),
             None => {
                 let path = self.staged.record_path(&self.path);

@@ -160,6 +160,17 @@ fn merge_lays_incoming_fields_over_stored_ones() {
     write(&mut state, "b", &Profile::schema(), json!({ "id": 1, "bio": "b2" }), 2);
     let p: Profile = denormalize(&state, &Profile::schema(), &json!(1)).unwrap().unwrap();
     assert_eq!((p.id, p.bio.as_deref(), p.email.as_deref()), (1, Some("b2"), Some("e")));
+
+    // Fields that all equal stored ones change nothing: the row keeps its version.
+    let version = state.entity("Profile", "1").unwrap().version;
+    write(&mut state, "c", &Profile::schema(), json!({ "id": 1, "bio": "b2" }), 3);
+    assert_eq!(state.entity("Profile", "1").unwrap().version, version);
+
+    // One entity met twice in one response: the later fields over the earlier.
+    let both = json!([{ "id": 2, "bio": "first", "email": "e" }, { "id": 2, "bio": "second" }]);
+    write(&mut state, "d", &Schema::array(Profile::schema()), both, 4);
+    let p: Profile = denormalize(&state, &Profile::schema(), &json!(2)).unwrap().unwrap();
+    assert_eq!((p.bio.as_deref(), p.email.as_deref()), (Some("second"), Some("e")));
 }
 
 fn reject_negative(value: &Object) -> Result<(), String> {

@@ -146,6 +146,11 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         &container.merge,
         quote!(fn merge(existing: &#core::Object, incoming: &#core::Object) -> #core::Object { HOOK(existing, incoming) }),
     );
+    let default_merge = container.merge.is_none().then(|| {
+        quote!(
+            const DEFAULT_MERGE: bool = true;
+        )
+    });
     let should_update = hook(
         &container.should_update,
         quote!(fn should_update(existing: &#core::EntityMeta, incoming: &#core::EntityMeta) -> bool { HOOK(existing, incoming) }),
@@ -177,6 +182,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
                 #process
                 #validate
                 #merge
+                #default_merge
                 #should_update
             }
 

@@ -154,7 +154,9 @@ impl MemoCache {
         input: &Value,
     ) -> Result<Option<Arc<T>>, ReadError> {
         let by_key = self.entries.entry(TypeId::of::<T>()).or_default();
+        let mut known = 0;
         if let Some(entry) = by_key.get_mut(key) {
+            known = entry.deps.len();
             let fresh = entry.checked_at == state.version()
                 || (entry.result_version == result_version && {
                     let mut last = super::ctx::LastTable::default();
@@ -174,6 +176,8 @@ impl MemoCache {
             }
         }
         let ctx = Ctx::new(state);
+        // A read done again records about as many dependencies as last time.
+        ctx.deps.borrow_mut().reserve(known);
         let value = read_with::<T>(&ctx, schema, input).map(|v| v.map(Arc::new));
         let entry = Entry {
             value: value.clone().map(|v| v.map(|v| v as Arc<dyn Any + Send + Sync>)),
@@ -181,7 +185,12 @@ impl MemoCache {
             deps: ctx.deps.into_inner(),
             checked_at: state.version(),
         };
-        by_key.insert(key.to_owned(), entry);
+        match by_key.get_mut(key) {
+            Some(slot) => *slot = entry,
+            None => {
+                by_key.insert(key.to_owned(), entry);
+            }
+        }
         value
     }
 }

@@ -83,6 +83,7 @@ fn table_def(name: &'static str) -> &'static EntityDef {
             process: |value, _| Ok(value),
             validate: |_| Ok(()),
             merge: |_, incoming| incoming.clone(),
+            default_merge: false,
             should_update: |existing: &EntityMeta, incoming: &EntityMeta| incoming.fetched_at >= existing.fetched_at,
         }))
     })

@@ -50,6 +50,9 @@ pub struct EntityDef {
     pub validate: fn(&Object) -> Result<(), String>,
     /// The `merge` hook.
     pub merge: fn(&Object, &Object) -> Object,
+    /// Whether `merge` is the default (incoming fields laid over stored ones),
+    /// which lets a write see that nothing changes without merging.
+    pub default_merge: bool,
     /// The `should_update` hook.
     pub should_update: fn(&EntityMeta, &EntityMeta) -> bool,
 }
@@ -122,6 +125,19 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
         merged
     }
 
+    /// Whether [`Entity::merge`] is the default one. Set `true` only when it is
+    /// not overridden: writes then find an incoming object whose fields all
+    /// equal stored ones unchanged without merging. The derive sets it when no
+    /// `merge` hook is given.
+    ///
+    /// ```
+    /// # use rdc_core::Entity;
+    /// #[derive(serde::Deserialize, rdc_core::Entity)]
+    /// struct User { id: String, name: String }
+    /// assert!(User::DEFAULT_MERGE);
+    /// ```
+    const DEFAULT_MERGE: bool = false;
+
     /// Whether `incoming` should win over `existing`. By default data fetched
     /// later wins, so a slow response never overwrites newer data.
     fn should_update(existing: &EntityMeta, incoming: &EntityMeta) -> bool {
@@ -137,6 +153,7 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
         process: Self::process,
         validate: Self::validate,
         merge: Self::merge,
+        default_merge: Self::DEFAULT_MERGE,
         should_update: Self::should_update,
     };
 

@@ -123,6 +123,11 @@ impl State {
                 Some(row) => {
                     let newer = (def.should_update)(&row.meta, &incoming);
                     match &row.value {
+                        Some(existing) if newer && def.default_merge && is_within(&object, existing) => {
+                            // Nothing a reader sees changes; only the times move forward.
+                            writes.push(Write { key, pk, value: None, newer });
+                            continue;
+                        }
                         Some(existing) if newer => (Some((def.merge)(existing, &object)), true),
                         Some(existing) => (Some((def.merge)(&object, existing)), false),
                         // A deletion tombstone: only newer data brings the entity back.
@@ -220,6 +225,12 @@ impl State {
     fn table_mut(&mut self, key: &str) -> &mut EntityTable {
         self.entities.entry_ref(key).or_default()
     }
+}
+
+/// Whether every field of `incoming` is in `existing` with the same value (the
+/// default merge of the two then equals `existing`).
+fn is_within(incoming: &Object, existing: &Object) -> bool {
+    incoming.iter().all(|(key, value)| existing.get(key) == Some(value))
 }
 
 /// One entity write decided by `plan`.
