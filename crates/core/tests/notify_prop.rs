@@ -24,6 +24,9 @@ struct Person {
 struct Note {
     id: u32,
     title: String,
+    /// Sorts before `title`: its first write moves the title's position.
+    #[serde(default)]
+    body: Option<String>,
     #[entity(nested)]
     author: Person,
 }
@@ -40,6 +43,11 @@ enum Op {
     DeletePerson(u32),
     DeleteNote(u32),
     List(Vec<u32>),
+    /// A partial write of a note's body (adds the key the first time).
+    Body(u32, u8),
+    /// The list answered with partial notes (ids and titles only), an id possibly
+    /// twice (the later fields win within the response).
+    Titles(Vec<(u32, u8)>),
     Invalidate,
     /// A rename shown at once through an optimistic layer, then answered (with the
     /// server's own name) or aborted.
@@ -54,6 +62,8 @@ fn op() -> impl Strategy<Value = Op> {
         id.clone().prop_map(Op::DeletePerson),
         id.clone().prop_map(Op::DeleteNote),
         proptest::collection::vec(id.clone(), 0..5).prop_map(Op::List),
+        (id.clone(), 0u8..2).prop_map(|(id, body)| Op::Body(id, body)),
+        proptest::collection::vec((id.clone(), 0u8..3), 0..5).prop_map(Op::Titles),
         Just(Op::Invalidate),
         (id.clone(), 0u8..3, any::<bool>()).prop_map(|(id, name, answer)| Op::Optimistic(id, name, answer)),
     ]
@@ -127,6 +137,11 @@ proptest! {
                 Op::DeleteNote(id) => drop(c.set(&Schema::invalidate::<Note>(), json!(id))),
                 Op::List(ids) => {
                     let notes: Vec<Value> = ids.iter().map(|id| json!(id)).collect();
+                    drop(c.set_response(&list, &json!({}), Value::Array(notes)));
+                }
+                Op::Body(id, body) => drop(c.set(&Note::schema(), json!({ "id": id, "body": format!("b{body}") }))),
+                Op::Titles(notes) => {
+                    let notes: Vec<Value> = notes.iter().map(|(id, t)| json!({ "id": id, "title": format!("t{t}") })).collect();
                     drop(c.set_response(&list, &json!({}), Value::Array(notes)));
                 }
                 Op::Invalidate => c.invalidate(&list, &json!({})),

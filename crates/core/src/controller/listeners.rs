@@ -74,7 +74,9 @@ struct Listener {
 pub(crate) struct Listeners {
     all: BTreeMap<u64, Listener>,
     by_key: FastMap<String, Vec<(u64, ())>>,
-    by_row: FastMap<(&'static str, usize), Vec<(u64, u64)>>,
+    /// Entries carry the address of the type key their topic used (a key may
+    /// live at two addresses: each topic's entry is its own) and its fields.
+    by_row: FastMap<(&'static str, usize), Vec<(u64, (usize, u64))>>,
     by_alive: FastMap<(&'static str, usize), Vec<(u64, ())>>,
     by_table: FastMap<&'static str, Vec<(u64, ())>>,
 }
@@ -119,13 +121,13 @@ impl Listeners {
         let old = std::mem::take(old);
         if old.keys != topics.keys {
             for key in &old.keys {
-                drop_id(&mut self.by_key, key.as_str(), id);
+                drop_id(&mut self.by_key, key.as_str(), id, &());
             }
             for key in &topics.keys {
                 self.by_key.entry_ref(key.as_str()).or_default().push((id, ()));
             }
         }
-        reindex(&mut self.by_row, &old.rows, &topics.rows, |(row, fields)| (row, row_order(row), fields), id);
+        reindex(&mut self.by_row, &old.rows, &topics.rows, row_entry, id);
         reindex(&mut self.by_alive, &old.alive, &topics.alive, |row| (row, row_order(row), ()), id);
         reindex(&mut self.by_table, &old.tables, &topics.tables, |t| (t, (t.as_ptr() as usize, 0), ()), id);
         if let Some(listener) = self.all.get_mut(&id) {
@@ -135,16 +137,17 @@ impl Listeners {
 
     fn unindex(&mut self, id: u64, topics: &Topics) {
         for key in &topics.keys {
-            drop_id(&mut self.by_key, key.as_str(), id);
+            drop_id(&mut self.by_key, key.as_str(), id, &());
         }
-        for (row, _) in &topics.rows {
-            drop_id(&mut self.by_row, row, id);
+        for row in &topics.rows {
+            let (row, _, entry) = row_entry(*row);
+            drop_id(&mut self.by_row, &row, id, &entry);
         }
         for row in &topics.alive {
-            drop_id(&mut self.by_alive, row, id);
+            drop_id(&mut self.by_alive, row, id, &());
         }
         for table in &topics.tables {
-            drop_id(&mut self.by_table, table, id);
+            drop_id(&mut self.by_table, table, id, &());
         }
     }
 
@@ -164,7 +167,7 @@ impl Listeners {
         let mut tables: Vec<&'static str> = Vec::new();
         for &(table, index, changed) in &changes.rows {
             let readers = self.by_row.get(&(table, index)).into_iter().flatten();
-            ids.extend(readers.filter(|(_, fields)| fields & changed != 0).map(|(id, _)| *id));
+            ids.extend(readers.filter(|(_, (_, fields))| fields & changed != 0).map(|(id, _)| *id));
             if !tables.contains(&table) {
                 tables.push(table);
             }
@@ -186,6 +189,12 @@ fn ids_of(entries: Option<&Vec<(u64, ())>>) -> impl Iterator<Item = u64> + '_ {
     entries.into_iter().flatten().map(|(id, _)| *id)
 }
 
+/// A row topic as indexed: its row, its order, and its index entry (the key's
+/// address and the fields read).
+fn row_entry((row, fields): ((&'static str, usize), u64)) -> ((&'static str, usize), (usize, usize), (usize, u64)) {
+    (row, row_order(row), (row.0.as_ptr() as usize, fields))
+}
+
 /// The order topics are kept in: by the address of the table key, then index.
 fn row_order((key, index): (&'static str, usize)) -> (usize, usize) {
     (key.as_ptr() as usize, index)
@@ -198,7 +207,7 @@ fn same_row(a: (&'static str, usize), b: (&'static str, usize)) -> bool {
 /// Moves listener `id` in `map` from the entries of `old` to those of `new`,
 /// both sorted by the order `split` gives (with each entry's key and what is
 /// indexed with the id), touching only the keys that differ.
-fn reindex<T: Copy, K: Copy + std::hash::Hash + Eq, M: Copy + PartialEq>(
+fn reindex<T: Copy, K: Copy + std::hash::Hash + Eq, M: Copy + Topic>(
     map: &mut FastMap<K, Vec<(u64, M)>>,
     old: &[T],
     new: &[T],
@@ -215,21 +224,22 @@ fn reindex<T: Copy, K: Copy + std::hash::Hash + Eq, M: Copy + PartialEq>(
         };
         match step {
             std::cmp::Ordering::Less => {
-                if let Some((gone, ..)) = old.next() {
-                    drop_id(map, &gone, id);
+                if let Some((gone, _, entry)) = old.next() {
+                    drop_id(map, &gone, id, &entry);
                 }
             }
             std::cmp::Ordering::Greater => {
-                if let Some((added, _, value)) = new.next() {
-                    map.entry(added).or_default().push((id, value));
+                if let Some((added, _, entry)) = new.next() {
+                    map.entry(added).or_default().push((id, entry));
                 }
             }
             std::cmp::Ordering::Equal => {
-                let (Some((_, _, was)), Some((key, _, value))) = (old.next(), new.next()) else { return };
-                if was != value {
-                    let entry = map.get_mut(&key).and_then(|ids| ids.iter_mut().find(|(i, _)| *i == id));
-                    if let Some(entry) = entry {
-                        entry.1 = value;
+                let (Some((_, _, was)), Some((key, _, entry))) = (old.next(), new.next()) else { return };
+                if was != entry {
+                    let ids = map.get_mut(&key);
+                    if let Some(slot) = ids.and_then(|ids| ids.iter_mut().find(|(i, e)| *i == id && e.same_topic(&was)))
+                    {
+                        slot.1 = entry;
                     }
                 }
             }
@@ -237,20 +247,80 @@ fn reindex<T: Copy, K: Copy + std::hash::Hash + Eq, M: Copy + PartialEq>(
     }
 }
 
-/// Takes one entry of `id` off `key`'s list (and the list off the map once
-/// empty). One: a type key may live at two addresses (topics are kept apart by
-/// address, the index by content), and each was indexed once.
-fn drop_id<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::borrow::Borrow<K>, M>(
+/// What an index entry says beside its listener's id.
+trait Topic: PartialEq {
+    /// Whether two entries of one listener under one key stand for the same topic.
+    fn same_topic(&self, other: &Self) -> bool;
+}
+
+impl Topic for () {
+    fn same_topic(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// A row entry: the address of the type key its topic used, and the fields read.
+impl Topic for (usize, u64) {
+    fn same_topic(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+/// Takes the entry of `id` for the topic of `entry` off `key`'s list (and the
+/// list off the map once empty). One: a type key may live at two addresses
+/// (topics are kept apart by address, the index by content), and each was
+/// indexed once.
+fn drop_id<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::borrow::Borrow<K>, M: Topic>(
     map: &mut FastMap<Q, Vec<(u64, M)>>,
     key: &K,
     id: u64,
+    entry: &M,
 ) {
     if let Some(ids) = map.get_mut(key) {
-        if let Some(at) = ids.iter().position(|(i, _)| *i == id) {
+        if let Some(at) = ids.iter().position(|(i, e)| *i == id && e.same_topic(entry)) {
             ids.swap_remove(at);
         }
         if ids.is_empty() {
             map.remove(key);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn topics(rows: Vec<((&'static str, usize), u64)>) -> Topics {
+        Topics { rows, ..Topics::default() }
+    }
+
+    fn row_change(fields: u64) -> Changes {
+        Changes { rows: vec![("Note", 1, fields)], ..Changes::default() }
+    }
+
+    /// A type key may live at two addresses (`Entity::DEF` is a constant): a
+    /// listener reading one row through both has two topics, each with its fields.
+    #[test]
+    fn a_row_read_through_two_key_addresses_keeps_each_topics_fields() {
+        let a: &'static str = Box::leak(String::from("Note").into_boxed_str());
+        let b: &'static str = Box::leak(String::from("Note").into_boxed_str());
+        let (low, high) = if (a.as_ptr() as usize) < (b.as_ptr() as usize) { (a, b) } else { (b, a) };
+        let mut listeners = Listeners::default();
+        listeners.add(1, Rc::new(|| {}), true);
+        // The author (bit 0) read through one address, the title (bit 2) through the other.
+        listeners.set_topics(1, topics(vec![((low, 1), 0b001 | LAYOUT), ((high, 1), 0b100 | LAYOUT)]));
+        // The next run reads through the first address only.
+        listeners.set_topics(1, topics(vec![((low, 1), 0b001 | LAYOUT)]));
+        assert_eq!(listeners.to_wake(&row_change(0b001)), vec![1]);
+        assert!(listeners.to_wake(&row_change(0b100)).is_empty());
+        // Both again, then the second one's fields move (a key was added before them).
+        listeners.set_topics(1, topics(vec![((low, 1), 0b001 | LAYOUT), ((high, 1), 0b100 | LAYOUT)]));
+        listeners.set_topics(1, topics(vec![((low, 1), 0b001 | LAYOUT), ((high, 1), 0b1000 | LAYOUT)]));
+        assert_eq!(listeners.to_wake(&row_change(0b001)), vec![1]);
+        assert_eq!(listeners.to_wake(&row_change(0b1000)), vec![1]);
+        assert!(listeners.to_wake(&row_change(0b10)).is_empty());
+        // Gone: nothing left in the index.
+        listeners.remove(1);
+        assert!(listeners.by_row.is_empty());
     }
 }

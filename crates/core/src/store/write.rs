@@ -209,7 +209,7 @@ impl State {
             row.meta = meta;
         }
         if let Some(value) = write.value {
-            let old = std::mem::replace(&mut row.value, Some(value));
+            let old = row.value.replace(value);
             row.version = version;
             table.version = version;
             if let Some(log) = log {
