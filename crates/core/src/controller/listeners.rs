@@ -73,6 +73,9 @@ struct Listener {
 #[derive(Default)]
 pub(crate) struct Listeners {
     all: BTreeMap<u64, Listener>,
+    /// Ids of the listeners that hear every change, in the order they started
+    /// (so a write does not walk every listener to find them).
+    broad: Vec<u64>,
     by_key: FastMap<String, Vec<(u64, ())>>,
     /// Entries carry the address of the type key their topic used (a key may
     /// live at two addresses: each topic's entry is its own) and its fields.
@@ -84,12 +87,24 @@ pub(crate) struct Listeners {
 impl Listeners {
     pub fn add(&mut self, id: u64, callback: Rc<dyn Fn()>, tracked: bool) {
         let topics = tracked.then(Default::default);
+        if !tracked {
+            if let Err(at) = self.broad.binary_search(&id) {
+                // Ids only grow: this is a push.
+                self.broad.insert(at, id);
+            }
+        }
         self.all.insert(id, Listener { callback, topics });
     }
 
     pub fn remove(&mut self, id: u64) {
-        if let Some(Listener { topics: Some((_, topics)), .. }) = self.all.remove(&id) {
-            self.unindex(id, &topics);
+        match self.all.remove(&id) {
+            Some(Listener { topics: Some((_, topics)), .. }) => self.unindex(id, &topics),
+            Some(Listener { topics: None, .. }) => {
+                if let Ok(at) = self.broad.binary_search(&id) {
+                    self.broad.remove(at);
+                }
+            }
+            None => {}
         }
     }
 
@@ -157,7 +172,7 @@ impl Listeners {
         if changes.everything {
             return self.all.keys().copied().collect();
         }
-        let mut ids: Vec<u64> = self.all.iter().filter(|(_, l)| l.topics.is_none()).map(|(id, _)| *id).collect();
+        let mut ids = self.broad.clone();
         if changes.is_empty() {
             return ids;
         }
@@ -322,5 +337,21 @@ mod tests {
         // Gone: nothing left in the index.
         listeners.remove(1);
         assert!(listeners.by_row.is_empty());
+    }
+
+    /// Broad listeners hear every change, without a write walking the others.
+    #[test]
+    fn broad_listeners_hear_every_change_until_removed() {
+        let mut listeners = Listeners::default();
+        listeners.add(1, Rc::new(|| {}), false);
+        listeners.add(2, Rc::new(|| {}), true);
+        listeners.add(3, Rc::new(|| {}), false);
+        assert_eq!(listeners.to_wake(&row_change(0b1)), vec![1, 3]);
+        listeners.remove(1);
+        assert_eq!(listeners.to_wake(&Changes::default()), vec![3]);
+        listeners.remove(3);
+        assert!(listeners.broad.is_empty());
+        let everything = Changes { everything: true, ..Changes::default() };
+        assert_eq!(listeners.to_wake(&everything), vec![2]);
     }
 }
