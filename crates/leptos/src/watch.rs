@@ -46,15 +46,45 @@ impl<T> Snapshot<T> {
     }
 }
 
+/// What one endpoint's args resolve to: the store key, the schema and the
+/// staleness rule (worked out once per args, not on every read).
+pub(crate) struct Target {
+    key: String,
+    schema: Option<rdc_core::Schema>,
+    invalid_if_stale: bool,
+}
+
+impl Target {
+    /// The target of `endpoint` for `args`, or why the args do not make a key.
+    pub(crate) fn of<E: Endpoint>(endpoint: &E, args: &Value) -> Result<Target, String> {
+        let key = endpoint.key(args).map_err(|e| e.to_string())?;
+        Ok(Target { key, schema: endpoint.schema(), invalid_if_stale: endpoint.policy().invalid_if_stale })
+    }
+}
+
 /// Reads `endpoint` for `args` now.
 pub(crate) fn snapshot<E, T>(controller: &Controller, endpoint: &E, args: Option<&Value>) -> Snapshot<T>
 where
     E: Endpoint,
     T: DeserializeOwned + Send + Sync + 'static,
 {
-    let Some(args) = args else { return Snapshot::empty() };
-    let fetching = endpoint.key(args).is_ok_and(|key| controller.is_fetching(&key));
-    match controller.read::<E, T>(endpoint, args) {
+    match args {
+        Some(args) => read_target(controller, &Target::of(endpoint, args)),
+        None => Snapshot::empty(),
+    }
+}
+
+/// Reads `target` now (`Err`: args that make no key, shown as the error).
+fn read_target<T>(controller: &Controller, target: &Result<Target, String>) -> Snapshot<T>
+where
+    T: DeserializeOwned + Send + Sync + 'static,
+{
+    let target = match target {
+        Ok(target) => target,
+        Err(message) => return Snapshot { error: Some(message.clone()), ..Snapshot::empty() },
+    };
+    let fetching = controller.is_fetching(&target.key);
+    match controller.read_key::<T>(&target.key, target.schema.as_ref(), target.invalid_if_stale) {
         Ok(read) => Snapshot { data: read.data, status: read.status, error: read.error.map(|e| e.message), fetching },
         Err(err) => Snapshot { data: None, status: ExpiryStatus::Invalid, error: Some(err.to_string()), fetching },
     }
@@ -71,10 +101,42 @@ where
     E: Endpoint + Clone,
     T: DeserializeOwned + Send + Sync + 'static,
 {
-    let compute: Rc<dyn Fn() -> Snapshot<T>> = {
+    // What the current args read (`None`: no args), and the key this reader
+    // keeps from garbage collection while mounted; `aim` sets both.
+    let target: Rc<std::cell::RefCell<Option<Result<Target, String>>>> = Rc::default();
+    let retained = Rc::new(std::cell::RefCell::new(None::<String>));
+    let aim = {
         let controller = controller.clone();
         let endpoint = endpoint.clone();
-        Rc::new(move || args.with_untracked(|a| snapshot::<E, T>(&controller, &endpoint, a.as_ref())))
+        let (target, retained) = (Rc::clone(&target), Rc::clone(&retained));
+        // Returns whether the target changed.
+        move |args: Option<&Value>| -> bool {
+            let aim = args.map(|a| Target::of(&endpoint, a));
+            let key = aim.as_ref().and_then(|t| t.as_ref().ok()).map(|t| t.key.clone());
+            let error = |t: &Option<Result<Target, String>>| t.as_ref().and_then(|t| t.as_ref().err().cloned());
+            let changed = *retained.borrow() != key || error(&target.borrow()) != error(&aim);
+            *target.borrow_mut() = aim;
+            let mut held = retained.borrow_mut();
+            if *held != key {
+                if let Some(old) = held.take() {
+                    controller.release(&old);
+                }
+                if let Some(new) = &key {
+                    controller.retain(new);
+                }
+                *held = key;
+            }
+            changed
+        }
+    };
+    args.with_untracked(|a| aim(a.as_ref()));
+    let compute: Rc<dyn Fn() -> Snapshot<T>> = {
+        let controller = controller.clone();
+        let target = Rc::clone(&target);
+        Rc::new(move || match &*target.borrow() {
+            Some(target) => read_target(&controller, target),
+            None => Snapshot::empty(),
+        })
     };
     let state = ArcRwSignal::new(Snapshot::empty());
     let refresh = {
@@ -88,32 +150,13 @@ where
     };
     // Woken only by changes to what the last read depended on.
     let id = controller.listen_reads(refresh);
-    // The key this reader keeps from garbage collection, while mounted.
-    let retained = Rc::new(std::cell::RefCell::new(None::<String>));
-    let retain = {
-        let controller = controller.clone();
-        let endpoint = endpoint.clone();
-        let retained = Rc::clone(&retained);
-        move |args: Option<&Value>| {
-            let key = args.and_then(|a| endpoint.key(a).ok());
-            let mut held = retained.borrow_mut();
-            if *held != key {
-                if let Some(old) = held.take() {
-                    controller.release(&old);
-                }
-                if let Some(new) = &key {
-                    controller.retain(new);
-                }
-                *held = key;
-            }
-        }
-    };
-    args.with_untracked(|a| retain(a.as_ref()));
-    // New args: read again.
+    // New args: aim and read again (the first run subscribes to them, and reads
+    // only if they moved since `listen_reads` read).
     let rerun = SendWrapper::new(controller.clone());
-    Effect::new(move |_| {
-        args.with(|a| retain(a.as_ref()));
-        rerun.run_listener(id);
+    Effect::new(move |ran: Option<()>| {
+        if args.with(|a| aim(a.as_ref())) || ran.is_some() {
+            rerun.run_listener(id);
+        }
     });
     let cleanup = SendWrapper::new((controller.clone(), retained));
     on_cleanup(move || {
