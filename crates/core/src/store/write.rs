@@ -119,26 +119,32 @@ impl State {
                 }
             };
             let row = table.and_then(|t| t.rows.get(&pk));
-            let (merged, newer) = match row {
+            // `changed`: the merged object is known to differ from the stored one.
+            let (merged, newer, changed) = match row {
                 Some(row) => {
                     let newer = (def.should_update)(&row.meta, &incoming);
                     match &row.value {
-                        Some(existing) if newer && def.default_merge && is_within(&object, existing) => {
-                            // Nothing a reader sees changes; only the times move forward.
-                            writes.push(Write { key, pk, value: None, newer });
-                            continue;
+                        // The default merge changes the stored object exactly when
+                        // some incoming field is new or different.
+                        Some(existing) if newer && def.default_merge => {
+                            if is_within(&object, existing) {
+                                // Nothing a reader sees changes; only the times move forward.
+                                writes.push(Write { key, pk, value: None, newer });
+                                continue;
+                            }
+                            (Some((def.merge)(existing, &object)), true, true)
                         }
-                        Some(existing) if newer => (Some((def.merge)(existing, &object)), true),
-                        Some(existing) => (Some((def.merge)(&object, existing)), false),
+                        Some(existing) if newer => (Some((def.merge)(existing, &object)), true, false),
+                        Some(existing) => (Some((def.merge)(&object, existing)), false, false),
                         // A deletion tombstone: only newer data brings the entity back.
-                        None if newer => (Some(object), true),
-                        None => (None, false),
+                        None if newer => (Some(object), true, true),
+                        None => (None, false, false),
                     }
                 }
-                None => (Some(object), true),
+                None => (Some(object), true, true),
             };
             let Some(merged) = merged else { continue };
-            if row.and_then(|r| r.value.as_deref()) == Some(&merged) {
+            if !changed && row.and_then(|r| r.value.as_deref()) == Some(&merged) {
                 // Nothing a reader sees changes; only the times move forward.
                 writes.push(Write { key, pk, value: None, newer });
                 continue;
