@@ -2,12 +2,13 @@
 //! memoization), entity validity, and the entities on the current path (cycles).
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::schema::{All, EntityDef, Object, Schema};
+use crate::schema::{All, EntityDef, NestedField, Object, Schema};
 use crate::store::{EntityTable, FastMap, State, StoredEntity};
 
 /// Something a read looked at, with the version it saw.
@@ -89,16 +90,20 @@ fn same_where_read(old: &Object, new: &Object, read: u64) -> bool {
     })
 }
 
-/// The positions in `object` of its required nested fields (past 63, every
-/// position counts anyway).
-fn required_positions(object: &Object, nested: &[crate::schema::NestedField]) -> u64 {
-    object.keys().take(64).enumerate().fold(0, |mask, (i, key)| {
-        if nested.iter().any(|f| decides_validity(f) && f.name == key.as_str()) {
-            mask | (1 << i)
-        } else {
-            mask
+/// The positions in `object` of the fields in `deciding` (past 63, every
+/// position counts anyway). Stops at the last one found.
+fn required_positions(object: &Object, deciding: &[&'static NestedField]) -> u64 {
+    let (mut mask, mut left) = (0, deciding.len());
+    for (i, key) in object.keys().take(64).enumerate() {
+        if left == 0 {
+            break;
         }
-    })
+        if deciding.iter().any(|f| f.name == key.as_str()) {
+            mask |= 1 << i;
+            left -= 1;
+        }
+    }
+    mask
 }
 
 /// Whether `schema` is a reference to an entity type with no nested field that
@@ -112,12 +117,22 @@ fn leaf_reference(schema: &Schema) -> bool {
 
 /// Whether a nested field can make its entity invalid: a required reference
 /// (lists, maps and objects of entities are always valid, see `value_valid`).
-fn decides_validity(field: &crate::schema::NestedField) -> bool {
+fn decides_validity(field: &NestedField) -> bool {
     field.required
         && matches!(
             field.schema,
             Schema::Entity(_) | Schema::Invalidate(_) | Schema::Union(_) | Schema::Lazy(_) | Schema::CollectionAdd(..)
         )
+}
+
+/// What decides the validity of one entity type's entities.
+#[derive(Clone)]
+struct Shape {
+    /// Its nested fields that can make it invalid (required references).
+    deciding: Rc<[&'static NestedField]>,
+    /// Whether those all reference types that require nothing (no cycle can
+    /// come back through them).
+    leaves_only: bool,
 }
 
 /// Deepest entity nesting a read follows before it reports a cycle of required fields.
@@ -140,8 +155,11 @@ pub(crate) struct Ctx<'a> {
     /// The token of the field whose value a visitor ignored last (see `Members`).
     pub ignored: std::cell::Cell<u32>,
     next_token: std::cell::Cell<u32>,
-    /// Per entity type: has required nested fields, and only leaf ones (`shape_of`).
-    shapes: RefCell<Vec<(usize, (bool, bool))>>,
+    /// Per entity type (by key address), its [`Shape`].
+    shapes: RefCell<Vec<(usize, Shape)>>,
+    /// The liveness dependencies recorded last (a list's items mostly point to
+    /// a few entities: each is recorded once, not once per item).
+    recent_alive: RefCell<[(usize, usize); 8]>,
     /// The row found last (a validity check is followed by a read of the same row).
     last: std::cell::Cell<Option<(usize, &'a str, usize)>>,
 }
@@ -164,25 +182,43 @@ impl<'a> Ctx<'a> {
             stack: RefCell::default(),
             tables: RefCell::default(),
             shapes: RefCell::default(),
+            recent_alive: RefCell::new([(0, usize::MAX); 8]),
             last: std::cell::Cell::new(None),
             ignored: std::cell::Cell::new(0),
             next_token: std::cell::Cell::new(0),
         }
     }
 
-    /// Whether entities of `def` have required nested fields, and whether those
-    /// all reference entity types that require nothing (remembered per type).
-    fn shape_of(&self, def: &'static EntityDef) -> (bool, bool) {
+    /// The [`Shape`] of `def`'s entities (worked out once per type and read).
+    fn shape_of(&self, def: &'static EntityDef) -> Shape {
         let address = def.key.as_ptr() as usize;
         let mut shapes = self.shapes.borrow_mut();
         if let Some((_, shape)) = shapes.iter().find(|(a, _)| *a == address) {
-            return *shape;
+            return shape.clone();
         }
-        let nested = (def.nested)();
-        let requires = nested.iter().any(decides_validity);
-        let leaves_only = nested.iter().filter(|f| decides_validity(f)).all(|f| leaf_reference(&f.schema));
-        shapes.push((address, (requires, leaves_only)));
-        (requires, leaves_only)
+        let deciding: Rc<[&'static NestedField]> = (def.nested)().iter().filter(|f| decides_validity(f)).collect();
+        let leaves_only = deciding.iter().all(|f| leaf_reference(&f.schema));
+        let shape = Shape { deciding, leaves_only };
+        shapes.push((address, shape.clone()));
+        shape
+    }
+
+    /// Records that the read looked at whether row `index` of `key` is live,
+    /// unless one of the last few such records says the same.
+    fn depend_alive(&self, key: &'static str, index: usize, alive: bool) {
+        if !self.record {
+            return;
+        }
+        let row = (key.as_ptr() as usize, index);
+        let mut recent = self.recent_alive.borrow_mut();
+        if recent.contains(&row) {
+            // Recorded in this read, and rows do not change during a read.
+            return;
+        }
+        recent.rotate_right(1);
+        recent[0] = row;
+        drop(recent);
+        self.depend(Dep::Alive { key, index, alive });
     }
 
     /// A token no other object of this read has (never 0).
@@ -291,32 +327,29 @@ impl<'a> Ctx<'a> {
             self.depend(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
             return false;
         };
-        let alive = Dep::Alive { key: def.key, index, alive: row.value.is_some() };
         let Some(object) = row.value.as_deref() else {
-            self.depend(alive);
+            self.depend_alive(def.key, index, false);
             return false;
         };
-        let nested = (def.nested)();
-        let (requires, leaves_only) = self.shape_of(def);
-        if !requires {
-            self.depend(alive);
+        let shape = self.shape_of(def);
+        if shape.deciding.is_empty() {
+            self.depend_alive(def.key, index, true);
             return true;
         }
         // Its validity also depends on where its required references point.
         let references = |ctx: &Self| {
             if ctx.record {
-                let read = required_positions(object, nested);
+                let read = required_positions(object, &shape.deciding);
                 ctx.depend(Dep::Entity { key: def.key, index, version: row.version, seen: row.value.clone(), read });
             }
         };
-        if leaves_only {
+        let references_valid =
+            |ctx: &Self| shape.deciding.iter().all(|field| ctx.value_valid(&field.schema, object.get(field.name)));
+        if shape.leaves_only {
             // Its required references lead to entities that require nothing:
             // no cycle can come back here, so nothing needs remembering.
             references(self);
-            return nested
-                .iter()
-                .filter(|f| decides_validity(f))
-                .all(|field| self.value_valid(&field.schema, object.get(field.name)));
+            return references_valid(self);
         }
         let slot = (def.key.as_ptr() as usize, index);
         if let Some(known) = self.valid.borrow().get(&slot) {
@@ -329,10 +362,7 @@ impl<'a> Ctx<'a> {
         let mark = self.valid_order.borrow().len();
         self.valid.borrow_mut().insert(slot, true);
         self.valid_order.borrow_mut().push(slot);
-        let valid = (def.nested)()
-            .iter()
-            .filter(|f| decides_validity(f))
-            .all(|field| self.value_valid(&field.schema, object.get(field.name)));
+        let valid = references_valid(self);
         if !valid {
             let later: Vec<_> = self.valid_order.borrow_mut().drain(mark + 1..).collect();
             let mut known = self.valid.borrow_mut();
