@@ -216,7 +216,9 @@ impl<'a> Ctx<'a> {
             return;
         }
         recent.rotate_right(1);
-        recent[0] = row;
+        if let Some(first) = recent.first_mut() {
+            *first = row;
+        }
         drop(recent);
         self.depend(Dep::Alive { key, index, alive });
     }
