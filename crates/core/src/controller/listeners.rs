@@ -43,6 +43,11 @@ impl Topics {
         }
     }
 
+    /// How many index entries these topics make.
+    fn len(&self) -> usize {
+        self.keys.len() + self.rows.len() + self.alive.len() + self.tables.len()
+    }
+
     /// Sorted by key address (cheaper than comparing the strings), without
     /// repeats (the fields of a row read twice are merged).
     fn dedup(&mut self) {
@@ -84,6 +89,13 @@ pub(crate) struct Listeners {
     by_row: FastMap<(&'static str, usize), Vec<(u64, (usize, u64))>>,
     by_alive: FastMap<(&'static str, usize), Vec<(u64, ())>>,
     by_table: FastMap<&'static str, Vec<(u64, ())>>,
+    /// Index entries of listeners still listening, and of removed ones not yet
+    /// swept out: removing a listener only counts its entries, and the index is
+    /// swept once they are half of it, or all of it (taking each out at once would cost as
+    /// much as the other listeners of its rows: quadratic when thousands of
+    /// rows show one entity and unmount together).
+    live: usize,
+    dead: usize,
 }
 
 impl Listeners {
@@ -100,7 +112,13 @@ impl Listeners {
 
     pub fn remove(&mut self, id: u64) {
         match self.all.remove(&id) {
-            Some(Listener { topics: Some((_, topics)), .. }) => self.unindex(id, &topics),
+            Some(Listener { topics: Some((_, topics)), .. }) => {
+                self.live -= topics.len();
+                self.dead += topics.len();
+                if self.live == 0 || (self.dead > 64 && self.dead > self.live) {
+                    self.sweep();
+                }
+            }
             Some(Listener { topics: None, .. }) => {
                 if let Ok(at) = self.broad.binary_search(&id) {
                     self.broad.remove(at);
@@ -147,29 +165,36 @@ impl Listeners {
         reindex(&mut self.by_row, &old.rows, &topics.rows, row_entry, id);
         reindex(&mut self.by_alive, &old.alive, &topics.alive, |row| (row, row_order(row), ()), id);
         reindex(&mut self.by_table, &old.tables, &topics.tables, |t| (t, (t.as_ptr() as usize, 0), ()), id);
+        self.live = self.live - old.len() + topics.len();
         if let Some(listener) = self.all.get_mut(&id) {
             listener.topics = Some((recorded, topics));
         }
     }
 
-    fn unindex(&mut self, id: u64, topics: &Topics) {
-        for key in &topics.keys {
-            drop_id(&mut self.by_key, key.as_str(), id, &());
+    /// Takes the entries of removed listeners out of the index.
+    fn sweep(&mut self) {
+        fn sweep_map<K, M>(map: &mut FastMap<K, Vec<(u64, M)>>, all: &BTreeMap<u64, Listener>) {
+            map.retain(|_, ids| {
+                ids.retain(|(id, _)| all.contains_key(id));
+                !ids.is_empty()
+            });
         }
-        for row in &topics.rows {
-            let (row, _, entry) = row_entry(*row);
-            drop_id(&mut self.by_row, &row, id, &entry);
-        }
-        for row in &topics.alive {
-            drop_id(&mut self.by_alive, row, id, &());
-        }
-        for table in &topics.tables {
-            drop_id(&mut self.by_table, table, id, &());
-        }
+        sweep_map(&mut self.by_key, &self.all);
+        sweep_map(&mut self.by_row, &self.all);
+        sweep_map(&mut self.by_alive, &self.all);
+        sweep_map(&mut self.by_table, &self.all);
+        self.dead = 0;
+    }
+
+    /// Index entries, of live listeners and removed ones not yet swept out.
+    #[cfg(test)]
+    fn entries(&self) -> (usize, usize) {
+        (self.live, self.dead)
     }
 
     /// Ids to wake for `changes`, in the order they started listening: a row's
-    /// reader only when a field it looked at changed.
+    /// reader only when a field it looked at changed. May hold removed ids not
+    /// yet swept out of the index (`callback` then finds nothing).
     pub fn to_wake(&self, changes: &Changes) -> Vec<u64> {
         if changes.everything {
             return self.all.keys().copied().collect();
@@ -336,9 +361,35 @@ mod tests {
         assert_eq!(listeners.to_wake(&row_change(0b001)), vec![1]);
         assert_eq!(listeners.to_wake(&row_change(0b1000)), vec![1]);
         assert!(listeners.to_wake(&row_change(0b10)).is_empty());
-        // Gone: nothing left in the index.
+        // Gone, and the last one: the index is swept at once.
         listeners.remove(1);
+        assert_eq!(listeners.entries(), (0, 0));
         assert!(listeners.by_row.is_empty());
+    }
+
+    /// Many readers of one row going at once cost each a count, not a search
+    /// through the others; the index is swept once removed entries are half of it.
+    #[test]
+    fn removed_listeners_are_swept_out_of_the_index() {
+        let mut listeners = Listeners::default();
+        for id in 0..1000 {
+            listeners.add(id, Rc::new(|| {}), true);
+            listeners.set_topics(id, topics(vec![(("Note", 1), 0b1 | LAYOUT)]));
+        }
+        assert_eq!(listeners.entries(), (1000, 0));
+        for id in 0..500 {
+            listeners.remove(id);
+        }
+        // Half removed: not yet swept, and a change still names them.
+        assert_eq!(listeners.entries(), (500, 500));
+        assert_eq!(listeners.to_wake(&row_change(0b1)).len(), 1000);
+        listeners.remove(500);
+        assert_eq!(listeners.entries(), (499, 0));
+        assert_eq!(listeners.to_wake(&row_change(0b1)), (501..1000).collect::<Vec<_>>());
+        for id in 501..1000 {
+            listeners.remove(id);
+        }
+        assert!(listeners.by_row.is_empty() && listeners.all.is_empty());
     }
 
     /// Broad listeners hear every change, without a write walking the others.
