@@ -177,6 +177,8 @@ impl State {
         }
         for (key, group) in groups {
             let table = self.table_mut(key);
+            // A response of many new entities grows the table once.
+            table.rows.reserve(group.len());
             for write in group {
                 Self::apply(table, write, plan.meta, version, log.as_deref_mut());
             }
