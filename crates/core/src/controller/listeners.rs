@@ -3,7 +3,7 @@
 //! keys, entity rows and tables its reads depended on (targeted notification,
 //! so a write costs what it changed, not what is mounted).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use crate::read::Dep;
@@ -43,11 +43,6 @@ impl Topics {
         }
     }
 
-    /// How many index entries these topics make.
-    fn len(&self) -> usize {
-        self.keys.len() + self.rows.len() + self.alive.len() + self.tables.len()
-    }
-
     /// Sorted by key address (cheaper than comparing the strings), without
     /// repeats (the fields of a row read twice are merged).
     fn dedup(&mut self) {
@@ -80,32 +75,38 @@ struct Listener {
 #[derive(Default)]
 pub(crate) struct Listeners {
     all: BTreeMap<u64, Listener>,
-    /// Ids of the listeners that hear every change, in the order they started
-    /// (so a write does not walk every listener to find them).
-    broad: Vec<u64>,
-    by_key: FastMap<String, Vec<(u64, ())>>,
+    /// Ids of the listeners that hear every change (so a write does not walk
+    /// every listener to find them).
+    broad: BTreeSet<u64>,
+    by_key: FastMap<String, Readers<()>>,
     /// Entries carry the address of the type key their topic used (a key may
     /// live at two addresses: each topic's entry is its own) and its fields.
-    by_row: FastMap<(&'static str, usize), Vec<(u64, (usize, u64))>>,
-    by_alive: FastMap<(&'static str, usize), Vec<(u64, ())>>,
-    by_table: FastMap<&'static str, Vec<(u64, ())>>,
-    /// Index entries of listeners still listening, and of removed ones not yet
-    /// swept out: removing a listener only counts its entries, and the index is
-    /// swept once they are half of it, or all of it (taking each out at once would cost as
-    /// much as the other listeners of its rows: quadratic when thousands of
-    /// rows show one entity and unmount together).
-    live: usize,
+    by_row: FastMap<(&'static str, usize), Readers<(usize, u64)>>,
+    by_alive: FastMap<(&'static str, usize), Readers<()>>,
+    by_table: FastMap<&'static str, Readers<()>>,
+}
+
+/// The listeners indexed under one topic, and how many of those entries belong
+/// to removed listeners. Removing a listener only counts its entries; a topic's
+/// entries are compacted once half of them are dead (taking each out at once
+/// would cost as much as the other listeners of the topic: quadratic when
+/// thousands of rows show one entity and unmount together).
+struct Readers<M> {
+    entries: Vec<(u64, M)>,
     dead: usize,
+}
+
+impl<M> Default for Readers<M> {
+    fn default() -> Self {
+        Readers { entries: Vec::new(), dead: 0 }
+    }
 }
 
 impl Listeners {
     pub fn add(&mut self, id: u64, callback: Rc<dyn Fn()>, tracked: bool) {
         let topics = tracked.then(Default::default);
         if !tracked {
-            if let Err(at) = self.broad.binary_search(&id) {
-                // Ids only grow: this is a push.
-                self.broad.insert(at, id);
-            }
+            self.broad.insert(id);
         }
         self.all.insert(id, Listener { callback, topics });
     }
@@ -113,16 +114,22 @@ impl Listeners {
     pub fn remove(&mut self, id: u64) {
         match self.all.remove(&id) {
             Some(Listener { topics: Some((_, topics)), .. }) => {
-                self.live -= topics.len();
-                self.dead += topics.len();
-                if self.live == 0 || (self.dead > 64 && self.dead > self.live) {
-                    self.sweep();
+                let all = &self.all;
+                for key in &topics.keys {
+                    mark_dead(&mut self.by_key, key.as_str(), all);
+                }
+                for (row, _) in &topics.rows {
+                    mark_dead(&mut self.by_row, row, all);
+                }
+                for row in &topics.alive {
+                    mark_dead(&mut self.by_alive, row, all);
+                }
+                for table in &topics.tables {
+                    mark_dead(&mut self.by_table, table, all);
                 }
             }
             Some(Listener { topics: None, .. }) => {
-                if let Ok(at) = self.broad.binary_search(&id) {
-                    self.broad.remove(at);
-                }
+                self.broad.remove(&id);
             }
             None => {}
         }
@@ -159,47 +166,25 @@ impl Listeners {
                 drop_id(&mut self.by_key, key.as_str(), id, &());
             }
             for key in &topics.keys {
-                self.by_key.entry_ref(key.as_str()).or_default().push((id, ()));
+                self.by_key.entry_ref(key.as_str()).or_default().entries.push((id, ()));
             }
         }
         reindex(&mut self.by_row, &old.rows, &topics.rows, row_entry, id);
         reindex(&mut self.by_alive, &old.alive, &topics.alive, |row| (row, row_order(row), ()), id);
         reindex(&mut self.by_table, &old.tables, &topics.tables, |t| (t, (t.as_ptr() as usize, 0), ()), id);
-        self.live = self.live - old.len() + topics.len();
         if let Some(listener) = self.all.get_mut(&id) {
             listener.topics = Some((recorded, topics));
         }
     }
 
-    /// Takes the entries of removed listeners out of the index.
-    fn sweep(&mut self) {
-        fn sweep_map<K, M>(map: &mut FastMap<K, Vec<(u64, M)>>, all: &BTreeMap<u64, Listener>) {
-            map.retain(|_, ids| {
-                ids.retain(|(id, _)| all.contains_key(id));
-                !ids.is_empty()
-            });
-        }
-        sweep_map(&mut self.by_key, &self.all);
-        sweep_map(&mut self.by_row, &self.all);
-        sweep_map(&mut self.by_alive, &self.all);
-        sweep_map(&mut self.by_table, &self.all);
-        self.dead = 0;
-    }
-
-    /// Index entries, of live listeners and removed ones not yet swept out.
-    #[cfg(test)]
-    fn entries(&self) -> (usize, usize) {
-        (self.live, self.dead)
-    }
-
     /// Ids to wake for `changes`, in the order they started listening: a row's
     /// reader only when a field it looked at changed. May hold removed ids not
-    /// yet swept out of the index (`callback` then finds nothing).
+    /// yet compacted out of the index (`callback` then finds nothing).
     pub fn to_wake(&self, changes: &Changes) -> Vec<u64> {
         if changes.everything {
             return self.all.keys().copied().collect();
         }
-        let mut ids = self.broad.clone();
+        let mut ids: Vec<u64> = self.broad.iter().copied().collect();
         if changes.is_empty() {
             return ids;
         }
@@ -208,7 +193,7 @@ impl Listeners {
         }
         let mut tables: Vec<&'static str> = Vec::new();
         for &(table, index, changed) in &changes.rows {
-            let readers = self.by_row.get(&(table, index)).into_iter().flatten();
+            let readers = self.by_row.get(&(table, index)).into_iter().flat_map(|r| &r.entries);
             ids.extend(readers.filter(|(_, (_, fields))| fields & changed != 0).map(|(id, _)| *id));
             if !tables.contains(&table) {
                 tables.push(table);
@@ -226,9 +211,27 @@ impl Listeners {
     }
 }
 
-/// The ids in one index entry.
-fn ids_of(entries: Option<&Vec<(u64, ())>>) -> impl Iterator<Item = u64> + '_ {
-    entries.into_iter().flatten().map(|(id, _)| *id)
+/// The ids indexed under one topic.
+fn ids_of(readers: Option<&Readers<()>>) -> impl Iterator<Item = u64> + '_ {
+    readers.into_iter().flat_map(|r| &r.entries).map(|(id, _)| *id)
+}
+
+/// Counts one entry under `key` as a removed listener's, and compacts the
+/// topic once half of its entries are (keeping the ids still in `all`).
+fn mark_dead<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::borrow::Borrow<K>, M>(
+    map: &mut FastMap<Q, Readers<M>>,
+    key: &K,
+    all: &BTreeMap<u64, Listener>,
+) {
+    let Some(readers) = map.get_mut(key) else { return };
+    readers.dead += 1;
+    if readers.dead * 2 > readers.entries.len() {
+        readers.entries.retain(|(id, _)| all.contains_key(id));
+        readers.dead = 0;
+        if readers.entries.is_empty() {
+            map.remove(key);
+        }
+    }
 }
 
 /// A row topic as indexed: its row, its order, and its index entry (the key's
@@ -250,7 +253,7 @@ fn same_row(a: (&'static str, usize), b: (&'static str, usize)) -> bool {
 /// both sorted by the order `split` gives (with each entry's key and what is
 /// indexed with the id), touching only the keys that differ.
 fn reindex<T: Copy, K: Copy + std::hash::Hash + Eq, M: Copy + Topic>(
-    map: &mut FastMap<K, Vec<(u64, M)>>,
+    map: &mut FastMap<K, Readers<M>>,
     old: &[T],
     new: &[T],
     split: impl Fn(T) -> (K, (usize, usize), M),
@@ -272,15 +275,14 @@ fn reindex<T: Copy, K: Copy + std::hash::Hash + Eq, M: Copy + Topic>(
             }
             std::cmp::Ordering::Greater => {
                 if let Some((added, _, entry)) = new.next() {
-                    map.entry(added).or_default().push((id, entry));
+                    map.entry(added).or_default().entries.push((id, entry));
                 }
             }
             std::cmp::Ordering::Equal => {
                 let (Some((_, _, was)), Some((key, _, entry))) = (old.next(), new.next()) else { return };
                 if was != entry {
-                    let ids = map.get_mut(&key);
-                    if let Some(slot) = ids.and_then(|ids| ids.iter_mut().find(|(i, e)| *i == id && e.same_topic(&was)))
-                    {
+                    let mut found = map.get_mut(&key).into_iter().flat_map(|r| r.entries.iter_mut());
+                    if let Some(slot) = found.find(|(i, e)| *i == id && e.same_topic(&was)) {
                         slot.1 = entry;
                     }
                 }
@@ -313,16 +315,16 @@ impl Topic for (usize, u64) {
 /// (topics are kept apart by address, the index by content), and each was
 /// indexed once.
 fn drop_id<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::borrow::Borrow<K>, M: Topic>(
-    map: &mut FastMap<Q, Vec<(u64, M)>>,
+    map: &mut FastMap<Q, Readers<M>>,
     key: &K,
     id: u64,
     entry: &M,
 ) {
-    if let Some(ids) = map.get_mut(key) {
-        if let Some(at) = ids.iter().position(|(i, e)| *i == id && e.same_topic(entry)) {
-            ids.swap_remove(at);
+    if let Some(readers) = map.get_mut(key) {
+        if let Some(at) = readers.entries.iter().position(|(i, e)| *i == id && e.same_topic(entry)) {
+            readers.entries.swap_remove(at);
         }
-        if ids.is_empty() {
+        if readers.entries.is_empty() {
             map.remove(key);
         }
     }
@@ -361,35 +363,38 @@ mod tests {
         assert_eq!(listeners.to_wake(&row_change(0b001)), vec![1]);
         assert_eq!(listeners.to_wake(&row_change(0b1000)), vec![1]);
         assert!(listeners.to_wake(&row_change(0b10)).is_empty());
-        // Gone, and the last one: the index is swept at once.
+        // Gone, and the only reader of the row: its topic goes at once.
         listeners.remove(1);
-        assert_eq!(listeners.entries(), (0, 0));
         assert!(listeners.by_row.is_empty());
     }
 
     /// Many readers of one row going at once cost each a count, not a search
-    /// through the others; the index is swept once removed entries are half of it.
+    /// through the others; the row's entries are compacted once half are dead.
     #[test]
-    fn removed_listeners_are_swept_out_of_the_index() {
+    fn removed_listeners_are_compacted_out_of_the_index() {
         let mut listeners = Listeners::default();
+        let entries = |l: &Listeners| l.by_row.get(&("Note", 1)).map_or(0, |r| r.entries.len());
         for id in 0..1000 {
             listeners.add(id, Rc::new(|| {}), true);
             listeners.set_topics(id, topics(vec![(("Note", 1), 0b1 | LAYOUT)]));
         }
-        assert_eq!(listeners.entries(), (1000, 0));
+        listeners.add(5000, Rc::new(|| {}), true);
+        listeners.set_topics(5000, topics(vec![(("Other", 1), 0b1 | LAYOUT)]));
         for id in 0..500 {
             listeners.remove(id);
         }
-        // Half removed: not yet swept, and a change still names them.
-        assert_eq!(listeners.entries(), (500, 500));
+        // Half removed: not yet compacted, and a change still names them.
+        assert_eq!(entries(&listeners), 1000);
         assert_eq!(listeners.to_wake(&row_change(0b1)).len(), 1000);
         listeners.remove(500);
-        assert_eq!(listeners.entries(), (499, 0));
+        assert_eq!(entries(&listeners), 499);
         assert_eq!(listeners.to_wake(&row_change(0b1)), (501..1000).collect::<Vec<_>>());
         for id in 501..1000 {
             listeners.remove(id);
         }
-        assert!(listeners.by_row.is_empty() && listeners.all.is_empty());
+        // Every reader of the row gone: the row leaves the index; the other stays.
+        assert_eq!(entries(&listeners), 0);
+        assert_eq!(listeners.by_row.len(), 1);
     }
 
     /// Broad listeners hear every change, without a write walking the others.

@@ -179,10 +179,15 @@ impl MemoCache {
         // A read done again records about as many dependencies as last time.
         ctx.deps.borrow_mut().reserve(known);
         let value = read_with::<T>(&ctx, schema, input).map(|v| v.map(Arc::new));
+        let mut deps = ctx.deps.into_inner();
+        if deps.capacity() > 2 * deps.len() + 16 {
+            // Reserved for more than this read recorded: kept entries stay small.
+            deps.shrink_to_fit();
+        }
         let entry = Entry {
             value: value.clone().map(|v| v.map(|v| v as Arc<dyn Any + Send + Sync>)),
             result_version,
-            deps: ctx.deps.into_inner(),
+            deps,
             checked_at: state.version(),
         };
         match by_key.get_mut(key) {

@@ -129,7 +129,7 @@ impl State {
                         Some(existing) if newer && def.default_merge => {
                             if is_within(&object, existing) {
                                 // Nothing a reader sees changes; only the times move forward.
-                                writes.push(Write { key, pk, value: None, newer });
+                                writes.push(Write { key, pk, value: None, newer, new: false });
                                 continue;
                             }
                             (Some((def.merge)(existing, &object)), true, true)
@@ -146,7 +146,7 @@ impl State {
             let Some(merged) = merged else { continue };
             if !changed && row.and_then(|r| r.value.as_deref()) == Some(&merged) {
                 // Nothing a reader sees changes; only the times move forward.
-                writes.push(Write { key, pk, value: None, newer });
+                writes.push(Write { key, pk, value: None, newer, new: false });
                 continue;
             }
             let merged = Value::Object(merged);
@@ -156,7 +156,7 @@ impl State {
                 message: e.message,
             })?;
             let Value::Object(merged) = merged else { continue };
-            writes.push(Write { key, pk, value: Some(Arc::new(merged)), newer });
+            writes.push(Write { key, pk, value: Some(Arc::new(merged)), newer, new: row.is_none() });
         }
         Ok(Plan { writes, deletes, adds, meta: incoming })
     }
@@ -178,7 +178,7 @@ impl State {
         for (key, group) in groups {
             let table = self.table_mut(key);
             // A response of many new entities grows the table once.
-            table.rows.reserve(group.len());
+            table.rows.reserve(group.iter().filter(|w| w.new).count());
             for write in group {
                 Self::apply(table, write, plan.meta, version, log.as_deref_mut());
             }
@@ -249,6 +249,8 @@ struct Write {
     value: Option<Arc<Object>>,
     /// Whether the incoming times replace the stored ones.
     newer: bool,
+    /// Whether the table has no row for it yet.
+    new: bool,
 }
 
 /// Everything one commit will do, decided before anything changes.
