@@ -3,7 +3,7 @@
 //! keys, entity rows and tables its reads depended on (targeted notification,
 //! so a write costs what it changed, not what is mounted).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::read::Dep;
@@ -75,9 +75,9 @@ struct Listener {
 #[derive(Default)]
 pub(crate) struct Listeners {
     all: BTreeMap<u64, Listener>,
-    /// Ids of the listeners that hear every change (so a write does not walk
-    /// every listener to find them).
-    broad: BTreeSet<u64>,
+    /// Ids of the listeners that hear every change, in order (so a write does
+    /// not walk every listener to find them; hooks never listen so).
+    broad: Vec<u64>,
     by_key: FastMap<String, Readers<()>>,
     /// Entries carry the address of the type key their topic used (a key may
     /// live at two addresses: each topic's entry is its own) and its fields.
@@ -106,7 +106,10 @@ impl Listeners {
     pub fn add(&mut self, id: u64, callback: Rc<dyn Fn()>, tracked: bool) {
         let topics = tracked.then(Default::default);
         if !tracked {
-            self.broad.insert(id);
+            if let Err(at) = self.broad.binary_search(&id) {
+                // Ids only grow: this is a push.
+                self.broad.insert(at, id);
+            }
         }
         self.all.insert(id, Listener { callback, topics });
     }
@@ -129,7 +132,9 @@ impl Listeners {
                 }
             }
             Some(Listener { topics: None, .. }) => {
-                self.broad.remove(&id);
+                if let Ok(at) = self.broad.binary_search(&id) {
+                    self.broad.remove(at);
+                }
             }
             None => {}
         }
@@ -184,7 +189,7 @@ impl Listeners {
         if changes.everything {
             return self.all.keys().copied().collect();
         }
-        let mut ids: Vec<u64> = self.broad.iter().copied().collect();
+        let mut ids = self.broad.clone();
         if changes.is_empty() {
             return ids;
         }
