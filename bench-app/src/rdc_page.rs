@@ -72,8 +72,8 @@ pub(crate) struct RdcPage {
 }
 
 #[component]
-fn RdcRow(id: String) -> impl IntoView {
-    let item = rdc::leptos::use_entity::<Item>(id);
+fn RdcRow(pk: Pk) -> impl IntoView {
+    let item = rdc::leptos::use_entity::<Item>(pk);
     view! { <li>{move || item.get().map(|i| format!("{} by {}", i.name, i.author.name))}</li> }
 }
 
@@ -81,8 +81,8 @@ fn RdcRow(id: String) -> impl IntoView {
 fn RdcList() -> impl IntoView {
     // The list reads its items' keys only; each row reads its own item.
     let list = rdc::leptos::use_cache::<_, Vec<Pk>>(list_endpoint(), Signal::derive(|| Some(json!({}))));
-    let ids = move || list.get().map(|keys| keys.iter().map(|k| k.0.clone()).collect::<Vec<_>>()).unwrap_or_default();
-    view! { <ul><For each=ids key=|id| id.clone() let:id><RdcRow id=id/></For></ul> }
+    let pks = move || list.get().map(|keys| keys.to_vec()).unwrap_or_default();
+    view! { <ul><For each=pks key=|pk| pk.clone() let:pk><RdcRow pk=pk/></For></ul> }
 }
 
 /// One item on its own page.

@@ -1,5 +1,7 @@
 //! `Pk`: an entity reference read as its primary key, without reading the entity.
 
+use std::sync::Arc;
+
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 
 /// The name `Pk` asks for; rdc's deserializers answer it with the reference's key.
@@ -9,7 +11,8 @@ pub(crate) const PK_MARKER: &str = "$rdc::Pk";
 /// itself is not read, so the read does not depend on its fields (only on it
 /// being valid). Read a list as `Vec<Pk>` and each row with `use_entity`, and a
 /// change to one entity wakes its row alone. In plain JSON (no schema) a `Pk`
-/// reads a string or an integer.
+/// reads a string or an integer. Cloning one shares its text (a list's keys
+/// handed to `<For>` on every render cost no copies).
 ///
 /// ```
 /// # use rdc_core::{Entity, MemoCache, Pk, Schema, State, WriteMeta};
@@ -19,14 +22,43 @@ pub(crate) const PK_MARKER: &str = "$rdc::Pk";
 /// let schema = Schema::array(User::schema());
 /// state.write_result("GET /users", &schema, users, &serde_json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
 /// let keys = MemoCache::default().read_result::<Vec<Pk>>(&state, "GET /users", &schema).unwrap().unwrap();
-/// assert_eq!(keys.iter().map(|k| k.0.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+/// assert_eq!(keys.iter().map(|k| k.as_str()).collect::<Vec<_>>(), ["a", "b"]);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-pub struct Pk(pub String);
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pk(pub Arc<str>);
+
+impl Pk {
+    /// The key's text.
+    ///
+    /// ```
+    /// assert_eq!(rdc_core::Pk::from("u1").as_str(), "u1");
+    /// ```
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Pk {
+    fn from(pk: &str) -> Self {
+        Pk(pk.into())
+    }
+}
+
+impl From<String> for Pk {
+    fn from(pk: String) -> Self {
+        Pk(pk.into())
+    }
+}
 
 impl std::fmt::Display for Pk {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+impl serde::Serialize for Pk {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
     }
 }
 
@@ -51,18 +83,18 @@ impl<'de> Visitor<'de> for PkVisitor {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Pk, E> {
-        Ok(Pk(v.to_owned()))
+        Ok(Pk::from(v))
     }
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<Pk, E> {
-        Ok(Pk(v))
+        Ok(Pk::from(v))
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Pk, E> {
-        Ok(Pk(v.to_string()))
+        Ok(Pk::from(v.to_string()))
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Pk, E> {
-        Ok(Pk(v.to_string()))
+        Ok(Pk::from(v.to_string()))
     }
 }

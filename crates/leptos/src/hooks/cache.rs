@@ -104,26 +104,26 @@ where
 #[derive(Debug, Clone)]
 pub enum EntityKey {
     /// A key that never changes: no effect is needed to follow it.
-    Fixed(String),
+    Fixed(rdc_core::Pk),
     /// A key that may change.
     Reactive(Signal<String>),
 }
 
 impl From<String> for EntityKey {
     fn from(pk: String) -> Self {
-        EntityKey::Fixed(pk)
+        EntityKey::Fixed(pk.into())
     }
 }
 
 impl From<&str> for EntityKey {
     fn from(pk: &str) -> Self {
-        EntityKey::Fixed(pk.to_owned())
+        EntityKey::Fixed(pk.into())
     }
 }
 
 impl From<rdc_core::Pk> for EntityKey {
     fn from(pk: rdc_core::Pk) -> Self {
-        EntityKey::Fixed(pk.0)
+        EntityKey::Fixed(pk)
     }
 }
 
@@ -164,7 +164,7 @@ pub fn use_entity<E: Entity>(pk: impl Into<EntityKey>) -> Signal<Option<Arc<E>>>
     let reader = controller.clone();
     match pk.into() {
         EntityKey::Fixed(pk) => {
-            let (state, _) = follow(&controller, move || reader.entity::<E>(&pk).ok().flatten());
+            let (state, _) = follow(&controller, move || reader.entity::<E>(pk.as_str()).ok().flatten());
             state.read_only().into()
         }
         EntityKey::Reactive(pk) => {
