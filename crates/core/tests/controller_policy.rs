@@ -153,3 +153,69 @@ fn a_sweep_drops_unused_expired_results_and_unreachable_entities() {
     assert_eq!(c.sweep(), (1, 2));
     assert_eq!(c.snapshot().entity_count(), 0);
 }
+
+#[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+struct Author {
+    id: u32,
+    name: String,
+    /// Authors and their posts point at each other (a cycle for the sweep's walk).
+    #[entity(nested)]
+    #[serde(default)]
+    featured: Option<Box<Post>>,
+}
+
+#[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+struct Post {
+    id: u32,
+    #[entity(nested)]
+    author: Author,
+}
+
+#[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+struct Tag {
+    id: u32,
+}
+
+/// A sweep keeps every expired entity some kept result still reaches (through
+/// nested fields, cycles, collections and `All`) and drops the others, whatever
+/// the order their rows were stored in.
+#[test]
+fn a_sweep_keeps_what_results_reach_through_nesting_collections_and_all() {
+    let (c, time, _tasks, server) = setup();
+    // Rows stored interleaved: posts 0..6 by authors 0..6, authors featuring posts.
+    let posts = Schema::array(Post::schema());
+    let everything = Api::new(&server, "GET", "/everything", Some(posts.clone()));
+    let all: Vec<Value> =
+        (0..6).map(|i| json!({ "id": i, "author": { "id": i, "name": format!("a{i}"), "featured": i } })).collect();
+    c.set_response(&everything, &json!({}), Value::Array(all)).unwrap();
+    // Kept results: posts 1 and 4 by a list, post 2 through a collection, every tag by `All`.
+    let some = Api::new(&server, "GET", "/some", Some(posts));
+    c.set_response(&some, &json!({}), json!([1, 4])).unwrap();
+    let feed = rdc_core::Collection::of("SweepFeed", Post::schema());
+    let feed_api = Api::new(&server, "GET", "/feed", Some(feed));
+    c.set_response(&feed_api, &json!({}), json!([2])).unwrap();
+    c.set(&Tag::schema(), json!({ "id": 7 })).unwrap();
+    let tags = Api::new(&server, "GET", "/tags", Some(rdc_core::All::of::<Tag>().into()));
+    c.set_response(&tags, &json!({}), json!([])).unwrap();
+    for key in ["GET /some", "GET /feed", "GET /tags"] {
+        c.retain(key);
+    }
+    time.advance(120_000);
+    // `/everything` is not retained and expired: dropped, and every post and author
+    // no kept result reaches with it (posts and authors 0, 3 and 5).
+    let (results, entities) = c.sweep();
+    assert_eq!((results, entities), (1, 6));
+    let snap = c.snapshot();
+    let kept = |key: &str| {
+        let mut pks: Vec<u32> =
+            (0..8).filter(|i| snap.entity(key, &i.to_string()).is_some_and(|r| r.value.is_some())).collect();
+        pks.sort_unstable();
+        pks
+    };
+    assert_eq!(kept("Post"), vec![1, 2, 4]);
+    assert_eq!(kept("Author"), vec![1, 2, 4]);
+    assert_eq!(kept("Tag"), vec![7]);
+    // What is kept still reads whole.
+    let read = c.read::<_, Vec<Post>>(&some, &json!({})).unwrap().data.unwrap();
+    assert_eq!(read.iter().map(|p| p.author.name.as_str()).collect::<Vec<_>>(), ["a1", "a4"]);
+}

@@ -53,18 +53,23 @@ impl Controller {
             self.inner.schemas.borrow_mut().remove(key);
         }
         base.errors.retain(|_, e| now < e.expires_at);
-        let mut reachable = HashSet::new();
+        let mut reached = Reached::default();
         for (key, result) in &base.results {
             if let Some(Some(schema)) = schemas.get(key) {
-                mark(&base, schema, &result.value, &mut reachable);
+                mark(&base, schema, &result.value, &mut reached);
             }
         }
         let mut removed = 0;
         for (table_key, table) in base.entities.iter_mut() {
             let before = table.rows.len();
-            table
-                .rows
-                .retain(|pk, row| reachable.contains(&(table_key.clone(), pk.clone())) || now < row.meta.expires_at);
+            let seen = reached.0.iter().find(|(key, _)| *key == table_key.as_str()).map(|(_, rows)| rows);
+            // `retain` visits rows in order: `index` is each row's index.
+            let mut index = 0;
+            table.rows.retain(|_, row| {
+                let keep = now < row.meta.expires_at || seen.is_some_and(|rows| rows.get(index) == Some(&true));
+                index += 1;
+                keep
+            });
             removed += before - table.rows.len();
         }
         base.entities.retain(|_, t| !t.rows.is_empty());
@@ -81,8 +86,33 @@ impl Controller {
     }
 }
 
+/// The rows a sweep found reachable: per table key, a flag per row index (no
+/// key is copied or hashed per row, so a sweep of a large store stays cheap).
+#[derive(Default)]
+struct Reached(Vec<(&'static str, Vec<bool>)>);
+
+impl Reached {
+    /// Marks row `index` of table `key` (of `len` rows); `false` if it already was.
+    fn mark(&mut self, key: &'static str, len: usize, index: usize) -> bool {
+        let at = match self.0.iter().position(|(k, _)| *k == key) {
+            Some(at) => at,
+            None => {
+                self.0.push((key, vec![false; len]));
+                self.0.len() - 1
+            }
+        };
+        match self.0.get_mut(at).and_then(|(_, rows)| rows.get_mut(index)) {
+            Some(seen) if !*seen => {
+                *seen = true;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
 /// Adds every entity `value` (read through `schema`) reaches to `out`.
-fn mark(state: &State, schema: &Schema, value: &Value, out: &mut HashSet<(String, String)>) {
+fn mark(state: &State, schema: &Schema, value: &Value, out: &mut Reached) {
     match schema {
         Schema::Entity(def) | Schema::Invalidate(def) => {
             if let Some(pk) = pk_string_ref(value) {
@@ -117,20 +147,21 @@ fn mark(state: &State, schema: &Schema, value: &Value, out: &mut HashSet<(String
                 All::Poly(_) => all.entity_defs(),
             };
             for def in defs {
-                let pks: Vec<String> =
-                    state.entities.get(def.key).map(|t| t.rows.keys().cloned().collect()).unwrap_or_default();
-                for pk in pks {
-                    mark_entity(state, def, &pk, out);
+                let rows = state.entities.get(def.key).map_or(0, |t| t.rows.len());
+                for index in 0..rows {
+                    mark_row(state, def, index, out);
                 }
             }
         }
         Schema::Collection(collection) => {
-            if let Some(pk) = pk_string_ref(value) {
-                out.insert((collection.name().to_owned(), pk.to_string()));
-                let row = state.entity(collection.name(), &pk).and_then(|r| r.value.clone());
-                if let Some(items) = row.as_ref().and_then(|r| r.get("items")) {
-                    mark(state, &Schema::array(collection.item().clone()), items, out);
-                }
+            let Some(pk) = pk_string_ref(value) else { return };
+            let Some(table) = state.entities.get(collection.def.key) else { return };
+            let Some((index, _, row)) = table.rows.get_full(pk.as_ref()) else { return };
+            if !out.mark(collection.def.key, table.rows.len(), index) {
+                return;
+            }
+            if let Some(items) = row.value.as_ref().and_then(|r| r.get("items")) {
+                mark(state, &Schema::array(collection.item().clone()), items, out);
             }
         }
         Schema::Lazy(_) => mark(state, &schema.resolved(), value, out),
@@ -138,11 +169,21 @@ fn mark(state: &State, schema: &Schema, value: &Value, out: &mut HashSet<(String
     }
 }
 
-fn mark_entity(state: &State, def: &'static crate::schema::EntityDef, pk: &str, out: &mut HashSet<(String, String)>) {
-    if !out.insert((def.key.to_owned(), pk.to_owned())) {
+/// Marks entity `def`/`pk` and what its nested fields reach.
+fn mark_entity(state: &State, def: &'static crate::schema::EntityDef, pk: &str, out: &mut Reached) {
+    if let Some(index) = state.entities.get(def.key).and_then(|t| t.rows.get_index_of(pk)) {
+        mark_row(state, def, index, out);
+    }
+}
+
+/// Marks row `index` of `def`'s table and what its nested fields reach.
+fn mark_row(state: &State, def: &'static crate::schema::EntityDef, index: usize, out: &mut Reached) {
+    let Some(table) = state.entities.get(def.key) else { return };
+    let Some((_, row)) = table.rows.get_index(index) else { return };
+    if !out.mark(def.key, table.rows.len(), index) {
         return;
     }
-    let Some(object) = state.entity(def.key, pk).and_then(|r| r.value.clone()) else { return };
+    let Some(object) = row.value.as_deref() else { return };
     for field in (def.nested)() {
         if let Some(value) = object.get(field.name) {
             mark(state, &field.schema, value, out);
