@@ -64,9 +64,11 @@ impl<'a> Normalizer<'a> {
         }
     }
 
-    fn with_segment<T>(&mut self, segment: std::fmt::Arguments<'_>, f: impl FnOnce(&mut Self) -> T) -> T {
+    /// Runs `f` with `.name` on the path (for error messages).
+    fn with_key<T>(&mut self, name: &str, f: impl FnOnce(&mut Self) -> T) -> T {
         let len = self.path.len();
-        std::fmt::Write::write_fmt(&mut self.path, segment).ok();
+        self.path.push('.');
+        self.path.push_str(name);
         let out = f(self);
         self.path.truncate(len);
         out
@@ -99,8 +101,7 @@ impl<'a> Normalizer<'a> {
                 Value::Object(map) => {
                     let mut out = Map::with_capacity(map.len());
                     for (name, item) in map {
-                        let normalized = self
-                            .with_segment(format_args!(".{name}"), |n| n.normalize(inner, item, &Value::Null, &name))?;
+                        let normalized = self.with_key(&name, |n| n.normalize(inner, item, &Value::Null, &name))?;
                         out.insert(name, normalized);
                     }
                     Ok(Value::Object(out))
@@ -147,7 +148,7 @@ impl<'a> Normalizer<'a> {
     fn member(&mut self, mut map: Object, name: &str, schema: &Schema) -> Result<Object, NormalizeError> {
         let Some((owned_name, item)) = map.remove_entry(name) else { return Ok(map) };
         let parent = Value::Object(map);
-        let normalized = self.with_segment(format_args!(".{name}"), |n| n.normalize(schema, item, &parent, name))?;
+        let normalized = self.with_key(name, |n| n.normalize(schema, item, &parent, name))?;
         // Built as an object just above; the other arm cannot happen.
         let mut map = match parent {
             Value::Object(map) => map,
