@@ -110,3 +110,58 @@ fn query_selects_from_the_store_and_is_memoized() {
     let c = by_user.read(&mut memo, &state, &json!({ "userId": 2 })).unwrap().unwrap();
     assert_eq!(*c, ["b", "z"]);
 }
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+struct Owner {
+    id: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+struct Task {
+    id: u32,
+    #[entity(nested)]
+    owner: Owner,
+}
+
+/// A memoized read of a collection's list, done again after each edit, equals a
+/// fresh read: items going, coming back, joining at the front (every position
+/// moves), becoming invalid with their required owner, and leaving the list.
+#[test]
+fn a_memoized_list_read_again_after_edits_equals_a_fresh_read() {
+    let tasks = Collection::of("TaskList", Task::schema());
+    let task = |id: u32, owner: u32| json!({ "id": id, "owner": { "id": owner } });
+    let mut state = State::default();
+    let list: Vec<Value> = (0..12).map(|i| task(i, i % 3)).collect();
+    state.write_result("GET /tasks", &tasks, Value::Array(list), NO_ARGS, meta(1)).unwrap();
+    let mut memo = MemoCache::default();
+    let mut check = |state: &State, step: &str| {
+        let keys = memo.read_result::<Vec<rdc_core::Pk>>(state, "GET /tasks", &tasks).unwrap().unwrap();
+        let whole = memo.read_result::<Vec<Task>>(state, "GET /tasks", &tasks).unwrap().unwrap();
+        let stored = &state.result("GET /tasks").unwrap().value;
+        let fresh: Vec<Task> = rdc_core::denormalize(state, &tasks, stored).unwrap().unwrap_or_default();
+        let fresh_keys: Vec<String> = fresh.iter().map(|t| t.id.to_string()).collect();
+        assert_eq!(keys.iter().map(|k| k.as_str().to_owned()).collect::<Vec<_>>(), fresh_keys, "keys after {step}");
+        assert_eq!(*whole, fresh, "items after {step}");
+    };
+    check(&state, "the first read");
+    let mut at = 2;
+    let mut edit = |state: &mut State, schema: &Schema, value: Value| {
+        at += 1;
+        state.write_entities(schema, value, NO_ARGS, meta(at)).unwrap();
+    };
+    edit(&mut state, &Schema::invalidate::<Task>(), json!(4));
+    check(&state, "an item went");
+    edit(&mut state, &Task::schema(), task(4, 1));
+    check(&state, "it came back");
+    edit(&mut state, &Collection::unshift(&tasks), task(20, 2));
+    check(&state, "an item joined at the front");
+    edit(&mut state, &Schema::invalidate::<Owner>(), json!(1));
+    check(&state, "an owner went (its tasks invalid)");
+    edit(&mut state, &Owner::schema(), json!({ "id": 1 }));
+    check(&state, "the owner came back");
+    edit(&mut state, &Collection::push(&tasks), task(21, 0));
+    edit(&mut state, &Schema::invalidate::<Task>(), json!(0));
+    check(&state, "one pushed, the first gone");
+    state.collection_remove(&tasks, "7");
+    check(&state, "one removed from the list");
+}

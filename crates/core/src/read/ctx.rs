@@ -29,22 +29,24 @@ pub(crate) enum Dep {
     Void,
 }
 
-/// The table a dependency check looked at last, by the address of its key
-/// (consecutive dependencies are mostly rows of one table).
+/// The tables a dependency check looked at last, by the address of their key
+/// (consecutive dependencies are mostly rows of a few tables: a list's items and
+/// what they reference).
 #[derive(Default)]
-pub(crate) struct LastTable<'s>(Option<(usize, Option<&'s EntityTable>)>);
+pub(crate) struct LastTable<'s>([Option<(usize, Option<&'s EntityTable>)>; 4]);
 
 impl<'s> LastTable<'s> {
     fn get(&mut self, state: &'s State, key: &'static str) -> Option<&'s EntityTable> {
         let address = key.as_ptr() as usize;
-        match self.0 {
-            Some((a, table)) if a == address => table,
-            _ => {
-                let table = state.entities.get(key);
-                self.0 = Some((address, table));
-                table
-            }
+        if let Some((_, table)) = self.0.iter().flatten().find(|(a, _)| *a == address) {
+            return *table;
         }
+        let table = state.entities.get(key);
+        self.0.rotate_right(1);
+        if let Some(first) = self.0.first_mut() {
+            *first = Some((address, table));
+        }
+        table
     }
 }
 
@@ -125,6 +127,27 @@ fn decides_validity(field: &NestedField) -> bool {
         )
 }
 
+/// The validity of each item of a read's top-level list of references, with
+/// the range of the read's dependencies that decided it: a memoized read done
+/// again reuses a verdict while none of those dependencies changed (and the list
+/// itself did not), so a list re-read after one item went checks that item only.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ListVerdicts {
+    /// The dependency on the row holding the list (a collection's), if not the
+    /// result itself (whose version the memo compares).
+    container: Option<usize>,
+    /// Per position: valid, and its dependencies `start..end`; `None` when not decided.
+    verdicts: Vec<Option<(bool, u32, u32)>>,
+}
+
+/// What the previous read of a memo entry leaves the next one: its dependencies,
+/// which of them changed, and its list's verdicts.
+pub(crate) struct Prior {
+    pub deps: Vec<Dep>,
+    pub changed: Vec<bool>,
+    pub list: ListVerdicts,
+}
+
 /// What decides the validity of one entity type's entities.
 #[derive(Clone)]
 struct Shape {
@@ -160,6 +183,14 @@ pub(crate) struct Ctx<'a> {
     /// The liveness dependencies recorded last (a list's items mostly point to
     /// a few entities: each is recorded once, not once per item).
     recent_alive: RefCell<[(usize, usize); 8]>,
+    /// While a list item's validity is decided for reuse: record every dependency.
+    exact: std::cell::Cell<bool>,
+    /// The read's input (its top-level list is the one tracked), by address.
+    root: std::cell::Cell<usize>,
+    /// The previous read's dependencies and verdicts (a memoized read done again).
+    pub prior: Option<Prior>,
+    /// This read's top-level list verdicts, for the next read.
+    pub list: RefCell<Option<ListVerdicts>>,
     /// The row found last (a validity check is followed by a read of the same row).
     last: std::cell::Cell<Option<(usize, &'a str, usize)>>,
 }
@@ -183,6 +214,10 @@ impl<'a> Ctx<'a> {
             tables: RefCell::default(),
             shapes: RefCell::default(),
             recent_alive: RefCell::new([(0, usize::MAX); 8]),
+            exact: std::cell::Cell::new(false),
+            root: std::cell::Cell::new(0),
+            prior: None,
+            list: RefCell::default(),
             last: std::cell::Cell::new(None),
             ignored: std::cell::Cell::new(0),
             next_token: std::cell::Cell::new(0),
@@ -211,7 +246,7 @@ impl<'a> Ctx<'a> {
         }
         let row = (key.as_ptr() as usize, index);
         let mut recent = self.recent_alive.borrow_mut();
-        if recent.contains(&row) {
+        if recent.contains(&row) && !self.exact.get() {
             // Recorded in this read, and rows do not change during a read.
             return;
         }
@@ -373,6 +408,55 @@ impl<'a> Ctx<'a> {
             }
         }
         self.valid.borrow_mut().insert(slot, valid);
+        valid
+    }
+
+    /// Marks `input` as the read's input: a list read from it is tracked.
+    pub fn set_root(&self, input: &Value) {
+        self.root.set(input as *const Value as usize);
+    }
+
+    /// Whether `value` is the read's input (when recording).
+    pub fn is_root(&self, value: &Value) -> bool {
+        self.record && self.root.get() == value as *const Value as usize
+    }
+
+    /// Starts tracking the top-level list, held by dependency `container` (or
+    /// by the result itself), of `len` items.
+    pub fn track_list(&self, container: Option<usize>, len: usize) {
+        *self.list.borrow_mut() = Some(ListVerdicts { container, verdicts: vec![None; len] });
+    }
+
+    /// The index the next recorded dependency gets.
+    pub fn next_dep(&self) -> usize {
+        self.deps.borrow().len()
+    }
+
+    /// Whether item `position` of the tracked list resolves (`schema` a
+    /// reference): the previous read's verdict while what decided it holds,
+    /// otherwise decided again; either way its dependencies are recorded.
+    pub fn item_valid(&self, position: usize, schema: &Schema, item: &Value) -> bool {
+        let start = self.next_dep();
+        let reused = self.prior.as_ref().and_then(|prior| {
+            let usable = prior.list.container.is_none_or(|dep| prior.changed.get(dep) == Some(&false));
+            let (valid, from, to) = (*prior.list.verdicts.get(position)?)?;
+            let range = from as usize..to as usize;
+            let holds = usable && prior.changed.get(range.clone())?.iter().all(|changed| !changed);
+            holds.then(|| {
+                self.deps.borrow_mut().extend(prior.deps.get(range).into_iter().flatten().cloned());
+                valid
+            })
+        });
+        let valid = reused.unwrap_or_else(|| {
+            self.exact.set(true);
+            let valid = self.value_valid(schema, Some(item));
+            self.exact.set(false);
+            valid
+        });
+        let end = self.next_dep();
+        if let Some(slot) = self.list.borrow_mut().as_mut().and_then(|l| l.verdicts.get_mut(position)) {
+            *slot = Some((valid, u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(end).unwrap_or(u32::MAX)));
+        }
         valid
     }
 

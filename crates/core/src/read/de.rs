@@ -75,7 +75,15 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
             position: 0,
             read: 0,
         };
-        let items = |items: &'a [Value], schema| List::Items(Items { items: items.iter().enumerate(), schema, ctx });
+        let items = |items: &'a [Value], schema| {
+            List::Items(Items { items: items.iter().enumerate(), schema, ctx, tracked: false })
+        };
+        // The read's own list (not one nested in what it reads) keeps its items'
+        // validity verdicts for the next read of the same memo entry.
+        let tracked = |items: &'a [Value], schema, container| {
+            ctx.track_list(container, items.len());
+            List::Items(Items { items: items.iter().enumerate(), schema, ctx, tracked: true })
+        };
         Ok(match self.schema {
             Schema::Entity(def) | Schema::Invalidate(def) => Shape::Entity(self.entity(def, value)?),
             Schema::Union(poly) => match union_ref(poly, value) {
@@ -88,6 +96,7 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
                 None => Shape::Plain(value),
             },
             Schema::Array(inner) => match value {
+                Value::Array(list) if !self.revisit && ctx.is_root(value) => Shape::List(tracked(list, inner, None)),
                 Value::Array(list) if !self.revisit => Shape::List(items(list, inner)),
                 Value::Array(_) => Shape::List(items(&[], inner)),
                 other => Shape::Plain(other),
@@ -105,11 +114,16 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
                 ValueDe { value, schema: &collection.item, ctx, revisit: self.revisit, token: 0 }.shape()?
             }
             Schema::Collection(collection) => {
+                // The dependency the row lookup records: the list's container.
+                let row_dep = ctx.next_dep();
                 let stored = pk_string_ref(value)
                     .and_then(|pk| ctx.lookup(collection.def, &pk))
                     .and_then(|(_, row)| row.get("items"))
                     .and_then(Value::as_array);
                 match stored {
+                    Some(list) if !self.revisit && ctx.is_root(value) => {
+                        Shape::List(tracked(list, &collection.item, Some(row_dep)))
+                    }
                     Some(list) if !self.revisit => Shape::List(items(list, &collection.item)),
                     _ => Shape::List(items(&[], &collection.item)),
                 }
@@ -375,6 +389,8 @@ struct Items<'a, 's, 'c> {
     items: std::iter::Enumerate<std::slice::Iter<'a, Value>>,
     schema: &'s Schema,
     ctx: &'c Ctx<'a>,
+    /// The read's top-level list: validity through [`Ctx::item_valid`].
+    tracked: bool,
 }
 
 impl<'a, 's, 'c> SeqAccess<'a> for Items<'a, 's, 'c> {
@@ -382,7 +398,12 @@ impl<'a, 's, 'c> SeqAccess<'a> for Items<'a, 's, 'c> {
 
     fn next_element_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<Option<S::Value>, Error> {
         for (i, item) in self.items.by_ref() {
-            if resolves(self.ctx, self.schema, item) {
+            let shown = if self.tracked && is_reference(self.schema) {
+                self.ctx.item_valid(i, self.schema, item)
+            } else {
+                resolves(self.ctx, self.schema, item)
+            };
+            if shown {
                 let read = seed.deserialize(ValueDe {
                     value: item,
                     schema: self.schema,

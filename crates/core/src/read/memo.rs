@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::ctx::{Ctx, Dep};
+use super::ctx::{Ctx, Dep, ListVerdicts, Prior};
 use super::read_with;
 use crate::error::ReadError;
 use crate::schema::{Entity, Schema};
@@ -21,6 +21,18 @@ struct Entry {
     deps: Vec<Dep>,
     /// State version at which `deps` were last found unchanged.
     checked_at: u64,
+    /// The verdicts on the items of the read's top-level list, if it has one.
+    list: Option<ListVerdicts>,
+}
+
+/// The cached read of `entry` as `T` (`None`: cached as another type).
+#[allow(clippy::type_complexity)]
+fn cached<T: Send + Sync + 'static>(entry: &Entry) -> Option<Result<Option<Arc<T>>, ReadError>> {
+    match &entry.value {
+        Err(err) => Some(Err(err.clone())),
+        Ok(None) => Some(Ok(None)),
+        Ok(Some(value)) => Arc::clone(value).downcast::<T>().ok().map(|value| Ok(Some(value))),
+    }
 }
 
 /// A cache of typed reads, keyed by what was read (a result key, an entity...)
@@ -122,6 +134,7 @@ impl MemoCache {
             result_version: Some(result.version),
             deps: Vec::new(),
             checked_at: state.version(),
+            list: None,
         };
         by_key.insert(key.to_owned(), entry);
         Ok(Some(value))
@@ -154,31 +167,38 @@ impl MemoCache {
         input: &Value,
     ) -> Result<Option<Arc<T>>, ReadError> {
         let by_key = self.entries.entry(TypeId::of::<T>()).or_default();
-        let mut known = 0;
+        let mut prior = None;
         if let Some(entry) = by_key.get_mut(key) {
-            known = entry.deps.len();
-            let fresh = entry.checked_at == state.version()
-                || (entry.result_version == result_version && {
-                    let mut last = super::ctx::LastTable::default();
-                    entry.deps.iter_mut().all(|dep| dep.unchanged(state, &mut last))
-                });
-            if fresh {
-                entry.checked_at = state.version();
-                match &entry.value {
-                    Err(err) => return Err(err.clone()),
-                    Ok(None) => return Ok(None),
-                    Ok(Some(value)) => {
-                        if let Ok(value) = Arc::clone(value).downcast::<T>() {
-                            return Ok(Some(value));
-                        }
+            if entry.checked_at == state.version() {
+                if let Some(value) = cached::<T>(entry) {
+                    return value;
+                }
+            } else if entry.result_version == result_version {
+                let mut last = super::ctx::LastTable::default();
+                // With a list, which dependencies changed (all are looked at: the read
+                // done again reuses what the unchanged ones decided); else whether any did.
+                let changed: Vec<bool> = match entry.list {
+                    Some(_) => entry.deps.iter_mut().map(|dep| !dep.unchanged(state, &mut last)).collect(),
+                    None => vec![!entry.deps.iter_mut().all(|dep| dep.unchanged(state, &mut last))],
+                };
+                if !changed.contains(&true) {
+                    entry.checked_at = state.version();
+                    if let Some(value) = cached::<T>(entry) {
+                        return value;
                     }
+                }
+                if let Some(list) = entry.list.take() {
+                    prior = Some(Prior { deps: std::mem::take(&mut entry.deps), changed, list });
                 }
             }
         }
-        let ctx = Ctx::new(state);
+        let known = prior.as_ref().map_or(0, |p| p.deps.len());
+        let mut ctx = Ctx::new(state);
+        ctx.prior = prior;
         // A read done again records about as many dependencies as last time.
         ctx.deps.borrow_mut().reserve(known);
         let value = read_with::<T>(&ctx, schema, input).map(|v| v.map(Arc::new));
+        let list = ctx.list.take();
         let mut deps = ctx.deps.into_inner();
         if deps.capacity() > 2 * deps.len() + 16 {
             // Reserved for more than this read recorded: kept entries stay small.
@@ -189,6 +209,7 @@ impl MemoCache {
             result_version,
             deps,
             checked_at: state.version(),
+            list,
         };
         match by_key.get_mut(key) {
             Some(slot) => *slot = entry,

@@ -48,6 +48,7 @@ pub(crate) fn read_with<'a, T: DeserializeOwned>(
     if !found(ctx, schema, input) {
         return Ok(None);
     }
+    ctx.set_root(input);
     T::deserialize(ValueDe { value: input, schema, ctx, revisit: false, token: 0 })
         .map(Some)
         .map_err(|err| ReadError::Type { path: ctx.path.render(), message: err.to_string() })
