@@ -165,3 +165,54 @@ fn a_memoized_list_read_again_after_edits_equals_a_fresh_read() {
     state.collection_remove(&tasks, "7");
     check(&state, "one removed from the list");
 }
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+struct Org {
+    id: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+struct Team {
+    id: u32,
+    #[entity(nested)]
+    org: Org,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+struct Member {
+    id: u32,
+    #[entity(nested)]
+    team: Team,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+struct Ticket {
+    id: u32,
+    #[entity(nested)]
+    member: Member,
+}
+
+/// Items whose validity runs three references deep, through entities shared by
+/// several items (a read remembers their validity after the first check): a list
+/// read again sees an item go invalid at the end of the chain, even after the
+/// item that first checked that chain went.
+#[test]
+fn a_memoized_list_follows_validity_through_shared_references() {
+    let list = Schema::array(Ticket::schema());
+    let ticket = |id: u32, m: u32| json!({ "id": id, "member": { "id": m, "team": { "id": m, "org": { "id": m } } } });
+    let mut state = State::default();
+    let tickets: Vec<Value> = (0..6).map(|i| ticket(i, i % 2)).collect();
+    state.write_result("GET /tickets", &list, Value::Array(tickets), NO_ARGS, meta(1)).unwrap();
+    let mut memo = MemoCache::default();
+    let mut keys = |state: &State| -> Vec<String> {
+        let read = memo.read_result::<Vec<rdc_core::Pk>>(state, "GET /tickets", &list).unwrap().unwrap();
+        read.iter().map(|k| k.as_str().to_owned()).collect()
+    };
+    assert_eq!(keys(&state), ["0", "1", "2", "3", "4", "5"]);
+    // The ticket that first checked member 0's chain goes...
+    state.write_entities(&Schema::invalidate::<Ticket>(), json!(0), NO_ARGS, meta(2)).unwrap();
+    assert_eq!(keys(&state), ["1", "2", "3", "4", "5"]);
+    // ...then the org at the end of member 0's chain: tickets 2 and 4 are invalid now.
+    state.write_entities(&Schema::invalidate::<Org>(), json!(0), NO_ARGS, meta(3)).unwrap();
+    assert_eq!(keys(&state), ["1", "3", "5"]);
+}

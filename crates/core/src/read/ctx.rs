@@ -436,6 +436,16 @@ impl<'a> Ctx<'a> {
     /// reference): the previous read's verdict while what decided it holds,
     /// otherwise decided again; either way its dependencies are recorded.
     pub fn item_valid(&self, position: usize, schema: &Schema, item: &Value) -> bool {
+        // Only where a check records every dependency it looked at: entity types
+        // whose required references require nothing (others remember validity
+        // within a read, so a later item's check would record less).
+        let complete = match schema {
+            Schema::Entity(def) | Schema::Invalidate(def) => self.shape_of(def).leaves_only,
+            _ => false,
+        };
+        if !complete {
+            return self.value_valid(schema, Some(item));
+        }
         let start = self.next_dep();
         let reused = self.prior.as_ref().and_then(|prior| {
             let usable = prior.list.container.is_none_or(|dep| prior.changed.get(dep) == Some(&false));
