@@ -187,6 +187,8 @@ pub(crate) struct Ctx<'a> {
     exact: std::cell::Cell<bool>,
     /// The read's input (its top-level list is the one tracked), by address.
     root: std::cell::Cell<usize>,
+    /// Whether the read's top-level list keeps verdicts (reads of stored results).
+    pub lists: bool,
     /// The previous read's dependencies and verdicts (a memoized read done again).
     pub prior: Option<Prior>,
     /// This read's top-level list verdicts, for the next read.
@@ -216,6 +218,7 @@ impl<'a> Ctx<'a> {
             recent_alive: RefCell::new([(0, usize::MAX); 8]),
             exact: std::cell::Cell::new(false),
             root: std::cell::Cell::new(0),
+            lists: false,
             prior: None,
             list: RefCell::default(),
             last: std::cell::Cell::new(None),
@@ -416,9 +419,9 @@ impl<'a> Ctx<'a> {
         self.root.set(input as *const Value as usize);
     }
 
-    /// Whether `value` is the read's input (when recording).
+    /// Whether `value` is the read's input, and its list keeps verdicts.
     pub fn is_root(&self, value: &Value) -> bool {
-        self.record && self.root.get() == value as *const Value as usize
+        self.lists && self.root.get() == value as *const Value as usize
     }
 
     /// Starts tracking the top-level list, held by dependency `container` (or

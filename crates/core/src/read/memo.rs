@@ -187,13 +187,16 @@ impl MemoCache {
                         return value;
                     }
                 }
-                if let Some(list) = entry.list.take() {
+                // Only for stored results: their version says the input is the same
+                // (other reads are keyed by the caller, who may pass another input).
+                if let Some(list) = entry.list.take().filter(|_| result_version.is_some()) {
                     prior = Some(Prior { deps: std::mem::take(&mut entry.deps), changed, list });
                 }
             }
         }
         let known = prior.as_ref().map_or(0, |p| p.deps.len());
         let mut ctx = Ctx::new(state);
+        ctx.lists = result_version.is_some();
         ctx.prior = prior;
         // A read done again records about as many dependencies as last time.
         ctx.deps.borrow_mut().reserve(known);
