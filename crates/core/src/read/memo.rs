@@ -167,8 +167,9 @@ impl MemoCache {
         input: &Value,
     ) -> Result<Option<Arc<T>>, ReadError> {
         let by_key = self.entries.entry(TypeId::of::<T>()).or_default();
-        let mut prior = None;
+        let (mut prior, mut known) = (None, 0);
         if let Some(entry) = by_key.get_mut(key) {
+            known = entry.deps.len();
             if entry.checked_at == state.version() {
                 if let Some(value) = cached::<T>(entry) {
                     return value;
@@ -194,7 +195,6 @@ impl MemoCache {
                 }
             }
         }
-        let known = prior.as_ref().map_or(0, |p| p.deps.len());
         let mut ctx = Ctx::new(state);
         ctx.lists = result_version.is_some();
         ctx.prior = prior;
