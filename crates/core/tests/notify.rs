@@ -5,6 +5,7 @@ mod controller_support;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use controller_support::*;
 use rdc_core::{Controller, Entity, Pk, Schema};
@@ -312,4 +313,31 @@ fn a_row_index_an_optimistic_layer_used_is_not_trusted_after_it_goes() {
     server.borrow_mut().answer("POST /people", Ok(json!({ "id": 42, "name": "Other" })));
     tasks.run();
     assert!(keys(&c).is_empty(), "person 9 was never stored");
+}
+
+#[test]
+fn while_an_optimistic_update_is_pending_a_write_wakes_only_the_readers_of_what_changed() {
+    let (c, _time, tasks, server) = setup();
+    for (id, name) in [(1, "Ada"), (2, "Bob"), (3, "Cy")] {
+        c.set(&Author::schema(), json!({ "id": id, "name": name })).unwrap();
+    }
+    let (renamed, _) = counter(&c, |c| drop(c.entity::<Author>("1")));
+    let (written, _) = counter(&c, |c| drop(c.entity::<Author>("2")));
+    let (untouched, _) = counter(&c, |c| drop(c.entity::<Author>("3")));
+    let mut rename = Api::new(&server, "PUT", "/authors", Some(Author::schema()));
+    rename.optimistic = Some(|_, body| body.cloned().unwrap_or_default());
+    spawn_fetch(&c, &tasks, &rename, json!({ "id": 1 }), Some(json!({ "id": 1, "name": "Ada L." })));
+    assert_eq!((renamed.get(), written.get(), untouched.get()), (2, 1, 1), "the layer wakes its row's reader only");
+    let shown = c.entity::<Author>("1").unwrap().unwrap();
+    c.set(&Author::schema(), json!({ "id": 2, "name": "Bob B." })).unwrap();
+    assert_eq!(written.get(), 2);
+    assert_eq!(untouched.get(), 1, "a row neither the write nor the layer touched");
+    // The layer was taken back and put on again around the write: its row reads
+    // the same data, as the same `Arc`.
+    assert!(Arc::ptr_eq(&shown, &c.entity::<Author>("1").unwrap().unwrap()));
+    assert_eq!(c.entity::<Author>("2").unwrap().unwrap().name, "Bob B.");
+    server.borrow_mut().answer("PUT /authors/1", Ok(json!({ "id": 1, "name": "Ada Lovelace" })));
+    tasks.run();
+    assert_eq!(c.entity::<Author>("1").unwrap().unwrap().name, "Ada Lovelace");
+    assert_eq!(untouched.get(), 1);
 }

@@ -38,52 +38,68 @@ impl Controller {
         let retained = self.inner.retained.borrow().clone();
         let inflight: HashSet<String> = self.inner.inflight.borrow().keys().cloned().collect();
         let schemas = self.inner.schemas.borrow().clone();
-        let mut base = self.inner.base.borrow_mut();
-        let drop_keys: Vec<String> = base
-            .results
-            .iter()
-            .filter(|(k, r)| {
-                !retained.contains_key(*k) && !inflight.contains(*k) && (r.meta.invalidated || now >= r.meta.expires_at)
-            })
-            .map(|(k, _)| k.clone())
-            .collect();
-        for key in &drop_keys {
-            base.results.remove(key);
-            base.errors.remove(key);
-            self.inner.schemas.borrow_mut().remove(key);
-        }
-        base.errors.retain(|_, e| now < e.expires_at);
-        let mut reached = Reached::default();
-        for (key, result) in &base.results {
-            if let Some(Some(schema)) = schemas.get(key) {
-                mark(&base, schema, &result.value, &mut reached);
-            }
-        }
-        let mut removed = 0;
-        for (table_key, table) in base.entities.iter_mut() {
-            let before = table.rows.len();
-            let seen = reached.0.iter().find(|(key, _)| *key == table_key.as_str()).map(|(_, rows)| rows);
-            // `retain` visits rows in order: `index` is each row's index.
-            let mut index = 0;
-            table.rows.retain(|_, row| {
-                let keep = now < row.meta.expires_at || seen.is_some_and(|rows| rows.get(index) == Some(&true));
-                index += 1;
-                keep
-            });
-            removed += before - table.rows.len();
-        }
-        base.entities.retain(|_, t| !t.rows.is_empty());
+        let (drop_keys, removed) = self.write_base(|base| sweep_base(base, now, &retained, &inflight, &schemas));
         if removed > 0 || !drop_keys.is_empty() {
-            base.version += 1;
-            // Row indices moved: every reader reads again.
-            base.log(|log| log.everything = true);
-            drop(base);
+            for key in &drop_keys {
+                self.inner.schemas.borrow_mut().remove(key);
+            }
             // Row indices moved: memoized dependencies are void.
             self.inner.memo.borrow_mut().clear();
             self.changed();
         }
         (drop_keys.len(), removed)
     }
+}
+
+/// Drops from `base` the results no reader retains or awaits that are past
+/// expiry, expired errors, and expired entities no remaining result reaches.
+/// Returns the dropped result keys and how many entities went.
+fn sweep_base(
+    base: &mut State,
+    now: u64,
+    retained: &crate::store::FastMap<String, usize>,
+    inflight: &HashSet<String>,
+    schemas: &crate::store::FastMap<String, Option<Schema>>,
+) -> (Vec<String>, usize) {
+    let drop_keys: Vec<String> = base
+        .results
+        .iter()
+        .filter(|(k, r)| {
+            !retained.contains_key(*k) && !inflight.contains(*k) && (r.meta.invalidated || now >= r.meta.expires_at)
+        })
+        .map(|(k, _)| k.clone())
+        .collect();
+    for key in &drop_keys {
+        base.results.remove(key);
+        base.errors.remove(key);
+    }
+    base.errors.retain(|_, e| now < e.expires_at);
+    let mut reached = Reached::default();
+    for (key, result) in &base.results {
+        if let Some(Some(schema)) = schemas.get(key) {
+            mark(base, schema, &result.value, &mut reached);
+        }
+    }
+    let mut removed = 0;
+    for (table_key, table) in base.entities.iter_mut() {
+        let before = table.rows.len();
+        let seen = reached.0.iter().find(|(key, _)| *key == table_key.as_str()).map(|(_, rows)| rows);
+        // `retain` visits rows in order: `index` is each row's index.
+        let mut index = 0;
+        table.rows.retain(|_, row| {
+            let keep = now < row.meta.expires_at || seen.is_some_and(|rows| rows.get(index) == Some(&true));
+            index += 1;
+            keep
+        });
+        removed += before - table.rows.len();
+    }
+    base.entities.retain(|_, t| !t.rows.is_empty());
+    if removed > 0 || !drop_keys.is_empty() {
+        base.version += 1;
+        // Row indices moved: every reader reads again.
+        base.log(|log| log.everything = true);
+    }
+    (drop_keys, removed)
 }
 
 /// The rows a sweep found reachable: per table key, a flag per row index (no

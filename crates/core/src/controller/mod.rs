@@ -82,8 +82,9 @@ struct Layer {
 }
 
 struct Inner {
+    /// The store readers see: the fetched data with the optimistic layers
+    /// written over it (and recorded, so they can be taken back; see `write_base`).
     base: RefCell<State>,
-    visible: RefCell<Option<State>>,
     layers: RefCell<Vec<Layer>>,
     memo: RefCell<MemoCache>,
     clock: Rc<dyn Clock>,
@@ -95,8 +96,6 @@ struct Inner {
     listeners: RefCell<Listeners>,
     /// What the tracked listener running now has read so far.
     tracking: RefCell<Option<Topics>>,
-    /// Whether optimistic layers were shown at the last change.
-    had_layers: Cell<bool>,
     polls: RefCell<FastMap<String, poll::PollState>>,
     retained: RefCell<FastMap<String, usize>>,
     schemas: RefCell<FastMap<String, Option<Schema>>>,
@@ -156,7 +155,6 @@ impl Controller {
         Controller {
             inner: Rc::new(Inner {
                 base: RefCell::new(tracked_state(0)),
-                visible: RefCell::default(),
                 layers: RefCell::default(),
                 memo: RefCell::default(),
                 clock: Rc::new(clock),
@@ -167,7 +165,6 @@ impl Controller {
                 next_id: Cell::new(0),
                 listeners: RefCell::default(),
                 tracking: RefCell::default(),
-                had_layers: Cell::new(false),
                 polls: RefCell::default(),
                 retained: RefCell::default(),
                 schemas: RefCell::default(),
@@ -189,10 +186,7 @@ impl Controller {
 
     /// Runs `f` on the store as readers see it (optimistic layers applied).
     pub fn with_state<R>(&self, f: impl FnOnce(&State) -> R) -> R {
-        match self.inner.visible.borrow().as_ref() {
-            Some(visible) => f(visible),
-            None => f(&self.inner.base.borrow()),
-        }
+        f(&self.inner.base.borrow())
     }
 
     /// A copy of the store as readers see it (for inspection or saving).
@@ -286,6 +280,7 @@ impl Controller {
                         args: args.clone(),
                         fetched_at,
                     });
+                    this.write_base(|_| ());
                     this.changed();
                     Some(id)
                 }
@@ -305,6 +300,7 @@ impl Controller {
             }
             if let Some(id) = layer {
                 this.inner.layers.borrow_mut().retain(|l| l.id != id);
+                this.write_base(|_| ());
             }
             let outcome = if epoch != this.inner.epoch.get() {
                 Err(FetchError::Reset)
@@ -339,10 +335,10 @@ impl Controller {
                     let meta =
                         WriteMeta { fetched_at, date: now, expires_at: now.saturating_add(policy.data_expiry_ms) };
                     let schema = endpoint.schema();
-                    let written = write(&mut self.inner.base.borrow_mut(), key, schema.as_ref(), value, args, meta);
+                    let written = self.write_base(|base| write(base, key, schema.as_ref(), value, args, meta));
                     if let Err(err) = written {
                         let expires = now.saturating_add(policy.error_expiry_ms);
-                        self.inner.base.borrow_mut().set_error(key, err.to_string(), now, expires);
+                        self.write_base(|base| base.set_error(key, err.to_string(), now, expires));
                         let error = FetchError::<E::Error>::Normalize(err);
                         self.inner.typed_errors.borrow_mut().insert(key.to_owned(), Rc::new(error.clone()));
                         return Err(error);
@@ -353,7 +349,7 @@ impl Controller {
             }
             Err(error) => {
                 let expires = now.saturating_add(policy.error_expiry_ms);
-                self.inner.base.borrow_mut().set_error(key, error.to_string(), now, expires);
+                self.write_base(|base| base.set_error(key, error.to_string(), now, expires));
                 let error = FetchError::Endpoint(error);
                 self.inner.typed_errors.borrow_mut().insert(key.to_owned(), Rc::new(error.clone()));
                 Err(error)
@@ -492,27 +488,25 @@ impl Controller {
     /// Marks `endpoint`'s data for `args` invalid: readers fetch again.
     pub fn invalidate<E: Endpoint>(&self, endpoint: &E, args: &Value) {
         if let Ok(key) = endpoint.key(args) {
-            self.inner.base.borrow_mut().invalidate_result(&key);
+            self.write_base(|base| base.invalidate_result(&key));
             self.changed();
         }
     }
 
     /// Invalidates every result whose key satisfies `predicate` (e.g. a prefix).
     pub fn invalidate_all(&self, predicate: impl Fn(&str) -> bool) {
-        let keys: Vec<String> = self.inner.base.borrow().results.keys().filter(|k| predicate(k)).cloned().collect();
-        let mut base = self.inner.base.borrow_mut();
-        for key in &keys {
-            base.invalidate_result(key);
-        }
-        drop(base);
+        self.write_base(|base| {
+            let keys: Vec<String> = base.results.keys().filter(|k| predicate(k)).cloned().collect();
+            for key in &keys {
+                base.invalidate_result(key);
+            }
+        });
         self.changed();
     }
 
     /// Makes every matching result stale (shown, but refetched on next use).
     pub fn expire_all(&self, predicate: impl Fn(&str) -> bool) {
-        {
-            let mut guard = self.inner.base.borrow_mut();
-            let base = &mut *guard;
+        self.write_base(|base| {
             base.version += 1;
             for (key, result) in base.results.iter_mut() {
                 if predicate(key) {
@@ -522,7 +516,7 @@ impl Controller {
                     }
                 }
             }
-        }
+        });
         self.changed();
     }
 
@@ -553,8 +547,7 @@ impl Controller {
         let now = self.now();
         let meta = WriteMeta::at(now, endpoint.policy().data_expiry_ms);
         let schema = endpoint.schema();
-        write(&mut self.inner.base.borrow_mut(), &key, schema.as_ref(), value, args, meta)
-            .map_err(FetchError::Normalize)?;
+        self.write_base(|base| write(base, &key, schema.as_ref(), value, args, meta)).map_err(FetchError::Normalize)?;
         self.inner.schemas.borrow_mut().insert(key, schema);
         self.changed();
         Ok(())
@@ -565,7 +558,7 @@ impl Controller {
         if let Ok(key) = endpoint.key(args) {
             let now = self.now();
             let expires = now.saturating_add(endpoint.policy().error_expiry_ms);
-            self.inner.base.borrow_mut().set_error(&key, error.to_string(), now, expires);
+            self.write_base(|base| base.set_error(&key, error.to_string(), now, expires));
             self.changed();
         }
     }
@@ -576,7 +569,7 @@ impl Controller {
     /// When the value does not normalize (the store is unchanged).
     pub fn set(&self, schema: &Schema, value: Value) -> Result<(), NormalizeError> {
         let meta = WriteMeta::at(self.now(), Policy::default().data_expiry_ms);
-        self.inner.base.borrow_mut().write_entities(schema, value, &Value::Null, meta)?;
+        self.write_base(|base| base.write_entities(schema, value, &Value::Null, meta))?;
         self.changed();
         Ok(())
     }

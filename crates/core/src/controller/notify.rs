@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use super::listeners::Topics;
 use super::{write, Controller};
-use crate::store::WriteMeta;
+use crate::store::{State, WriteMeta};
 
 impl Controller {
     /// Calls `listener` after every change to the store; returns an id for
@@ -102,36 +102,33 @@ impl Controller {
         }
     }
 
-    /// Recomputes what readers see and wakes the listeners of what changed.
-    pub(super) fn changed(&self) {
-        let mut changes = self.inner.base.borrow_mut().take_changes();
-        let layers = self.inner.layers.borrow();
-        // Layers come and go as a whole: whoever read through them is woken.
-        let layered = !layers.is_empty() || self.inner.had_layers.get();
-        self.inner.had_layers.set(!layers.is_empty());
-        if layered {
-            changes.everything = true;
-            // A layer may go with no base write: the version must still move on
-            // (memoized reads check it first). And a row index a layer used may
-            // now hold another entity: memoized reads compare versions only.
-            self.inner.base.borrow_mut().version += 1;
+    /// Runs `write` on the fetched data alone: takes the optimistic layers back
+    /// (the store records what they replaced), writes, and puts the current
+    /// layers on again, recording anew. Layers and writes cost what they touch;
+    /// the store is never copied, and readers of what a layer touched are woken
+    /// through the change log like any others.
+    pub(super) fn write_base<R>(&self, write_fn: impl FnOnce(&mut State) -> R) -> R {
+        let mut base = self.inner.base.borrow_mut();
+        if base.undo() {
+            // Rows a layer appended are gone: their indices may hold other rows
+            // later, and memoized reads must not compare those rows' fields.
             self.inner.memo.borrow_mut().forget_fields();
         }
-        let visible = if layers.is_empty() {
-            None
-        } else {
-            let mut state = self.inner.base.borrow().clone();
+        let out = write_fn(&mut base);
+        let layers = self.inner.layers.borrow();
+        if !layers.is_empty() {
+            base.record_undo();
             for layer in layers.iter() {
                 let meta = WriteMeta { fetched_at: layer.fetched_at, date: layer.fetched_at, expires_at: u64::MAX };
-                let _ = write(&mut state, &layer.key, layer.schema.as_ref(), layer.value.clone(), &layer.args, meta);
+                let _ = write(&mut base, &layer.key, layer.schema.as_ref(), layer.value.clone(), &layer.args, meta);
             }
-            // Versions must never repeat between what readers saw and later base
-            // writes (memoized reads compare them): the base counts on from here.
-            self.inner.base.borrow_mut().version = state.version;
-            Some(state)
-        };
-        drop(layers);
-        *self.inner.visible.borrow_mut() = visible;
+        }
+        out
+    }
+
+    /// Wakes the listeners of what changed.
+    pub(super) fn changed(&self) {
+        let changes = self.inner.base.borrow_mut().take_changes();
         let wake = self.inner.listeners.borrow().to_wake(&changes);
         for id in wake {
             // A listener woken earlier may have unmounted this one: `run_listener` skips it.

@@ -92,7 +92,12 @@ impl State {
 
     /// Applies `edit(args, items)` to every stored list; lists it changes get a new version.
     fn edit_lists(&mut self, c: &Collection, mut edit: impl FnMut(&Object, &mut Vec<Value>) -> bool) {
+        if !self.entities.contains_key(c.name()) {
+            return;
+        }
+        self.note_table(c.def.key);
         let Some(table) = self.entities.get_mut(c.name()) else { return };
+        let mut undo = self.undo.as_deref_mut();
         let version = self.version + 1;
         let mut changed = false;
         let mut rows = Vec::new();
@@ -104,6 +109,7 @@ impl State {
                 let mut updated = object.clone();
                 updated.insert("items".to_owned(), Value::Array(items));
                 let fields = fields_changed(Some(object), Some(&updated));
+                Self::note_row(undo.as_deref_mut(), c.def.key, index, Some(row));
                 row.value = Some(Arc::new(updated));
                 row.version = version;
                 changed = true;

@@ -3,6 +3,7 @@
 mod changes;
 mod collection_ops;
 mod state;
+mod undo;
 mod write;
 
 pub use changes::{fields_changed, Changes, LAYOUT};

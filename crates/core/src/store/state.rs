@@ -125,6 +125,9 @@ pub struct State {
     /// What changed since the controller last looked (only when tracking).
     #[serde(skip)]
     pub(crate) changes: Option<Box<super::Changes>>,
+    /// What writes replaced since [`State::record_undo`] (only when recording).
+    #[serde(skip)]
+    pub(crate) undo: Option<Box<super::undo::UndoLog>>,
 }
 
 impl State {

@@ -6,7 +6,10 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::changes::{fields_changed, Changes};
-use super::state::{EntityMeta, EntityTable, ErrorEntry, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta};
+use super::state::{
+    EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta,
+};
+use super::undo::UndoLog;
 use crate::error::NormalizeError;
 use crate::normalize::{join_path, Normalizer, Staged};
 use crate::schema::{Collection, Object, Schema};
@@ -49,6 +52,7 @@ impl State {
     /// stored one was fetched later; an equal value keeps its identity. Clears the
     /// key's error.
     fn store_result(&mut self, key: &str, value: Value, meta: WriteMeta) {
+        self.note_key(key, true, true);
         let version = self.version;
         let result_meta = ResultMeta {
             fetched_at: meta.fetched_at,
@@ -85,12 +89,16 @@ impl State {
     /// Records an error for endpoint `key`; the data already stored stays.
     pub fn set_error(&mut self, key: &str, message: impl Into<String>, date: u64, expires_at: u64) {
         self.version += 1;
+        self.note_key(key, false, true);
         self.errors.insert(key.to_owned(), ErrorEntry { message: message.into(), date, expires_at });
         self.touch_key(key);
     }
 
     /// Marks the result of `key` invalid: a read must fetch before using it.
     pub fn invalidate_result(&mut self, key: &str) {
+        if self.results.contains_key(key) {
+            self.note_key(key, true, false);
+        }
         if let Some(entry) = self.results.get_mut(key) {
             entry.meta.invalidated = true;
             self.version += 1;
@@ -176,20 +184,29 @@ impl State {
             }
         }
         for (key, group) in groups {
-            let table = self.table_mut(key);
+            self.note_table(key);
+            let table = table_mut(&mut self.entities, key);
             // A response of many new entities grows the table once.
             table.rows.reserve(group.iter().filter(|w| w.new).count());
             for write in group {
-                Self::apply(table, write, plan.meta, version, log.as_deref_mut());
+                Self::apply(table, write, plan.meta, version, log.as_deref_mut(), self.undo.as_deref_mut());
             }
         }
         for (key, pk) in plan.deletes {
-            let table = self.table_mut(key);
+            self.note_table(key);
+            let table = table_mut(&mut self.entities, key);
             let tombstone = StoredEntity { value: None, meta: plan.meta, version };
+            let undo = self.undo.as_deref_mut();
             let (index, was_alive) = match table.rows.get_full_mut(&pk) {
                 Some((_, _, row)) if row.meta.fetched_at > plan.meta.fetched_at => continue,
-                Some((index, _, row)) => (index, std::mem::replace(row, tombstone).value.is_some()),
-                None => (table.rows.insert_full(pk, tombstone).0, false),
+                Some((index, _, row)) => {
+                    Self::note_row(undo, key, index, Some(row));
+                    (index, std::mem::replace(row, tombstone).value.is_some())
+                }
+                None => {
+                    Self::note_row(undo, key, table.rows.len(), None);
+                    (table.rows.insert_full(pk, tombstone).0, false)
+                }
             };
             table.version = version;
             if let Some(log) = log.as_mut() {
@@ -209,9 +226,23 @@ impl State {
 
 impl State {
     /// Applies one planned write to its table, logging what changed.
-    fn apply(table: &mut EntityTable, write: Write, meta: EntityMeta, version: u64, log: Option<&mut Changes>) {
+    fn apply(
+        table: &mut EntityTable,
+        write: Write,
+        meta: EntityMeta,
+        version: u64,
+        log: Option<&mut Changes>,
+        undo: Option<&mut UndoLog>,
+    ) {
         let entry = table.rows.entry(write.pk);
         let index = entry.index();
+        if undo.is_some() {
+            let prior = match &entry {
+                indexmap::map::Entry::Occupied(row) => Some(row.get()),
+                indexmap::map::Entry::Vacant(_) => None,
+            };
+            Self::note_row(undo, write.key, index, prior);
+        }
         let row = entry.or_insert(StoredEntity { value: None, meta, version });
         if write.newer {
             row.meta = meta;
@@ -228,11 +259,11 @@ impl State {
             }
         }
     }
+}
 
-    /// The table of `key`, created when missing (the key is allocated only then).
-    fn table_mut(&mut self, key: &str) -> &mut EntityTable {
-        self.entities.entry_ref(key).or_default()
-    }
+/// The table of `key`, created when missing (the key is allocated only then).
+fn table_mut<'a>(entities: &'a mut FastMap<String, EntityTable>, key: &str) -> &'a mut EntityTable {
+    entities.entry_ref(key).or_default()
 }
 
 /// Whether every field of `incoming` is in `existing` with the same value (the

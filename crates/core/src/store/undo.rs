@@ -1,0 +1,165 @@
+//! Taking writes back: while recording, every write notes what it replaced, so
+//! [`State::undo`] can restore the store exactly as it was. The controller shows
+//! optimistic layers this way: it writes them over the store itself and takes
+//! them back before each real write (and puts them on again after), so a layer
+//! costs what it touched, not a copy of the whole store.
+
+use super::changes::fields_changed;
+use super::state::{ErrorEntry, ResultEntry, State, StoredEntity};
+
+/// What one write replaced, in the order the writes happened.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct UndoLog {
+    steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone)]
+enum Step {
+    /// A row of table `table` at `index` was replaced (`Some`) or appended (`None`).
+    Row {
+        table: &'static str,
+        index: usize,
+        prior: Option<StoredEntity>,
+    },
+    /// The version of table `table` before a write, or `None` when the write created it.
+    Table {
+        table: &'static str,
+        prior: Option<u64>,
+    },
+    Result {
+        key: String,
+        prior: Option<ResultEntry>,
+    },
+    Error {
+        key: String,
+        prior: Option<ErrorEntry>,
+    },
+}
+
+impl State {
+    /// Starts recording what writes replace, for [`State::undo`].
+    ///
+    /// ```
+    /// # use rdc_core::{Entity, State, WriteMeta};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// let mut state = State::default();
+    /// state.write_entities(&User::schema(), serde_json::json!({"id": "1", "name": "Ada"}), &serde_json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
+    /// state.record_undo();
+    /// state.write_entities(&User::schema(), serde_json::json!({"id": "1", "name": "Ada L."}), &serde_json::Value::Null, WriteMeta::at(1, 1000)).unwrap();
+    /// state.write_entities(&User::schema(), serde_json::json!({"id": "2", "name": "Bob"}), &serde_json::Value::Null, WriteMeta::at(1, 1000)).unwrap();
+    /// state.undo();
+    /// assert_eq!(state.entity("User", "1").unwrap().value.as_ref().unwrap()["name"], "Ada");
+    /// assert!(state.entity("User", "2").is_none());
+    /// ```
+    pub fn record_undo(&mut self) {
+        self.undo.get_or_insert_with(Box::default);
+    }
+
+    /// Whether writes are being recorded for [`State::undo`].
+    pub fn is_recording_undo(&self) -> bool {
+        self.undo.is_some()
+    }
+
+    /// Restores every row, table, result and error the writes since
+    /// [`State::record_undo`] replaced, stops recording, and logs the restored
+    /// rows and keys as changes. The store version still moves on (a memoized
+    /// read compares it first). Returns whether rows the writes had appended were
+    /// removed: their indices may then hold other rows later.
+    pub fn undo(&mut self) -> bool {
+        let Some(log) = self.undo.take() else { return false };
+        if log.steps.is_empty() {
+            return false;
+        }
+        self.version += 1;
+        let mut changes = self.changes.take();
+        let mut popped = false;
+        for step in log.steps.into_iter().rev() {
+            match step {
+                Step::Row { table, index, prior } => {
+                    let Some(rows) = self.entities.get_mut(table).map(|t| &mut t.rows) else { continue };
+                    let (old, new) = match prior {
+                        Some(prior) => match rows.get_index_mut(index) {
+                            Some((_, row)) => (std::mem::replace(row, prior).value, row.value.clone()),
+                            None => continue,
+                        },
+                        None => {
+                            debug_assert_eq!(index + 1, rows.len(), "appended rows are taken back last first");
+                            popped = true;
+                            (rows.pop().and_then(|(_, row)| row.value), None)
+                        }
+                    };
+                    if let Some(log) = changes.as_mut() {
+                        if old.is_some() != new.is_some() {
+                            log.alive.push((table, index));
+                        }
+                        let mask = fields_changed(old.as_deref(), new.as_deref());
+                        if mask != 0 || old.is_none() != new.is_none() {
+                            log.rows.push((table, index, mask));
+                        }
+                    }
+                }
+                Step::Table { table, prior: Some(version) } => {
+                    if let Some(t) = self.entities.get_mut(table) {
+                        t.version = version;
+                    }
+                }
+                Step::Table { table, prior: None } => {
+                    self.entities.remove(table);
+                }
+                Step::Result { key, prior } => {
+                    match prior {
+                        Some(prior) => self.results.insert(key.clone(), prior),
+                        None => self.results.remove(&key),
+                    };
+                    if let Some(log) = changes.as_mut() {
+                        log.keys.push(key);
+                    }
+                }
+                Step::Error { key, prior } => {
+                    match prior {
+                        Some(prior) => self.errors.insert(key.clone(), prior),
+                        None => self.errors.remove(&key),
+                    };
+                    if let Some(log) = changes.as_mut() {
+                        log.keys.push(key);
+                    }
+                }
+            }
+        }
+        self.changes = changes;
+        popped
+    }
+
+    /// Notes, when recording, that row `index` of `table` is about to be
+    /// replaced (`prior`) or appended (`None`).
+    pub(super) fn note_row(
+        undo: Option<&mut UndoLog>,
+        table: &'static str,
+        index: usize,
+        prior: Option<&StoredEntity>,
+    ) {
+        if let Some(undo) = undo {
+            undo.steps.push(Step::Row { table, index, prior: prior.cloned() });
+        }
+    }
+
+    /// Notes, when recording, the version of `table` (or its absence) before a write.
+    pub(super) fn note_table(&mut self, table: &'static str) {
+        if let Some(undo) = self.undo.as_mut() {
+            let prior = self.entities.get(table).map(|t| t.version);
+            undo.steps.push(Step::Table { table, prior });
+        }
+    }
+
+    /// Notes, when recording, the result and error of `key` before a write.
+    pub(super) fn note_key(&mut self, key: &str, result: bool, error: bool) {
+        if let Some(undo) = self.undo.as_mut() {
+            if result {
+                undo.steps.push(Step::Result { key: key.to_owned(), prior: self.results.get(key).cloned() });
+            }
+            if error {
+                undo.steps.push(Step::Error { key: key.to_owned(), prior: self.errors.get(key).cloned() });
+            }
+        }
+    }
+}
