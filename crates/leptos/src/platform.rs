@@ -44,7 +44,6 @@ impl Timers for Browser {
 #[cfg(target_arch = "wasm32")]
 mod timeouts {
     use std::cell::{Cell, RefCell};
-    use std::collections::HashMap;
     use std::rc::Rc;
 
     use wasm_bindgen::closure::Closure;
@@ -52,7 +51,7 @@ mod timeouts {
 
     thread_local! {
         /// Timeouts not yet fired, by handle.
-        static PENDING: RefCell<HashMap<i32, Closure<dyn FnMut()>>> = RefCell::default();
+        static PENDING: RefCell<rdc_core::FastMap<i32, Closure<dyn FnMut()>>> = RefCell::default();
         /// Closures of fired timeouts: dropped later, never while one runs.
         static FIRED: RefCell<Vec<Closure<dyn FnMut()>>> = RefCell::default();
         static RUNNING: Cell<bool> = const { Cell::new(false) };

@@ -1,8 +1,6 @@
 //! Garbage collection: results no mounted reader uses and that are past expiry
 //! are dropped, then entities no remaining result reaches and that are expired.
 
-use std::collections::HashSet;
-
 use serde_json::Value;
 
 use super::Controller;
@@ -36,9 +34,11 @@ impl Controller {
     pub fn sweep(&self) -> (usize, usize) {
         let now = self.now();
         let retained = self.inner.retained.borrow().clone();
-        let inflight: HashSet<String> = self.inner.inflight.borrow().keys().cloned().collect();
         let schemas = self.inner.schemas.borrow().clone();
-        let (drop_keys, removed) = self.write_base(|base| sweep_base(base, now, &retained, &inflight, &schemas));
+        let (drop_keys, removed) = self.write_base(|base| {
+            let inflight = self.inner.inflight.borrow();
+            sweep_base(base, now, &retained, &|key| inflight.contains_key(key), &schemas)
+        });
         if removed > 0 || !drop_keys.is_empty() {
             for key in &drop_keys {
                 self.inner.schemas.borrow_mut().remove(key);
@@ -58,14 +58,14 @@ fn sweep_base(
     base: &mut State,
     now: u64,
     retained: &crate::store::FastMap<String, usize>,
-    inflight: &HashSet<String>,
+    inflight: &dyn Fn(&str) -> bool,
     schemas: &crate::store::FastMap<String, Option<Schema>>,
 ) -> (Vec<String>, usize) {
     let drop_keys: Vec<String> = base
         .results
         .iter()
         .filter(|(k, r)| {
-            !retained.contains_key(*k) && !inflight.contains(*k) && (r.meta.invalidated || now >= r.meta.expires_at)
+            !retained.contains_key(*k) && !inflight(k) && (r.meta.invalidated || now >= r.meta.expires_at)
         })
         .map(|(k, _)| k.clone())
         .collect();

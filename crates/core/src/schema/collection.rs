@@ -1,7 +1,6 @@
 //! `Collection`: lists keyed by the arguments that fetched them, which writes can
 //! grow (`push`, `unshift`) or shrink (`remove`) without refetching.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
@@ -70,7 +69,7 @@ impl Collection {
 /// The (one per name) type description of a collection table: lists replace
 /// each other whole; their items are checked as the entities they are.
 fn table_def(name: &'static str) -> &'static EntityDef {
-    static DEFS: OnceLock<Mutex<HashMap<&'static str, &'static EntityDef>>> = OnceLock::new();
+    static DEFS: OnceLock<Mutex<crate::store::FastMap<&'static str, &'static EntityDef>>> = OnceLock::new();
     let defs = DEFS.get_or_init(Mutex::default);
     let mut defs = defs.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     defs.entry(name).or_insert_with(|| {
