@@ -46,6 +46,9 @@ impl Controller {
             // Row indices moved: memoized dependencies are void.
             self.inner.memo.borrow_mut().clear();
             self.changed();
+        } else if self.inner.base.borrow().changes.as_ref().is_some_and(|log| !log.is_empty()) {
+            // Nothing went, but optimistic layers were taken back and put on again.
+            self.changed();
         }
         (drop_keys.len(), removed)
     }
@@ -64,9 +67,7 @@ fn sweep_base(
     let drop_keys: Vec<String> = base
         .results
         .iter()
-        .filter(|(k, r)| {
-            !retained.contains_key(*k) && !inflight(k) && (r.meta.invalidated || now >= r.meta.expires_at)
-        })
+        .filter(|(k, r)| !retained.contains_key(*k) && !inflight(k) && (r.meta.invalidated || now >= r.meta.expires_at))
         .map(|(k, _)| k.clone())
         .collect();
     for key in &drop_keys {

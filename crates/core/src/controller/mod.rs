@@ -191,7 +191,11 @@ impl Controller {
 
     /// A copy of the store as readers see it (for inspection or saving).
     pub fn snapshot(&self) -> State {
-        self.with_state(State::clone)
+        let mut copy = self.with_state(State::clone);
+        // The copy is data only: it neither logs changes nor can take layers back.
+        copy.changes = None;
+        copy.undo = None;
+        copy
     }
 
     /// Fetches `endpoint` with `args` (and a body for mutations), stores the
@@ -495,8 +499,9 @@ impl Controller {
 
     /// Invalidates every result whose key satisfies `predicate` (e.g. a prefix).
     pub fn invalidate_all(&self, predicate: impl Fn(&str) -> bool) {
+        // The predicate may read through the controller: no write is under way yet.
+        let keys = self.result_keys_where(predicate);
         self.write_base(|base| {
-            let keys: Vec<String> = base.results.keys().filter(|k| predicate(k)).cloned().collect();
             for key in &keys {
                 base.invalidate_result(key);
             }
@@ -506,18 +511,23 @@ impl Controller {
 
     /// Makes every matching result stale (shown, but refetched on next use).
     pub fn expire_all(&self, predicate: impl Fn(&str) -> bool) {
+        let keys = self.result_keys_where(predicate);
         self.write_base(|base| {
             base.version += 1;
-            for (key, result) in base.results.iter_mut() {
-                if predicate(key) {
+            for key in keys {
+                if let Some(result) = base.results.get_mut(&key) {
                     result.meta.expires_at = 0;
-                    if let Some(log) = base.changes.as_mut() {
-                        log.keys.push(key.clone());
-                    }
+                    base.log(|log| log.keys.push(key));
                 }
             }
         });
         self.changed();
+    }
+
+    /// The endpoint keys with a stored result that satisfy `predicate`.
+    fn result_keys_where(&self, predicate: impl Fn(&str) -> bool) -> Vec<String> {
+        let keys: Vec<String> = self.with_state(|state| state.result_keys().cloned().collect());
+        keys.into_iter().filter(|key| predicate(key)).collect()
     }
 
     /// Empties the store. Requests in flight still finish, but their results are

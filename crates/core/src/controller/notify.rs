@@ -109,11 +109,8 @@ impl Controller {
     /// through the change log like any others.
     pub(super) fn write_base<R>(&self, write_fn: impl FnOnce(&mut State) -> R) -> R {
         let mut base = self.inner.base.borrow_mut();
-        if base.undo() {
-            // Rows a layer appended are gone: their indices may hold other rows
-            // later, and memoized reads must not compare those rows' fields.
-            self.inner.memo.borrow_mut().forget_fields();
-        }
+        let since = base.logged_rows();
+        let taken = base.take_back();
         let out = write_fn(&mut base);
         let layers = self.inner.layers.borrow();
         if !layers.is_empty() {
@@ -122,6 +119,14 @@ impl Controller {
                 let meta = WriteMeta { fetched_at: layer.fetched_at, date: layer.fetched_at, expires_at: u64::MAX };
                 let _ = write(&mut base, &layer.key, layer.schema.as_ref(), layer.value.clone(), &layer.args, meta);
             }
+        }
+        // Rows the layers touched that read as before are left as they were (same
+        // object, version, no change logged): a write wakes only readers of what
+        // it changed, layers or not.
+        if base.keep_unchanged(taken, since) {
+            // An index a layer's row had now holds another row (or none): memoized
+            // reads must not compare that row's fields with the old one's.
+            self.inner.memo.borrow_mut().forget_fields();
         }
         out
     }

@@ -7,6 +7,16 @@
 use super::changes::fields_changed;
 use super::state::{ErrorEntry, ResultEntry, State, StoredEntity};
 
+/// A row [`State::take_back`] restored, as it was before.
+pub(crate) struct TakenRow {
+    table: &'static str,
+    index: usize,
+    pk: String,
+    row: StoredEntity,
+    /// Whether a recorded write had appended it (taking it back removed it).
+    appended: bool,
+}
+
 /// What one write replaced, in the order the writes happened.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct UndoLog {
@@ -66,17 +76,37 @@ impl State {
     /// read compares it first). Returns whether rows the writes had appended were
     /// removed: their indices may then hold other rows later.
     pub fn undo(&mut self) -> bool {
-        let Some(log) = self.undo.take() else { return false };
+        let taken = self.take_back();
+        taken.iter().any(|row| row.appended)
+    }
+
+    /// [`State::undo`], returning each row it restored as it was before (what
+    /// readers saw), for [`State::keep_unchanged`].
+    pub(crate) fn take_back(&mut self) -> Vec<TakenRow> {
+        let Some(log) = self.undo.take() else { return Vec::new() };
         if log.steps.is_empty() {
-            return false;
+            return Vec::new();
         }
         self.version += 1;
         let mut changes = self.changes.take();
-        let mut popped = false;
+        let mut taken: Vec<TakenRow> = Vec::new();
         for step in log.steps.into_iter().rev() {
             match step {
                 Step::Row { table, index, prior } => {
                     let Some(rows) = self.entities.get_mut(table).map(|t| &mut t.rows) else { continue };
+                    // The first step met per row (newest first) finds it as readers saw it.
+                    if let Some((pk, row)) = rows.get_index(index) {
+                        match taken.iter_mut().find(|t| t.table == table && t.index == index) {
+                            Some(t) => t.appended |= prior.is_none(),
+                            None => taken.push(TakenRow {
+                                table,
+                                index,
+                                pk: pk.clone(),
+                                row: row.clone(),
+                                appended: prior.is_none(),
+                            }),
+                        }
+                    }
                     let (old, new) = match prior {
                         Some(prior) => match rows.get_index_mut(index) {
                             Some((_, row)) => (std::mem::replace(row, prior).value, row.value.clone()),
@@ -84,7 +114,6 @@ impl State {
                         },
                         None => {
                             debug_assert_eq!(index + 1, rows.len(), "appended rows are taken back last first");
-                            popped = true;
                             (rows.pop().and_then(|(_, row)| row.value), None)
                         }
                     };
@@ -127,7 +156,53 @@ impl State {
             }
         }
         self.changes = changes;
-        popped
+        taken
+    }
+
+    /// After rows taken back (`taken`) were written again: each row that reads
+    /// as it did before, at the same index, gets its object and version back
+    /// (so memoized reads stay identical), and the changes logged for it since
+    /// the log held `since` entries are dropped (no reader could see one).
+    /// Returns whether some index a taken row had now holds another row or none
+    /// (memoized reads must then stop trusting field comparisons).
+    pub(crate) fn keep_unchanged(&mut self, taken: Vec<TakenRow>, since: (usize, usize)) -> bool {
+        let mut moved = false;
+        let mut same: Vec<(&'static str, usize)> = Vec::new();
+        for t in taken {
+            let now = self.entities.get_mut(t.table).and_then(|table| table.rows.get_index_mut(t.index));
+            match now {
+                Some((pk, row)) if *pk == t.pk => {
+                    if row.value == t.row.value {
+                        row.value = t.row.value;
+                        row.version = t.row.version;
+                        same.push((t.table, t.index));
+                    }
+                }
+                _ => moved = true,
+            }
+        }
+        if !same.is_empty() {
+            let unchanged =
+                |table: &'static str, index: usize| same.iter().any(|&(t, i)| std::ptr::eq(t, table) && i == index);
+            if let Some(log) = self.changes.as_mut() {
+                let mut at = 0;
+                log.rows.retain(|&(table, index, _)| {
+                    at += 1;
+                    at <= since.0 || !unchanged(table, index)
+                });
+                let mut at = 0;
+                log.alive.retain(|&(table, index)| {
+                    at += 1;
+                    at <= since.1 || !unchanged(table, index)
+                });
+            }
+        }
+        moved
+    }
+
+    /// How many row and liveness changes are logged (for [`State::keep_unchanged`]).
+    pub(crate) fn logged_rows(&self) -> (usize, usize) {
+        self.changes.as_ref().map_or((0, 0), |log| (log.rows.len(), log.alive.len()))
     }
 
     /// Notes, when recording, that row `index` of `table` is about to be
