@@ -102,9 +102,10 @@ impl PathTemplate {
         let mut path = String::new();
         fill(&self.pieces, args, &mut path, true)?;
         let params = self.params();
-        let mut query: Vec<(&String, &Value)> =
-            args.iter().filter(|(k, v)| !params.contains(&k.as_str()) && !v.is_null()).collect();
-        query.sort_by(|a, b| a.0.cmp(b.0));
+        let mut keys: Vec<&String> =
+            args.iter().filter(|(k, v)| !params.contains(&k.as_str()) && !v.is_null()).map(|(k, _)| k).collect();
+        keys.sort_unstable();
+        let query: Vec<(&String, &Value)> = keys.into_iter().map(|k| (k, &args[k])).collect();
         if !query.is_empty() {
             path.push('?');
             let pairs: Vec<String> = query

@@ -9,15 +9,21 @@ use std::rc::Rc;
 use crate::read::Dep;
 use crate::store::{Changes, FastMap, LAYOUT};
 
+/// The index of a liveness topic: its row's index with this bit set.
+const ALIVE: usize = 1 << (usize::BITS - 1);
+/// The index of a whole table's topic.
+const TABLE: usize = usize::MAX;
+
 /// What one run of a tracked listener read.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Topics {
     keys: Vec<String>,
-    /// Rows, with the fields the reads looked at (a mask as
-    /// [`fields_changed`](crate::fields_changed) makes them, [`LAYOUT`] always set).
+    /// Entity topics by (type key, index), with the fields the reads looked at
+    /// (a mask as [`fields_changed`](crate::fields_changed) makes them, [`LAYOUT`]
+    /// always set): a row's content at its index, its liveness at `index | ALIVE`
+    /// and the whole table at `TABLE` (these two with every bit set). One kind
+    /// of topic keeps the index, and the code that maintains it, single.
     rows: Vec<((&'static str, usize), u64)>,
-    alive: Vec<(&'static str, usize)>,
-    tables: Vec<&'static str>,
 }
 
 impl Topics {
@@ -36,8 +42,8 @@ impl Topics {
                     let fields = if seen.is_some() { read | LAYOUT } else { u64::MAX };
                     self.rows.push(((key, index), fields));
                 }
-                Dep::Alive { key, index, .. } => self.alive.push((key, index)),
-                Dep::Table { key, .. } => self.tables.push(key),
+                Dep::Alive { key, index, .. } => self.rows.push(((key, index | ALIVE), u64::MAX)),
+                Dep::Table { key, .. } => self.rows.push(((key, TABLE), u64::MAX)),
                 Dep::Void => {}
             }
         }
@@ -56,10 +62,6 @@ impl Topics {
             }
             same
         });
-        self.alive.sort_unstable_by_key(|row| row_order(*row));
-        self.alive.dedup_by(|a, b| same_row(*a, *b));
-        self.tables.sort_unstable_by_key(|key| key.as_ptr() as usize);
-        self.tables.dedup_by(|a, b| std::ptr::eq(*a, *b));
     }
 }
 
@@ -81,9 +83,7 @@ pub(crate) struct Listeners {
     by_key: FastMap<String, Readers<()>>,
     /// Entries carry the address of the type key their topic used (a key may
     /// live at two addresses: each topic's entry is its own) and its fields.
-    by_row: FastMap<(&'static str, usize), Readers<(usize, u64)>>,
-    by_alive: FastMap<(&'static str, usize), Readers<()>>,
-    by_table: FastMap<&'static str, Readers<()>>,
+    by_topic: FastMap<(&'static str, usize), Readers<(usize, u64)>>,
 }
 
 /// The listeners indexed under one topic, and how many of those entries belong
@@ -122,13 +122,7 @@ impl Listeners {
                     mark_dead(&mut self.by_key, key.as_str(), all);
                 }
                 for (row, _) in &topics.rows {
-                    mark_dead(&mut self.by_row, row, all);
-                }
-                for row in &topics.alive {
-                    mark_dead(&mut self.by_alive, row, all);
-                }
-                for table in &topics.tables {
-                    mark_dead(&mut self.by_table, table, all);
+                    mark_dead(&mut self.by_topic, row, all);
                 }
             }
             Some(Listener { topics: None, .. }) => {
@@ -174,9 +168,7 @@ impl Listeners {
                 self.by_key.entry_ref(key.as_str()).or_default().entries.push((id, ()));
             }
         }
-        reindex(&mut self.by_row, &old.rows, &topics.rows, row_entry, id);
-        reindex(&mut self.by_alive, &old.alive, &topics.alive, |row| (row, row_order(row), ()), id);
-        reindex(&mut self.by_table, &old.tables, &topics.tables, |t| (t, (t.as_ptr() as usize, 0), ()), id);
+        reindex(&mut self.by_topic, &old.rows, &topics.rows, id);
         if let Some(listener) = self.all.get_mut(&id) {
             listener.topics = Some((recorded, topics));
         }
@@ -197,18 +189,21 @@ impl Listeners {
             ids.extend(ids_of(self.by_key.get(key.as_str())));
         }
         let mut tables: Vec<&'static str> = Vec::new();
-        for &(table, index, changed) in &changes.rows {
-            let readers = self.by_row.get(&(table, index)).into_iter().flat_map(|r| &r.entries);
+        let mut wake = |topic: (&'static str, usize), changed: u64| {
+            let readers = self.by_topic.get(&topic).into_iter().flat_map(|r| &r.entries);
             ids.extend(readers.filter(|(_, (_, fields))| fields & changed != 0).map(|(id, _)| *id));
+        };
+        for &(table, index, changed) in &changes.rows {
+            wake((table, index), changed);
             if !tables.contains(&table) {
                 tables.push(table);
             }
         }
-        for row in &changes.alive {
-            ids.extend(ids_of(self.by_alive.get(row)));
+        for &(table, index) in &changes.alive {
+            wake((table, index | ALIVE), u64::MAX);
         }
         for table in tables {
-            ids.extend(ids_of(self.by_table.get(table)));
+            wake((table, TABLE), u64::MAX);
         }
         ids.sort_unstable();
         ids.dedup();
@@ -239,11 +234,6 @@ fn mark_dead<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::bo
     }
 }
 
-/// A row topic as indexed: its row, its order, and its index entry (the key's
-/// address and the fields read).
-fn row_entry((row, fields): ((&'static str, usize), u64)) -> ((&'static str, usize), (usize, usize), (usize, u64)) {
-    (row, row_order(row), (row.0.as_ptr() as usize, fields))
-}
 
 /// The order topics are kept in: by the address of the table key, then index.
 fn row_order((key, index): (&'static str, usize)) -> (usize, usize) {
@@ -255,16 +245,17 @@ fn same_row(a: (&'static str, usize), b: (&'static str, usize)) -> bool {
 }
 
 /// Moves listener `id` in `map` from the entries of `old` to those of `new`,
-/// both sorted by the order `split` gives (with each entry's key and what is
-/// indexed with the id), touching only the keys that differ.
-fn reindex<T: Copy, K: Copy + std::hash::Hash + Eq, M: Copy + Topic>(
-    map: &mut FastMap<K, Readers<M>>,
-    old: &[T],
-    new: &[T],
-    split: impl Fn(T) -> (K, (usize, usize), M),
+/// both sorted by `row_order`, touching only the topics that differ.
+fn reindex(
+    map: &mut FastMap<(&'static str, usize), Readers<(usize, u64)>>,
+    old: &[((&'static str, usize), u64)],
+    new: &[((&'static str, usize), u64)],
     id: u64,
 ) {
-    let (mut old, mut new) = (old.iter().map(|t| split(*t)).peekable(), new.iter().map(|t| split(*t)).peekable());
+    // A topic as indexed: its row, its order, and its index entry (the key's
+    // address and the fields read).
+    let split = |&(row, fields): &((&'static str, usize), u64)| (row, row_order(row), (row.0.as_ptr() as usize, fields));
+    let (mut old, mut new) = (old.iter().map(split).peekable(), new.iter().map(split).peekable());
     loop {
         let step = match (old.peek(), new.peek()) {
             (Some(a), Some(b)) => a.1.cmp(&b.1),
@@ -370,7 +361,7 @@ mod tests {
         assert!(listeners.to_wake(&row_change(0b10)).is_empty());
         // Gone, and the only reader of the row: its topic goes at once.
         listeners.remove(1);
-        assert!(listeners.by_row.is_empty());
+        assert!(listeners.by_topic.is_empty());
     }
 
     /// Many readers of one row going at once cost each a count, not a search
@@ -378,7 +369,7 @@ mod tests {
     #[test]
     fn removed_listeners_are_compacted_out_of_the_index() {
         let mut listeners = Listeners::default();
-        let entries = |l: &Listeners| l.by_row.get(&("Note", 1)).map_or(0, |r| r.entries.len());
+        let entries = |l: &Listeners| l.by_topic.get(&("Note", 1)).map_or(0, |r| r.entries.len());
         for id in 0..1000 {
             listeners.add(id, Rc::new(|| {}), true);
             listeners.set_topics(id, topics(vec![(("Note", 1), 0b1 | LAYOUT)]));
@@ -399,7 +390,7 @@ mod tests {
         }
         // Every reader of the row gone: the row leaves the index; the other stays.
         assert_eq!(entries(&listeners), 0);
-        assert_eq!(listeners.by_row.len(), 1);
+        assert_eq!(listeners.by_topic.len(), 1);
     }
 
     /// Broad listeners hear every change, without a write walking the others.

@@ -93,9 +93,14 @@ pub(crate) fn args_key(args: &Value) -> String {
     fn canonical(value: &Value) -> Value {
         match value {
             Value::Object(map) => {
-                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-                entries.sort_by(|a, b| a.0.cmp(b.0));
-                Value::Object(entries.into_iter().map(|(k, v)| (k.clone(), canonical(v))).collect::<Object>())
+                // Sorted by hand: an app may build serde_json with `preserve_order`.
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort_unstable();
+                let mut sorted = Object::new();
+                for key in keys {
+                    sorted.insert(key.clone(), canonical(&map[key]));
+                }
+                Value::Object(sorted)
             }
             Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
             other => other.clone(),
