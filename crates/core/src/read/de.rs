@@ -151,7 +151,7 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
             Shape::Tagged(entity) => visitor.visit_map(OneEntry(Some(entity))),
             Shape::List(list) => visitor.visit_seq(list),
             Shape::Map(members) => visitor.visit_map(members),
-            Shape::Plain(value) => value.deserialize_any(visitor),
+            Shape::Plain(value) => super::path::visit_plain(value, &ctx.path, visitor),
             Shape::Lazy => {
                 let resolved = schema.resolved().into_owned();
                 ValueDe { value, schema: &resolved, ctx, revisit, token: 0 }.deserialize_any(visitor)

@@ -103,6 +103,20 @@ pub fn deserialize_at<'a, T: serde::Deserialize<'a>>(value: &'a Value) -> Result
         .map_err(|err| FieldError { path: path.render(), message: err.to_string() })
 }
 
+/// Visits plain JSON: maps and lists through this module's accessors (which
+/// record paths), scalars straight. serde_json's own `&Value` deserializer is
+/// never instantiated for the visitor (in wasm, each instance per type read costs).
+pub(crate) fn visit_plain<'a, V: Visitor<'a>>(value: &'a Value, path: &ErrorPath<'a>, visitor: V) -> Result<V::Value, Error> {
+    match value {
+        Value::Null => visitor.visit_unit(),
+        Value::Bool(b) => visitor.visit_bool(*b),
+        Value::Number(n) => n.deserialize_any(visitor),
+        Value::String(s) => visitor.visit_borrowed_str(s),
+        Value::Array(items) => visitor.visit_seq(PlainSeq { iter: items.iter().enumerate(), path }),
+        Value::Object(map) => visitor.visit_map(PlainMap { iter: map.iter(), pending: None, path }),
+    }
+}
+
 /// A plain JSON value (no schema), recording error paths.
 pub(crate) struct PlainDe<'a, 'p> {
     pub value: &'a Value,
@@ -115,11 +129,7 @@ impl<'a> Deserializer<'a> for PlainDe<'a, '_> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.value {
-            Value::Object(map) => visitor.visit_map(PlainMap { iter: map.iter(), pending: None, path: self.path }),
-            Value::Array(items) => visitor.visit_seq(PlainSeq { iter: items.iter().enumerate(), path: self.path }),
-            other => other.deserialize_any(visitor),
-        }
+        visit_plain(self.value, self.path, visitor)
     }
 
     fn deserialize_option<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
