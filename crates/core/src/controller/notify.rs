@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use super::listeners::Topics;
 use super::{write, Controller};
-use crate::store::{State, WriteMeta};
+use crate::store::{State, TakenRow, WriteMeta};
 
 impl Controller {
     /// Calls `listener` after every change to the store; returns an id for
@@ -108,10 +108,22 @@ impl Controller {
     /// the store is never copied, and readers of what a layer touched are woken
     /// through the change log like any others.
     pub(super) fn write_base<R>(&self, write_fn: impl FnOnce(&mut State) -> R) -> R {
+        let taken = self.take_layers_back();
+        let out = write_fn(&mut self.inner.base.borrow_mut());
+        self.put_layers_on(taken);
+        out
+    }
+
+    /// The first half of `write_base` (not generic: one copy in the binary).
+    fn take_layers_back(&self) -> (Vec<TakenRow>, (usize, usize)) {
         let mut base = self.inner.base.borrow_mut();
         let since = base.logged_rows();
-        let taken = base.take_back();
-        let out = write_fn(&mut base);
+        (base.take_back(), since)
+    }
+
+    /// The second half of `write_base`.
+    fn put_layers_on(&self, (taken, since): (Vec<TakenRow>, (usize, usize))) {
+        let mut base = self.inner.base.borrow_mut();
         let layers = self.inner.layers.borrow();
         if !layers.is_empty() {
             base.record_undo();
@@ -128,7 +140,6 @@ impl Controller {
             // reads must not compare that row's fields with the old one's.
             self.inner.memo.borrow_mut().forget_fields();
         }
-        out
     }
 
     /// Wakes the listeners of what changed.
