@@ -234,7 +234,6 @@ fn mark_dead<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::bo
     }
 }
 
-
 /// The order topics are kept in: by the address of the table key, then index.
 fn row_order((key, index): (&'static str, usize)) -> (usize, usize) {
     (key.as_ptr() as usize, index)
@@ -254,7 +253,8 @@ fn reindex(
 ) {
     // A topic as indexed: its row, its order, and its index entry (the key's
     // address and the fields read).
-    let split = |&(row, fields): &((&'static str, usize), u64)| (row, row_order(row), (row.0.as_ptr() as usize, fields));
+    let split =
+        |&(row, fields): &((&'static str, usize), u64)| (row, row_order(row), (row.0.as_ptr() as usize, fields));
     let (mut old, mut new) = (old.iter().map(split).peekable(), new.iter().map(split).peekable());
     loop {
         let step = match (old.peek(), new.peek()) {

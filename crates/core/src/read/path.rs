@@ -106,7 +106,11 @@ pub fn deserialize_at<'a, T: serde::Deserialize<'a>>(value: &'a Value) -> Result
 /// Visits plain JSON: maps and lists through this module's accessors (which
 /// record paths), scalars straight. serde_json's own `&Value` deserializer is
 /// never instantiated for the visitor (in wasm, each instance per type read costs).
-pub(crate) fn visit_plain<'a, V: Visitor<'a>>(value: &'a Value, path: &ErrorPath<'a>, visitor: V) -> Result<V::Value, Error> {
+pub(crate) fn visit_plain<'a, V: Visitor<'a>>(
+    value: &'a Value,
+    path: &ErrorPath<'a>,
+    visitor: V,
+) -> Result<V::Value, Error> {
     match value {
         Value::Null => visitor.visit_unit(),
         Value::Bool(b) => visitor.visit_bool(*b),

@@ -7,7 +7,7 @@ mod undo;
 mod write;
 
 pub use changes::{fields_changed, Changes, LAYOUT};
-pub(crate) use undo::TakenRow;
 pub use state::{
     EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta,
 };
+pub(crate) use undo::TakenRow;
