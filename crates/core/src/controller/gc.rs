@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::keys::{self, Keys};
 use super::Controller;
 use crate::schema::{pk_string_ref, All, Schema};
 use crate::store::State;
@@ -10,39 +11,37 @@ use crate::store::State;
 impl Controller {
     /// Marks `key` as used by a mounted reader (GC keeps it).
     pub fn retain(&self, key: &str) {
-        *self.inner.retained.borrow_mut().entry(key.to_owned()).or_insert(0) += 1;
+        keys::entry(&mut self.inner.keys.borrow_mut(), key).retained += 1;
     }
 
     /// Releases one [`Controller::retain`].
     pub fn release(&self, key: &str) {
-        let mut retained = self.inner.retained.borrow_mut();
-        if let Some(count) = retained.get_mut(key) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                retained.remove(key);
-            }
+        let mut keys = self.inner.keys.borrow_mut();
+        if let Some(state) = keys.get_mut(key) {
+            state.retained = state.retained.saturating_sub(1);
+            keys::tidy(&mut keys, key);
         }
     }
 
     /// Number of keys retained by readers (for leak checks).
     pub fn retained_count(&self) -> usize {
-        self.inner.retained.borrow().len()
+        keys::count(&self.inner.keys.borrow(), |k| k.retained > 0)
     }
 
     /// Drops unused, expired results and the expired entities nothing reaches.
     /// Returns how many results and entities were removed.
     pub fn sweep(&self) -> (usize, usize) {
         let now = self.now();
-        let retained = self.inner.retained.borrow().clone();
-        let schemas = self.inner.schemas.borrow().clone();
-        let (drop_keys, removed) = self.write_base(|base| {
-            let inflight = self.inner.inflight.borrow();
-            sweep_base(base, now, &retained, &|key| inflight.contains_key(key), &schemas)
-        });
+        let (drop_keys, removed) = self.write_base(|base| sweep_base(base, now, &self.inner.keys.borrow()));
         if removed > 0 || !drop_keys.is_empty() {
+            let mut keys = self.inner.keys.borrow_mut();
             for key in &drop_keys {
-                self.inner.schemas.borrow_mut().remove(key);
+                if let Some(state) = keys.get_mut(key) {
+                    state.schema = None;
+                    keys::tidy(&mut keys, key);
+                }
             }
+            drop(keys);
             // Row indices moved: memoized dependencies are void.
             self.inner.memo.borrow_mut().clear();
             self.changed();
@@ -57,17 +56,12 @@ impl Controller {
 /// Drops from `base` the results no reader retains or awaits that are past
 /// expiry, expired errors, and expired entities no remaining result reaches.
 /// Returns the dropped result keys and how many entities went.
-fn sweep_base(
-    base: &mut State,
-    now: u64,
-    retained: &crate::store::FastMap<String, usize>,
-    inflight: &dyn Fn(&str) -> bool,
-    schemas: &crate::store::FastMap<String, Option<Schema>>,
-) -> (Vec<String>, usize) {
+fn sweep_base(base: &mut State, now: u64, keys: &Keys) -> (Vec<String>, usize) {
+    let in_use = |key: &str| keys.get(key).is_some_and(|k| k.retained > 0 || k.inflight.is_some());
     let drop_keys: Vec<String> = base
         .results
         .iter()
-        .filter(|(k, r)| !retained.contains_key(*k) && !inflight(k) && (r.meta.invalidated || now >= r.meta.expires_at))
+        .filter(|(k, r)| !in_use(k) && (r.meta.invalidated || now >= r.meta.expires_at))
         .map(|(k, _)| k.clone())
         .collect();
     for key in &drop_keys {
@@ -77,7 +71,7 @@ fn sweep_base(
     base.errors.retain(|_, e| now < e.expires_at);
     let mut reached = Reached::default();
     for (key, result) in &base.results {
-        if let Some(Some(schema)) = schemas.get(key) {
+        if let Some(Some(schema)) = keys.get(key).and_then(|k| k.schema.as_ref()) {
             mark(base, schema, &result.value, &mut reached);
         }
     }

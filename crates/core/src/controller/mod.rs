@@ -7,6 +7,7 @@ mod clock;
 mod endpoint;
 mod expiry;
 mod gc;
+mod keys;
 mod listeners;
 mod notify;
 mod poll;
@@ -30,7 +31,7 @@ pub use spawn::{LocalTasks, Spawn};
 use crate::error::{NormalizeError, ReadError};
 use crate::read::MemoCache;
 use crate::schema::Schema;
-use crate::store::{ErrorEntry, FastMap, State, WriteMeta};
+use crate::store::{ErrorEntry, State, WriteMeta};
 use listeners::{Listeners, Topics};
 use shared::{Shared, Wait};
 
@@ -90,17 +91,13 @@ struct Inner {
     clock: Rc<dyn Clock>,
     timers: Rc<dyn Timers>,
     spawner: Rc<dyn Spawn>,
-    inflight: RefCell<FastMap<String, Rc<Shared>>>,
     epoch: Cell<u64>,
     next_id: Cell<u64>,
     listeners: RefCell<Listeners>,
     /// What the tracked listener running now has read so far.
     tracking: RefCell<Option<Topics>>,
-    polls: RefCell<FastMap<String, poll::PollState>>,
-    retained: RefCell<FastMap<String, usize>>,
-    schemas: RefCell<FastMap<String, Option<Schema>>>,
-    /// The typed error of each key's last failed fetch (the store keeps its text).
-    typed_errors: RefCell<FastMap<String, Rc<dyn std::any::Any>>>,
+    /// Per endpoint key: request in flight, retainers, schema, poll, typed error.
+    keys: RefCell<keys::Keys>,
 }
 
 /// The data layer's one entry point. Cheap to clone (all clones share the store).
@@ -140,7 +137,7 @@ impl std::fmt::Debug for Controller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Controller")
             .field("entities", &self.inner.base.borrow().entity_count())
-            .field("inflight", &self.inner.inflight.borrow().len())
+            .field("inflight", &keys::count(&self.inner.keys.borrow(), |k| k.inflight.is_some()))
             .finish_non_exhaustive()
     }
 }
@@ -160,15 +157,11 @@ impl Controller {
                 clock: Rc::new(clock),
                 timers: Rc::new(timers),
                 spawner: Rc::new(spawner),
-                inflight: RefCell::default(),
                 epoch: Cell::new(0),
                 next_id: Cell::new(0),
                 listeners: RefCell::default(),
                 tracking: RefCell::default(),
-                polls: RefCell::default(),
-                retained: RefCell::default(),
-                schemas: RefCell::default(),
-                typed_errors: RefCell::default(),
+                keys: RefCell::default(),
             }),
         }
     }
@@ -217,14 +210,14 @@ impl Controller {
         };
         let policy = endpoint.policy();
         if !policy.mutation {
-            let existing = self.inner.inflight.borrow().get(&key).cloned();
+            let existing = self.inner.keys.borrow().get(&key).and_then(|k| k.inflight.clone());
             if let Some(shared) = existing {
                 return Box::pin(async move { downcast::<E>(Wait(shared).await) });
             }
         }
         let shared = Rc::new(Shared::default());
         if !policy.mutation {
-            self.inner.inflight.borrow_mut().insert(key.clone(), Rc::clone(&shared));
+            keys::entry(&mut self.inner.keys.borrow_mut(), &key).inflight = Some(Rc::clone(&shared));
             // Readers show "loading".
             self.touch_key(&key);
             self.changed();
@@ -295,10 +288,12 @@ impl Controller {
                 None => endpoint.fetch(&args, body).await,
             };
             if !policy.mutation {
-                let mut inflight = this.inner.inflight.borrow_mut();
-                if inflight.get(&key).is_some_and(|s| Rc::ptr_eq(s, &shared)) {
-                    inflight.remove(&key);
-                    drop(inflight);
+                let mut keys = this.inner.keys.borrow_mut();
+                let state = keys.get_mut(&key).filter(|k| k.inflight.as_ref().is_some_and(|s| Rc::ptr_eq(s, &shared)));
+                if let Some(state) = state {
+                    state.inflight = None;
+                    keys::tidy(&mut keys, &key);
+                    drop(keys);
                     this.touch_key(&key);
                 }
             }
@@ -344,10 +339,10 @@ impl Controller {
                         let expires = now.saturating_add(policy.error_expiry_ms);
                         self.write_base(|base| base.set_error(key, err.to_string(), now, expires));
                         let error = FetchError::<E::Error>::Normalize(err);
-                        self.inner.typed_errors.borrow_mut().insert(key.to_owned(), Rc::new(error.clone()));
+                        self.set_typed_error(key, Rc::new(error.clone()));
                         return Err(error);
                     }
-                    self.inner.schemas.borrow_mut().insert(key.to_owned(), schema);
+                    keys::entry(&mut self.inner.keys.borrow_mut(), key).schema = Some(schema);
                 }
                 Ok(output)
             }
@@ -355,7 +350,7 @@ impl Controller {
                 let expires = now.saturating_add(policy.error_expiry_ms);
                 self.write_base(|base| base.set_error(key, error.to_string(), now, expires));
                 let error = FetchError::Endpoint(error);
-                self.inner.typed_errors.borrow_mut().insert(key.to_owned(), Rc::new(error.clone()));
+                self.set_typed_error(key, Rc::new(error.clone()));
                 Err(error)
             }
         }
@@ -404,18 +399,21 @@ impl Controller {
         if !counts {
             return None;
         }
-        self.inner.typed_errors.borrow().get(key).and_then(|e| e.downcast_ref::<FetchError<E::Error>>().cloned())
+        let keys = self.inner.keys.borrow();
+        let error = keys.get(key).and_then(|k| k.typed_error.as_ref())?;
+        error.downcast_ref::<FetchError<E::Error>>().cloned()
     }
 
     /// Whether a request for `key` is in flight.
     pub fn is_fetching(&self, key: &str) -> bool {
         self.note_key(key);
-        self.inner.inflight.borrow().contains_key(key)
+        self.inner.keys.borrow().get(key).is_some_and(|k| k.inflight.is_some())
     }
 
     /// Keys of requests in flight.
     pub fn inflight_keys(&self) -> Vec<String> {
-        self.inner.inflight.borrow().keys().cloned().collect()
+        let keys = self.inner.keys.borrow();
+        keys.iter().filter(|(_, k)| k.inflight.is_some()).map(|(key, _)| key.clone()).collect()
     }
 
     /// Reads `endpoint`'s data for `args` into `T`, with its status and error.
@@ -524,6 +522,11 @@ impl Controller {
         self.changed();
     }
 
+    /// Keeps `error` as the typed error of `key`'s last failed fetch.
+    fn set_typed_error(&self, key: &str, error: Rc<dyn std::any::Any>) {
+        keys::entry(&mut self.inner.keys.borrow_mut(), key).typed_error = Some(error);
+    }
+
     /// The endpoint keys with a stored result that satisfy `predicate`.
     fn result_keys_where(&self, predicate: impl Fn(&str) -> bool) -> Vec<String> {
         let keys: Vec<String> = self.with_state(|state| state.result_keys().cloned().collect());
@@ -538,7 +541,12 @@ impl Controller {
         *self.inner.base.borrow_mut() = tracked_state(version);
         self.inner.base.borrow_mut().log(|log| log.everything = true);
         self.inner.layers.borrow_mut().clear();
-        self.inner.inflight.borrow_mut().clear();
+        let mut keys = self.inner.keys.borrow_mut();
+        for state in keys.values_mut() {
+            state.inflight = None;
+        }
+        keys.retain(|_, state| !state.is_empty());
+        drop(keys);
         self.inner.memo.borrow_mut().clear();
         self.changed();
     }
@@ -558,7 +566,7 @@ impl Controller {
         let meta = WriteMeta::at(now, endpoint.policy().data_expiry_ms);
         let schema = endpoint.schema();
         self.write_base(|base| write(base, &key, schema.as_ref(), value, args, meta)).map_err(FetchError::Normalize)?;
-        self.inner.schemas.borrow_mut().insert(key, schema);
+        keys::entry(&mut self.inner.keys.borrow_mut(), &key).schema = Some(schema);
         self.changed();
         Ok(())
     }

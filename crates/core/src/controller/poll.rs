@@ -6,6 +6,7 @@ use std::rc::{Rc, Weak};
 
 use serde_json::Value;
 
+use super::keys::{self, Keys};
 use super::{Controller, Endpoint, Inner, LocalFuture};
 
 pub(crate) struct PollState {
@@ -56,11 +57,9 @@ impl Controller {
                 }
             })
         });
-        self.inner
-            .polls
-            .borrow_mut()
-            .entry(key.clone())
-            .or_insert_with(|| PollState { subscribers: Vec::new(), timer: None, every_ms: None, refetch })
+        keys::entry(&mut self.inner.keys.borrow_mut(), &key)
+            .poll
+            .get_or_insert_with(|| PollState { subscribers: Vec::new(), timer: None, every_ms: None, refetch })
             .subscribers
             .push((id, every));
         self.reschedule(&key, false);
@@ -68,7 +67,7 @@ impl Controller {
     }
 
     fn unsubscribe(&self, key: &str, id: u64) {
-        if let Some(poll) = self.inner.polls.borrow_mut().get_mut(key) {
+        if let Some(poll) = poll_of(&mut self.inner.keys.borrow_mut(), key) {
             poll.subscribers.retain(|(i, _)| *i != id);
         }
         self.reschedule(key, false);
@@ -76,25 +75,25 @@ impl Controller {
 
     /// Live subscriptions for `key` and the interval in use.
     pub fn poll_interval(&self, key: &str) -> Option<(usize, u64)> {
-        let polls = self.inner.polls.borrow();
-        let poll = polls.get(key)?;
+        let keys = self.inner.keys.borrow();
+        let poll = keys.get(key)?.poll.as_ref()?;
         Some((poll.subscribers.len(), poll.every_ms?))
     }
 
     /// Number of keys being polled (each has one timer, or one poll in flight).
     pub fn poll_timer_count(&self) -> usize {
-        self.inner.polls.borrow().len()
+        keys::count(&self.inner.keys.borrow(), |k| k.poll.is_some())
     }
 
     /// Live subscriptions across all keys.
     pub fn subscription_count(&self) -> usize {
-        self.inner.polls.borrow().values().map(|p| p.subscribers.len()).sum()
+        self.inner.keys.borrow().values().filter_map(|k| k.poll.as_ref()).map(|p| p.subscribers.len()).sum()
     }
 
     /// Restarts the timer of `key` when its frequency changed (or after a poll).
     fn reschedule(&self, key: &str, after_poll: bool) {
-        let mut polls = self.inner.polls.borrow_mut();
-        let Some(poll) = polls.get_mut(key) else { return };
+        let mut keys = self.inner.keys.borrow_mut();
+        let Some(poll) = poll_of(&mut keys, key) else { return };
         let every = poll.subscribers.iter().map(|(_, f)| *f).min();
         if every == poll.every_ms && !after_poll {
             return;
@@ -104,7 +103,10 @@ impl Controller {
         }
         poll.every_ms = every;
         let Some(every) = every else {
-            polls.remove(key);
+            if let Some(state) = keys.get_mut(key) {
+                state.poll = None;
+            }
+            keys::tidy(&mut keys, key);
             return;
         };
         let now = self.now();
@@ -118,7 +120,7 @@ impl Controller {
             Box::new(move || {
                 let Some(inner) = weak.upgrade() else { return };
                 let controller = Controller { inner };
-                if let Some(p) = controller.inner.polls.borrow_mut().get_mut(&key_owned) {
+                if let Some(p) = poll_of(&mut controller.inner.keys.borrow_mut(), &key_owned) {
                     p.timer = None;
                 }
                 let fetch = refetch();
@@ -130,4 +132,9 @@ impl Controller {
             }),
         ));
     }
+}
+
+/// The poll of `key`, if it is polled.
+fn poll_of<'k>(keys: &'k mut Keys, key: &str) -> Option<&'k mut PollState> {
+    keys.get_mut(key).and_then(|k| k.poll.as_mut())
 }

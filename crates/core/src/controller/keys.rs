@@ -1,0 +1,55 @@
+//! What the controller keeps per endpoint key beside the store, in one map: the
+//! request in flight, how many mounted readers retain the key, the schema its
+//! result was written with (for GC), its poll, and its last typed error.
+
+use std::any::Any;
+use std::rc::Rc;
+
+use super::poll::PollState;
+use super::shared::Shared;
+use crate::schema::Schema;
+use crate::store::FastMap;
+
+/// The controller's state of one endpoint key; an entry goes once it is empty.
+#[derive(Default)]
+pub(crate) struct KeyState {
+    /// The request identical reads join.
+    pub inflight: Option<Rc<Shared>>,
+    /// Mounted readers keeping the result from GC.
+    pub retained: usize,
+    /// The schema the stored result was written with (`Some(None)`: plain JSON).
+    pub schema: Option<Option<Schema>>,
+    pub poll: Option<PollState>,
+    /// The typed error of the last failed fetch (the store keeps its text).
+    pub typed_error: Option<Rc<dyn Any>>,
+}
+
+impl KeyState {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.inflight.is_none()
+            && self.retained == 0
+            && self.schema.is_none()
+            && self.poll.is_none()
+            && self.typed_error.is_none()
+    }
+}
+
+/// Every key's state.
+pub(crate) type Keys = FastMap<String, KeyState>;
+
+/// The state of `key`, created when missing.
+pub(crate) fn entry<'k>(keys: &'k mut Keys, key: &str) -> &'k mut KeyState {
+    keys.entry_ref(key).or_default()
+}
+
+/// Drops the entry of `key` once nothing is kept for it.
+pub(crate) fn tidy(keys: &mut Keys, key: &str) {
+    if keys.get(key).is_some_and(KeyState::is_empty) {
+        keys.remove(key);
+    }
+}
+
+/// How many keys satisfy `test`.
+pub(crate) fn count(keys: &Keys, test: impl Fn(&KeyState) -> bool) -> usize {
+    keys.values().filter(|state| test(state)).count()
+}
