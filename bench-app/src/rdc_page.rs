@@ -57,8 +57,14 @@ thread_local! {
 
 /// Entities in the shared store, its listeners, and browser timeouts pending.
 pub(crate) fn shared_counts() -> String {
-    SHARED
-        .with(|c| format!("{} {} {}", c.snapshot().entity_count(), c.listener_count(), rdc::leptos::pending_timeouts()))
+    SHARED.with(|c| {
+        format!(
+            "{} {} {}",
+            c.with_state(rdc::core::State::entity_count),
+            c.listener_count(),
+            rdc::leptos::pending_timeouts()
+        )
+    })
 }
 
 /// The mounted rdc page.
@@ -168,6 +174,6 @@ impl Page for RdcPage {
     }
 
     fn counts(&self) -> String {
-        format!("{} {}", self.controller.snapshot().entity_count(), self.controller.listener_count())
+        format!("{} {}", self.controller.with_state(rdc::core::State::entity_count), self.controller.listener_count())
     }
 }

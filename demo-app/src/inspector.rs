@@ -21,27 +21,41 @@ pub fn Inspector(controller: SendWrapper<Controller>) -> impl IntoView {
             <h2>"Store"</h2>
             {move || {
                 tick.track();
-                let state = controller.snapshot();
                 let now = controller.now();
-                let mut tables: Vec<_> = state.tables().iter().collect();
-                tables.sort_by(|a, b| a.0.cmp(b.0));
-                let mut result_keys: Vec<String> = state.result_keys().cloned().collect();
-                result_keys.sort();
+                // Summarized in place: the store is read, never copied.
+                let (tables, results) = controller.with_state(|state| {
+                    let mut tables: Vec<(String, usize, usize)> = state
+                        .tables()
+                        .iter()
+                        .map(|(key, table)| {
+                            let live = table.rows.values().filter(|r| r.value.is_some()).count();
+                            let fresh = table.rows.values().filter(|r| r.value.is_some() && now < r.meta.expires_at).count();
+                            (key.clone(), live, fresh)
+                        })
+                        .collect();
+                    tables.sort();
+                    let mut results: Vec<(String, &'static str, Option<String>)> = state
+                        .result_keys()
+                        .map(|key| {
+                            let status = status_name(expiry_status(state, key, now, false));
+                            let error = state.error(key).filter(|e| now < e.expires_at).map(|e| format!(" error: {}", e.message));
+                            (key.clone(), status, error)
+                        })
+                        .collect();
+                    results.sort();
+                    (tables, results)
+                });
                 view! {
                     <h3>"Entities"</h3>
                     <ul class="entities">
-                        {tables.into_iter().map(|(key, table)| {
-                            let live = table.rows.values().filter(|r| r.value.is_some()).count();
-                            let fresh = table.rows.values().filter(|r| r.value.is_some() && now < r.meta.expires_at).count();
-                            view! { <li><strong>{key.clone()}</strong>{format!(" {live} ({fresh} fresh, {} stale)", live - fresh)}</li> }
+                        {tables.into_iter().map(|(key, live, fresh)| {
+                            view! { <li><strong>{key}</strong>{format!(" {live} ({fresh} fresh, {} stale)", live - fresh)}</li> }
                         }).collect_view()}
                     </ul>
                     <h3>"Results"</h3>
                     <ul class="results">
-                        {result_keys.into_iter().map(|key| {
-                            let status = status_name(expiry_status(&state, &key, now, false));
-                            let error = state.error(&key).filter(|e| now < e.expires_at).map(|e| format!(" error: {}", e.message));
-                            view! { <li class=status><code>{key.clone()}</code>" " {status} {error}</li> }
+                        {results.into_iter().map(|(key, status, error)| {
+                            view! { <li class=status><code>{key}</code>" " {status} {error}</li> }
                         }).collect_view()}
                     </ul>
                     <h3>"In flight"</h3>
