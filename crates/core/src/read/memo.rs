@@ -107,7 +107,7 @@ impl MemoCache {
         schema: &Schema,
     ) -> Result<Option<Arc<T>>, ReadError> {
         let Some(result) = state.result(key) else { return Ok(None) };
-        self.read_memo(state, key, Some(result.version), schema, &result.value)
+        self.read_memo(state, key, Some(result.version), schema, Input::Value(&result.value))
     }
 
     /// Reads the plain (not normalized) result of `key` into `T`.
@@ -142,8 +142,7 @@ impl MemoCache {
 
     /// Reads entity `E` with primary key `pk`.
     pub fn entity<E: Entity>(&mut self, state: &State, pk: &str) -> Result<Option<Arc<E>>, ReadError> {
-        let input = Value::String(pk.to_owned());
-        self.read_memo(state, pk, None, &E::schema(), &input)
+        self.read_memo(state, pk, None, &E::schema(), Input::Pk(pk))
     }
 
     /// Reads a schema that needs no stored input (an `All`, or a value of
@@ -155,7 +154,7 @@ impl MemoCache {
         schema: &Schema,
         input: &Value,
     ) -> Result<Option<Arc<T>>, ReadError> {
-        self.read_memo(state, memo_key, None, schema, input)
+        self.read_memo(state, memo_key, None, schema, Input::Value(input))
     }
 
     fn read_memo<T: DeserializeOwned + Send + Sync + 'static>(
@@ -164,7 +163,7 @@ impl MemoCache {
         key: &str,
         result_version: Option<u64>,
         schema: &Schema,
-        input: &Value,
+        input: Input<'_>,
     ) -> Result<Option<Arc<T>>, ReadError> {
         let by_key = self.entries.entry(TypeId::of::<T>()).or_default();
         let (mut prior, mut known) = (None, 0);
@@ -200,6 +199,15 @@ impl MemoCache {
         ctx.prior = prior;
         // A read done again records about as many dependencies as last time.
         ctx.deps.borrow_mut().reserve(known);
+        // An entity's reference is built only when the entity is read.
+        let reference;
+        let input = match input {
+            Input::Value(value) => value,
+            Input::Pk(pk) => {
+                reference = Value::String(pk.to_owned());
+                &reference
+            }
+        };
         let value = read_with::<T>(&ctx, schema, input).map(|v| v.map(Arc::new));
         let list = ctx.list.take();
         let mut deps = ctx.deps.into_inner();
@@ -222,4 +230,12 @@ impl MemoCache {
         }
         value
     }
+}
+
+/// What a memoized read starts from.
+#[derive(Clone, Copy)]
+enum Input<'v> {
+    Value(&'v Value),
+    /// An entity's primary key (its reference is made only if the read runs).
+    Pk(&'v str),
 }
