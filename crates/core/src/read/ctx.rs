@@ -129,15 +129,35 @@ fn decides_validity(field: &NestedField) -> bool {
 
 /// The validity of each item of a read's top-level list of references, with
 /// the range of the read's dependencies that decided it: a memoized read done
-/// again reuses a verdict while none of those dependencies changed (and the list
-/// itself did not), so a list re-read after one item went checks that item only.
-#[derive(Debug, Clone, Default)]
+/// again reuses the verdict of the same reference in the previous list while
+/// none of those dependencies changed, so a list re-read after one item went,
+/// came or moved checks that item only.
+#[derive(Debug, Clone)]
 pub(crate) struct ListVerdicts {
-    /// The dependency on the row holding the list (a collection's), if not the
-    /// result itself (whose version the memo compares).
-    container: Option<usize>,
+    /// What holds the list: its items are the references the verdicts are for.
+    source: ListSource,
     /// Per position: valid, and its dependencies `start..end`; `None` when not decided.
     verdicts: Vec<Option<(bool, u32, u32)>>,
+}
+
+/// What holds a tracked list (kept by the next read to match its items to
+/// these, by reference rather than position).
+#[derive(Debug, Clone)]
+pub(crate) enum ListSource {
+    /// A stored result that is the list.
+    Result(Arc<Value>),
+    /// A collection's row, whose `items` is the list.
+    Row(Arc<Object>),
+}
+
+impl ListSource {
+    fn items(&self) -> &[Value] {
+        let list = match self {
+            ListSource::Result(value) => value.as_array(),
+            ListSource::Row(row) => row.get("items").and_then(Value::as_array),
+        };
+        list.map_or(&[], Vec::as_slice)
+    }
 }
 
 /// What the previous read of a memo entry leaves the next one: its dependencies,
@@ -187,6 +207,10 @@ pub(crate) struct Ctx<'a> {
     exact: std::cell::Cell<bool>,
     /// The read's input (its top-level list is the one tracked), by address.
     root: std::cell::Cell<usize>,
+    /// The stored result the read's input is, if it is one.
+    pub result: Option<Arc<Value>>,
+    /// Where in the previous read's list the next item is looked for first.
+    cursor: std::cell::Cell<usize>,
     /// Whether the read's top-level list keeps verdicts (reads of stored results).
     pub lists: bool,
     /// The previous read's dependencies and verdicts (a memoized read done again).
@@ -218,6 +242,8 @@ impl<'a> Ctx<'a> {
             recent_alive: RefCell::new([(0, usize::MAX); 8]),
             exact: std::cell::Cell::new(false),
             root: std::cell::Cell::new(0),
+            result: None,
+            cursor: std::cell::Cell::new(0),
             lists: false,
             prior: None,
             list: RefCell::default(),
@@ -424,10 +450,15 @@ impl<'a> Ctx<'a> {
         self.lists && self.root.get() == value as *const Value as usize
     }
 
-    /// Starts tracking the top-level list, held by dependency `container` (or
-    /// by the result itself), of `len` items.
-    pub fn track_list(&self, container: Option<usize>, len: usize) {
-        *self.list.borrow_mut() = Some(ListVerdicts { container, verdicts: vec![None; len] });
+    /// Starts tracking the top-level list, held by `source`, of `len` items.
+    pub fn track_list(&self, source: ListSource, len: usize) {
+        self.cursor.set(0);
+        *self.list.borrow_mut() = Some(ListVerdicts { source, verdicts: vec![None; len] });
+    }
+
+    /// The stored object of row `def`/`pk`, shared (records nothing).
+    pub fn row_object(&self, def: &'static EntityDef, pk: &str) -> Option<Arc<Object>> {
+        self.find(def, pk).1.and_then(|(_, _, row)| row.value.clone())
     }
 
     /// The index the next recorded dependency gets.
@@ -451,10 +482,16 @@ impl<'a> Ctx<'a> {
         }
         let start = self.next_dep();
         let reused = self.prior.as_ref().and_then(|prior| {
-            let usable = prior.list.container.is_none_or(|dep| prior.changed.get(dep) == Some(&false));
-            let (valid, from, to) = (*prior.list.verdicts.get(position)?)?;
+            // The same reference in the previous list: looked for after the last
+            // one found, one further (an item went), then at the same position.
+            // So a list with items added, removed or one moved reuses the rest.
+            let old = prior.list.source.items();
+            let cursor = self.cursor.get();
+            let at = [cursor, cursor + 1, position].into_iter().find(|&j| old.get(j) == Some(item))?;
+            self.cursor.set(at + 1);
+            let (valid, from, to) = (*prior.list.verdicts.get(at)?)?;
             let range = from as usize..to as usize;
-            let holds = usable && prior.changed.get(range.clone())?.iter().all(|changed| !changed);
+            let holds = prior.changed.get(range.clone())?.iter().all(|changed| !changed);
             holds.then(|| {
                 self.deps.borrow_mut().extend(prior.deps.get(range).into_iter().flatten().cloned());
                 valid

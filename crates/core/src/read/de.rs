@@ -6,7 +6,7 @@ use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor};
 use serde_json::{Error, Value};
 
-use super::ctx::Ctx;
+use super::ctx::{Ctx, ListSource};
 use super::path::{PlainDe, Segment};
 use super::pk::PK_MARKER;
 use crate::schema::{pk_string_ref, All, EntityDef, NestedField, Object, Polymorphic, Schema};
@@ -80,9 +80,12 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
         };
         // The read's own list (not one nested in what it reads) keeps its items'
         // validity verdicts for the next read of the same memo entry.
-        let tracked = |items: &'a [Value], schema, container| {
-            ctx.track_list(container, items.len());
-            List::Items(Items { items: items.iter().enumerate(), schema, ctx, tracked: true })
+        let tracked = |items: &'a [Value], schema, source: Option<ListSource>| match source {
+            Some(source) => {
+                ctx.track_list(source, items.len());
+                List::Items(Items { items: items.iter().enumerate(), schema, ctx, tracked: true })
+            }
+            None => List::Items(Items { items: items.iter().enumerate(), schema, ctx, tracked: false }),
         };
         Ok(match self.schema {
             Schema::Entity(def) | Schema::Invalidate(def) => Shape::Entity(self.entity(def, value)?),
@@ -96,7 +99,9 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
                 None => Shape::Plain(value),
             },
             Schema::Array(inner) => match value {
-                Value::Array(list) if !self.revisit && ctx.is_root(value) => Shape::List(tracked(list, inner, None)),
+                Value::Array(list) if !self.revisit && ctx.is_root(value) => {
+                    Shape::List(tracked(list, inner, ctx.result.clone().map(ListSource::Result)))
+                }
                 Value::Array(list) if !self.revisit => Shape::List(items(list, inner)),
                 Value::Array(_) => Shape::List(items(&[], inner)),
                 other => Shape::Plain(other),
@@ -114,15 +119,16 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
                 ValueDe { value, schema: &collection.item, ctx, revisit: self.revisit, token: 0 }.shape()?
             }
             Schema::Collection(collection) => {
-                // The dependency the row lookup records: the list's container.
-                let row_dep = ctx.next_dep();
-                let stored = pk_string_ref(value)
-                    .and_then(|pk| ctx.lookup(collection.def, &pk))
+                let pk = pk_string_ref(value);
+                let stored = pk
+                    .as_deref()
+                    .and_then(|pk| ctx.lookup(collection.def, pk))
                     .and_then(|(_, row)| row.get("items"))
                     .and_then(Value::as_array);
                 match stored {
                     Some(list) if !self.revisit && ctx.is_root(value) => {
-                        Shape::List(tracked(list, &collection.item, Some(row_dep)))
+                        let row = pk.as_deref().and_then(|pk| ctx.row_object(collection.def, pk));
+                        Shape::List(tracked(list, &collection.item, row.map(ListSource::Row)))
                     }
                     Some(list) if !self.revisit => Shape::List(items(list, &collection.item)),
                     _ => Shape::List(items(&[], &collection.item)),

@@ -107,7 +107,7 @@ impl MemoCache {
         schema: &Schema,
     ) -> Result<Option<Arc<T>>, ReadError> {
         let Some(result) = state.result(key) else { return Ok(None) };
-        self.read_memo(state, key, Some(result.version), schema, Input::Value(&result.value))
+        self.read_memo(state, key, Some(result.version), schema, Input::Result(&result.value))
     }
 
     /// Reads the plain (not normalized) result of `key` into `T`.
@@ -173,29 +173,35 @@ impl MemoCache {
                 if let Some(value) = cached::<T>(entry) {
                     return value;
                 }
-            } else if entry.result_version == result_version {
+            } else {
+                let same_input = entry.result_version == result_version;
+                // A stored result's list (the same result or a new one) reuses what
+                // its unchanged dependencies decided, matching items by reference.
+                let list = entry.list.take().filter(|_| result_version.is_some());
                 let mut last = super::ctx::LastTable::default();
-                // With a list, which dependencies changed (all are looked at: the read
-                // done again reuses what the unchanged ones decided); else whether any did.
-                let changed: Vec<bool> = match entry.list {
+                // With a list, which dependencies changed (all are looked at); else
+                // whether any did (only worth knowing for the same input).
+                let changed: Vec<bool> = match list {
                     Some(_) => entry.deps.iter_mut().map(|dep| !dep.unchanged(state, &mut last)).collect(),
-                    None => vec![!entry.deps.iter_mut().all(|dep| dep.unchanged(state, &mut last))],
+                    None if same_input => vec![!entry.deps.iter_mut().all(|dep| dep.unchanged(state, &mut last))],
+                    None => vec![true],
                 };
-                if !changed.contains(&true) {
+                if same_input && !changed.contains(&true) {
                     entry.checked_at = state.version();
+                    entry.list = list;
                     if let Some(value) = cached::<T>(entry) {
                         return value;
                     }
-                }
-                // Only for stored results: their version says the input is the same
-                // (other reads are keyed by the caller, who may pass another input).
-                if let Some(list) = entry.list.take().filter(|_| result_version.is_some()) {
+                } else if let Some(list) = list {
                     prior = Some(Prior { deps: std::mem::take(&mut entry.deps), changed, list });
                 }
             }
         }
         let mut ctx = Ctx::new(state);
         ctx.lists = result_version.is_some();
+        if let Input::Result(result) = input {
+            ctx.result = Some(Arc::clone(result));
+        }
         ctx.prior = prior;
         // A read done again records about as many dependencies as last time.
         ctx.deps.borrow_mut().reserve(known);
@@ -203,6 +209,7 @@ impl MemoCache {
         let reference;
         let input = match input {
             Input::Value(value) => value,
+            Input::Result(result) => &**result,
             Input::Pk(pk) => {
                 reference = Value::String(pk.to_owned());
                 &reference
@@ -236,6 +243,8 @@ impl MemoCache {
 #[derive(Clone, Copy)]
 enum Input<'v> {
     Value(&'v Value),
+    /// A stored result (its list can be matched against the next read's).
+    Result(&'v Arc<Value>),
     /// An entity's primary key (its reference is made only if the read runs).
     Pk(&'v str),
 }
