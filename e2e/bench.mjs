@@ -39,13 +39,20 @@ const scenarios = {
     if (i === 0) await measure(() => bench[`mount_${impl}`](100, 1), (r) => r.querySelectorAll('li').length === 100);
     const v = i + 1;
     // The first and the last row by author 0 (the check reads two rows, not the page).
-    return measure(() => bench.update_author(0, v), (r) => rowText(r, 0).endsWith(`author 0 v${v}`) && rowText(r, 99).endsWith(`author 0 v${v}`));
+    const t = await measure(() => bench.update_author(0, v), (r) => rowText(r, 0).endsWith(`author 0 v${v}`) && rowText(r, 99).endsWith(`author 0 v${v}`));
+    // Untimed: every row by author 0 shows the new name (the timed check reads two).
+    if (![...document.querySelector('#root ul').children].every((li) => li.textContent.endsWith(`author 0 v${v}`))) throw new Error('update-user: a row was not updated');
+    return t;
   }, [impl, i]),
   'update-user-10000': (impl, i) => page.evaluate(async ([impl, i]) => {
     if (i === 0) await measure(() => bench[`mount_${impl}`](10000, 100), (r) => r.querySelectorAll('li').length === 10000);
     const v = i + 1;
     // Author 0 wrote items 0, 100, ..., 9900: the first and the last of them.
-    return measure(() => bench.update_author(0, v), (r) => rowText(r, 0).endsWith(`author 0 v${v}`) && rowText(r, 9900).endsWith(`author 0 v${v}`));
+    const t = await measure(() => bench.update_author(0, v), (r) => rowText(r, 0).endsWith(`author 0 v${v}`) && rowText(r, 9900).endsWith(`author 0 v${v}`));
+    // Untimed: every row by author 0 (items 0, 100, ..., 9900) shows the new name.
+    const rows = [...document.querySelector('#root ul').children];
+    if (!rows.every((li, k) => k % 100 !== 0 || li.textContent.endsWith(`author 0 v${v}`))) throw new Error('update-user-10000: a row was not updated');
+    return t;
   }, [impl, i]),
   'delete-item': (impl, i) => page.evaluate(async ([impl, i]) => {
     if (i === 0) await measure(() => bench[`mount_${impl}`](200, 10), (r) => r.querySelectorAll('li').length === 200);
