@@ -33,6 +33,16 @@ impl Controller {
     pub fn sweep(&self) -> (usize, usize) {
         let now = self.now();
         let (drop_keys, removed) = self.write_base(|base| sweep_base(base, now, &self.inner.keys.borrow()));
+        // Typed copies of errors the store no longer has (expired or replaced) go too.
+        let base = self.inner.base.borrow();
+        let mut keys = self.inner.keys.borrow_mut();
+        keys.retain(|key, state| {
+            if state.typed_error.is_some() && base.error(key).is_none() {
+                state.typed_error = None;
+            }
+            !state.is_empty()
+        });
+        drop((base, keys));
         if removed > 0 || !drop_keys.is_empty() {
             let mut keys = self.inner.keys.borrow_mut();
             for key in &drop_keys {

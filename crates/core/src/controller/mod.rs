@@ -342,7 +342,11 @@ impl Controller {
                         self.set_typed_error(key, Rc::new(error.clone()));
                         return Err(error);
                     }
-                    keys::entry(&mut self.inner.keys.borrow_mut(), key).schema = Some(schema);
+                    let mut keys = self.inner.keys.borrow_mut();
+                    let state = keys::entry(&mut keys, key);
+                    state.schema = Some(schema);
+                    // Storing the result cleared the key's error in the store.
+                    state.typed_error = None;
                 }
                 Ok(output)
             }
@@ -542,8 +546,11 @@ impl Controller {
         self.inner.base.borrow_mut().log(|log| log.everything = true);
         self.inner.layers.borrow_mut().clear();
         let mut keys = self.inner.keys.borrow_mut();
+        // The store is empty: no result has a schema, no error a typed copy.
         for state in keys.values_mut() {
             state.inflight = None;
+            state.schema = None;
+            state.typed_error = None;
         }
         keys.retain(|_, state| !state.is_empty());
         drop(keys);
