@@ -117,6 +117,11 @@ fn leaf_reference(schema: &Schema) -> bool {
     }
 }
 
+thread_local! {
+    /// Every entity type's [`Shape`] met so far, by the address of its definition.
+    static KNOWN_SHAPES: RefCell<Vec<(usize, Shape)>> = const { RefCell::new(Vec::new()) };
+}
+
 /// Whether a nested field can make its entity invalid: a required reference
 /// (lists, maps and objects of entities are always valid, see `value_valid`).
 fn decides_validity(field: &NestedField) -> bool {
@@ -198,7 +203,7 @@ pub(crate) struct Ctx<'a> {
     /// The token of the field whose value a visitor ignored last (see `Members`).
     pub ignored: std::cell::Cell<u32>,
     next_token: std::cell::Cell<u32>,
-    /// Per entity type (by key address), its [`Shape`].
+    /// Per entity type (by the address of its definition), its [`Shape`].
     shapes: RefCell<Vec<(usize, Shape)>>,
     /// The liveness dependencies recorded last (a list's items mostly point to
     /// a few entities: each is recorded once, not once per item).
@@ -255,14 +260,25 @@ impl<'a> Ctx<'a> {
 
     /// The [`Shape`] of `def`'s entities (worked out once per type and read).
     fn shape_of(&self, def: &'static EntityDef) -> Shape {
-        let address = def.key.as_ptr() as usize;
+        // By the definition's address: two types may share a type key's text.
+        let address = def as *const EntityDef as usize;
         let mut shapes = self.shapes.borrow_mut();
         if let Some((_, shape)) = shapes.iter().find(|(a, _)| *a == address) {
             return shape.clone();
         }
-        let deciding: Rc<[&'static NestedField]> = (def.nested)().iter().filter(|f| decides_validity(f)).collect();
-        let leaves_only = deciding.iter().all(|f| leaf_reference(&f.schema));
-        let shape = Shape { deciding, leaves_only };
+        // A type's shape never changes (its nested fields are static): worked out
+        // once per thread, then shared by every read (a list's rows each read once).
+        let shape = KNOWN_SHAPES.with(|known| {
+            let mut known = known.borrow_mut();
+            if let Some((_, shape)) = known.iter().find(|(a, _)| *a == address) {
+                return shape.clone();
+            }
+            let deciding: Rc<[&'static NestedField]> = (def.nested)().iter().filter(|f| decides_validity(f)).collect();
+            let leaves_only = deciding.iter().all(|f| leaf_reference(&f.schema));
+            let shape = Shape { deciding, leaves_only };
+            known.push((address, shape.clone()));
+            shape
+        });
         shapes.push((address, shape.clone()));
         shape
     }
