@@ -52,9 +52,7 @@ impl Topics {
     /// Sorted by key address (cheaper than comparing the strings), without
     /// repeats (the fields of a row read twice are merged).
     fn dedup(&mut self) {
-        // Rows come mostly in order (a list's items in the order they were
-        // stored): the stable sort merges such runs in linear time.
-        self.rows.sort_by_key(|(row, _)| row_order(*row));
+        crate::store::sort_rows(&mut self.rows);
         self.rows.dedup_by(|later, kept| {
             let same = same_row(later.0, kept.0);
             if same {

@@ -61,6 +61,22 @@ pub fn fields_changed(old: Option<&crate::Object>, new: Option<&crate::Object>) 
     mask
 }
 
+/// A row by its table's key and its index, with a number beside it.
+pub(crate) type RowWith = ((&'static str, usize), u64);
+
+/// Sorts rows by the address of their table key, then index, keeping the order
+/// of repeats (one sort for every such list in rdc: one copy in the binary).
+/// Rows mostly come in runs of increasing index: the stable sort merges those
+/// in linear time.
+pub(crate) fn sort_rows(rows: &mut [RowWith]) {
+    rows.sort_by_key(|&((key, index), _)| (key.as_ptr() as usize, index));
+}
+
+/// Whether `rows`, sorted by [`sort_rows`], hold `row`.
+pub(crate) fn has_row(rows: &[RowWith], (key, index): (&'static str, usize)) -> bool {
+    rows.binary_search_by_key(&(key.as_ptr() as usize, index), |&((k, i), _)| (k.as_ptr() as usize, i)).is_ok()
+}
+
 impl super::State {
     /// Starts (or keeps) logging changes, for [`State::take_changes`].
     ///

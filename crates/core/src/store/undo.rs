@@ -4,7 +4,7 @@
 //! them back before each real write (and puts them on again after), so a layer
 //! costs what it touched, not a copy of the whole store.
 
-use super::changes::fields_changed;
+use super::changes::{fields_changed, has_row, sort_rows, RowWith};
 use super::state::{ErrorEntry, ResultEntry, State, StoredEntity};
 
 /// A row [`State::take_back`] restored, as it was before.
@@ -94,18 +94,17 @@ impl State {
             match step {
                 Step::Row { table, index, prior } => {
                     let Some(rows) = self.entities.get_mut(table).map(|t| &mut t.rows) else { continue };
-                    // The first step met per row (newest first) finds it as readers saw it.
+                    // Newest first: the first step met per row finds it as readers
+                    // saw it. A row written twice is listed twice: the older entry
+                    // can only match the row when it reads the same, so it is harmless.
                     if let Some((pk, row)) = rows.get_index(index) {
-                        match taken.iter_mut().find(|t| t.table == table && t.index == index) {
-                            Some(t) => t.appended |= prior.is_none(),
-                            None => taken.push(TakenRow {
-                                table,
-                                index,
-                                pk: pk.clone(),
-                                row: row.clone(),
-                                appended: prior.is_none(),
-                            }),
-                        }
+                        taken.push(TakenRow {
+                            table,
+                            index,
+                            pk: pk.clone(),
+                            row: row.clone(),
+                            appended: prior.is_none(),
+                        });
                     }
                     let (old, new) = match prior {
                         Some(prior) => match rows.get_index_mut(index) {
@@ -167,7 +166,7 @@ impl State {
     /// (memoized reads must then stop trusting field comparisons).
     pub(crate) fn keep_unchanged(&mut self, taken: Vec<TakenRow>, since: (usize, usize)) -> bool {
         let mut moved = false;
-        let mut same: Vec<(&'static str, usize)> = Vec::new();
+        let mut same: Vec<RowWith> = Vec::new();
         for t in taken {
             let now = self.entities.get_mut(t.table).and_then(|table| table.rows.get_index_mut(t.index));
             match now {
@@ -175,15 +174,15 @@ impl State {
                     if row.value == t.row.value {
                         row.value = t.row.value;
                         row.version = t.row.version;
-                        same.push((t.table, t.index));
+                        same.push(((t.table, t.index), 0));
                     }
                 }
                 _ => moved = true,
             }
         }
         if !same.is_empty() {
-            let unchanged =
-                |table: &'static str, index: usize| same.iter().any(|&(t, i)| std::ptr::eq(t, table) && i == index);
+            sort_rows(&mut same);
+            let unchanged = |table: &'static str, index: usize| has_row(&same, (table, index));
             if let Some(log) = self.changes.as_mut() {
                 let mut at = 0;
                 log.rows.retain(|&(table, index, _)| {
