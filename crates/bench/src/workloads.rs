@@ -4,7 +4,10 @@
 
 use std::cell::RefCell;
 
-use rdc_core::{denormalize, Entity, MemoCache, NormalizeError, Pk, Schema, State, WriteMeta};
+use rdc_core::{
+    denormalize, Controller, Endpoint, Entity, FakeTime, LocalFuture, LocalTasks, MemoCache, NormalizeError, Pk,
+    Policy, Schema, State, WriteMeta,
+};
 use serde_json::{json, Value};
 
 use crate::fixtures::{ListItem, Projects, User};
@@ -22,6 +25,8 @@ pub const WORKLOADS: &[&str] = &[
     "setOneEntity in 1k store",
     "setOneEntity in 10k store",
     "setOneEntity in 100k store",
+    "setOneEntity in 100k store, through a controller",
+    "setOneEntity in 100k store, a layer pending",
     "warm read in 100 store",
     "warm read in 100k store",
     "keys of 500 items (fresh memo)",
@@ -161,6 +166,23 @@ impl Fixtures {
                 Box::new(state.write_entities(&user_schema, user, &Value::Null, META))
             });
         }
+        if wanted("setOneEntity") {
+            let (controller, tasks) = self.users_controller(100_000)?;
+            let mut i = 0u64;
+            t("setOneEntity in 100k store, through a controller", &mut || {
+                i += 1;
+                Box::new(controller.set(&user_schema, self.numbered_user(i % 100_000, i)))
+            });
+            // A mutation whose request never answers keeps its optimistic layer on.
+            let pending = controller.fetch(&Rename, Value::Null, Some(self.numbered_user(5, 1)));
+            tasks.run();
+            let mut i = 0u64;
+            t("setOneEntity in 100k store, a layer pending", &mut || {
+                i += 1;
+                Box::new(controller.set(&user_schema, self.numbered_user(i % 100_000, i)))
+            });
+            drop(pending);
+        }
         for n in [100, 100_000] {
             if !wanted("warm read") {
                 break;
@@ -230,6 +252,19 @@ impl Fixtures {
         Ok(())
     }
 
+    /// A controller whose store holds `n` users, and its task queue.
+    ///
+    /// # Errors
+    /// When the fixture does not normalize.
+    pub fn users_controller(&self, n: usize) -> Result<(Controller, LocalTasks), NormalizeError> {
+        let time = FakeTime::default();
+        let tasks = LocalTasks::default();
+        let controller = Controller::new(time.clone(), time, tasks.clone());
+        let users: Vec<Value> = (0..n as u64).map(|i| self.numbered_user(i, 0)).collect();
+        controller.set(&Schema::array(User::schema()), Value::Array(users))?;
+        Ok((controller, tasks))
+    }
+
     /// A store of `n` users.
     ///
     /// # Errors
@@ -283,4 +318,42 @@ fn median_us_with(
     }
     samples.sort_by(f64::total_cmp);
     samples.get(samples.len() / 2).copied().unwrap_or(0.0) * 1000.0
+}
+
+/// A user rename shown at once (its optimistic layer) whose request never
+/// answers: the layer stays on while the workload writes.
+#[derive(Clone)]
+struct Rename;
+
+impl Endpoint for Rename {
+    type Output = Value;
+    type Error = String;
+
+    fn key(&self, _: &Value) -> Result<String, String> {
+        Ok("PUT /user".into())
+    }
+
+    fn schema(&self) -> Option<Schema> {
+        Some(User::schema())
+    }
+
+    fn policy(&self) -> Policy {
+        Policy { mutation: true, ..Policy::default() }
+    }
+
+    fn is_soft(&self, _: &String) -> bool {
+        false
+    }
+
+    fn fetch(&self, _: &Value, _: Option<Value>) -> LocalFuture<Result<Value, String>> {
+        Box::pin(std::future::pending())
+    }
+
+    fn storable(output: &Value) -> Option<Value> {
+        Some(output.clone())
+    }
+
+    fn optimistic(&self, _: &Value, body: Option<&Value>) -> Option<Value> {
+        body.cloned()
+    }
 }
