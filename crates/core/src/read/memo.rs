@@ -25,16 +25,6 @@ struct Entry {
     list: Option<ListVerdicts>,
 }
 
-/// The cached read of `entry` as `T` (`None`: cached as another type).
-#[allow(clippy::type_complexity)]
-fn cached<T: Send + Sync + 'static>(entry: &Entry) -> Option<Result<Option<Arc<T>>, ReadError>> {
-    match &entry.value {
-        Err(err) => Some(Err(err.clone())),
-        Ok(None) => Some(Ok(None)),
-        Ok(Some(value)) => Arc::clone(value).downcast::<T>().ok().map(|value| Ok(Some(value))),
-    }
-}
-
 /// A cache of typed reads, keyed by what was read (a result key, an entity...)
 /// and the Rust type read into. A warm read checks only what the cached value
 /// depended on: it costs the same whatever else the store holds.
@@ -157,6 +147,8 @@ impl MemoCache {
         self.read_memo(state, memo_key, None, schema, Input::Value(input))
     }
 
+    /// The typed face of [`MemoCache::read_erased`]: only the read itself and the
+    /// final downcast exist once per type read, the memo logic once in all.
     fn read_memo<T: DeserializeOwned + Send + Sync + 'static>(
         &mut self,
         state: &State,
@@ -165,14 +157,31 @@ impl MemoCache {
         schema: &Schema,
         input: Input<'_>,
     ) -> Result<Option<Arc<T>>, ReadError> {
-        let by_key = self.entries.entry(TypeId::of::<T>()).or_default();
+        let read: &ReadFn = &|ctx, schema, input| {
+            read_with::<T>(ctx, schema, input).map(|v| v.map(|v| Arc::new(v) as Arc<dyn Any + Send + Sync>))
+        };
+        let value = self.read_erased(state, key, TypeId::of::<T>(), result_version, schema, input, read)?;
+        // Entries are kept by type: the value is a `T`.
+        Ok(value.and_then(|value| value.downcast::<T>().ok()))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn read_erased(
+        &mut self,
+        state: &State,
+        key: &str,
+        ty: TypeId,
+        result_version: Option<u64>,
+        schema: &Schema,
+        input: Input<'_>,
+        read: &ReadFn,
+    ) -> Erased {
+        let by_key = self.entries.entry(ty).or_default();
         let (mut prior, mut known) = (None, 0);
         if let Some(entry) = by_key.get_mut(key) {
             known = entry.deps.len();
             if entry.checked_at == state.version() {
-                if let Some(value) = cached::<T>(entry) {
-                    return value;
-                }
+                return entry.value.clone();
             } else {
                 let same_input = entry.result_version == result_version;
                 // A stored result's list (the same result or a new one) reuses what
@@ -189,9 +198,7 @@ impl MemoCache {
                 if same_input && !changed.contains(&true) {
                     entry.checked_at = state.version();
                     entry.list = list;
-                    if let Some(value) = cached::<T>(entry) {
-                        return value;
-                    }
+                    return entry.value.clone();
                 } else if let Some(list) = list {
                     prior = Some(Prior { deps: std::mem::take(&mut entry.deps), changed, list });
                 }
@@ -215,20 +222,14 @@ impl MemoCache {
                 &reference
             }
         };
-        let value = read_with::<T>(&ctx, schema, input).map(|v| v.map(Arc::new));
+        let value = read(&ctx, schema, input);
         let list = ctx.list.take();
         let mut deps = ctx.deps.into_inner();
         if deps.capacity() > 2 * deps.len() + 16 {
             // Reserved for more than this read recorded: kept entries stay small.
             deps.shrink_to_fit();
         }
-        let entry = Entry {
-            value: value.clone().map(|v| v.map(|v| v as Arc<dyn Any + Send + Sync>)),
-            result_version,
-            deps,
-            checked_at: state.version(),
-            list,
-        };
+        let entry = Entry { value: value.clone(), result_version, deps, checked_at: state.version(), list };
         match by_key.get_mut(key) {
             Some(slot) => *slot = entry,
             None => {
@@ -238,6 +239,12 @@ impl MemoCache {
         value
     }
 }
+
+/// A read's value, its type erased.
+type Erased = Result<Option<Arc<dyn Any + Send + Sync>>, ReadError>;
+
+/// A read into one type, its result erased.
+type ReadFn = dyn for<'a> Fn(&Ctx<'a>, &Schema, &'a Value) -> Erased;
 
 /// What a memoized read starts from.
 #[derive(Clone, Copy)]
