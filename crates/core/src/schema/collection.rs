@@ -83,6 +83,7 @@ fn table_def(name: &'static str) -> &'static EntityDef {
             validate: |_| Ok(()),
             merge: |_, incoming| incoming.clone(),
             default_merge: false,
+            replaces: true,
             should_update: |existing: &EntityMeta, incoming: &EntityMeta| incoming.fetched_at >= existing.fetched_at,
         }))
     })

@@ -53,6 +53,9 @@ pub struct EntityDef {
     /// Whether `merge` is the default (incoming fields laid over stored ones),
     /// which lets a write see that nothing changes without merging.
     pub default_merge: bool,
+    /// Whether newer data replaces the stored object whole (`merge` returns the
+    /// incoming object): a write then moves it in rather than copying it.
+    pub replaces: bool,
     /// The `should_update` hook.
     pub should_update: fn(&EntityMeta, &EntityMeta) -> bool,
 }
@@ -154,6 +157,7 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
         validate: Self::validate,
         merge: Self::merge,
         default_merge: Self::DEFAULT_MERGE,
+        replaces: false,
         should_update: Self::should_update,
     };
 

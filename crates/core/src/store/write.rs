@@ -142,6 +142,8 @@ impl State {
                             }
                             (Some((def.merge)(existing, &object)), true, true)
                         }
+                        // Replaced whole: the incoming object is moved in.
+                        Some(_) if newer && def.replaces => (Some(object), true, false),
                         Some(existing) if newer => (Some((def.merge)(existing, &object)), true, false),
                         Some(existing) => (Some((def.merge)(&object, existing)), false, false),
                         // A deletion tombstone: only newer data brings the entity back.
