@@ -364,3 +364,24 @@ fn a_pending_optimistic_create_keeps_unrelated_reads_identical() {
     tasks.run();
     assert_eq!(c.entity::<Author>("9").unwrap().unwrap().name, "Created");
 }
+
+#[test]
+fn when_the_later_of_two_layers_on_one_row_goes_its_readers_see_the_earlier_one() {
+    let (c, _time, tasks, server) = setup();
+    c.set(&Author::schema(), json!({ "id": 1, "name": "Ada" })).unwrap();
+    let seen = Rc::new(RefCell::new(String::new()));
+    let (shown, reader) = (Rc::clone(&seen), c.clone());
+    c.listen_reads(move || {
+        *shown.borrow_mut() = reader.entity::<Author>("1").unwrap().map(|a| a.name.clone()).unwrap_or_default();
+    });
+    let mut rename = Api::new(&server, "PUT", "/authors", Some(Author::schema()));
+    rename.optimistic = Some(|_, body| body.cloned().unwrap_or_default());
+    spawn_fetch(&c, &tasks, &rename, json!({ "id": 1 }), Some(json!({ "id": 1, "name": "A" })));
+    spawn_fetch(&c, &tasks, &rename, json!({ "id": 1 }), Some(json!({ "id": 1, "name": "B" })));
+    assert_eq!(*seen.borrow(), "B");
+    // The later request fails: its layer goes, the earlier one still shows.
+    server.borrow_mut().answer_nth("PUT /authors/1", 1, Err("400 no".into()));
+    tasks.run();
+    assert_eq!(*seen.borrow(), "A", "the reader was woken by the row going back to the first layer");
+    assert_eq!(c.entity::<Author>("1").unwrap().unwrap().name, "A");
+}

@@ -95,8 +95,8 @@ impl State {
                 Step::Row { table, index, prior } => {
                     let Some(rows) = self.entities.get_mut(table).map(|t| &mut t.rows) else { continue };
                     // Newest first: the first step met per row finds it as readers
-                    // saw it. A row written twice is listed twice: the older entry
-                    // can only match the row when it reads the same, so it is harmless.
+                    // saw it. Older captures of the same row (its state between two
+                    // layer writes, which no reader saw) are dropped below.
                     if let Some((pk, row)) = rows.get_index(index) {
                         taken.push(TakenRow {
                             table,
@@ -155,7 +155,7 @@ impl State {
             }
         }
         self.changes = changes;
-        taken
+        first_per_row(taken)
     }
 
     /// After rows taken back (`taken`) were written again: each row that reads
@@ -236,4 +236,40 @@ impl State {
             }
         }
     }
+}
+
+/// The first of each row's entries in `taken` (in order), each marked appended
+/// if any of its entries was. Linear after one sort, however large the layers.
+fn first_per_row(taken: Vec<TakenRow>) -> Vec<TakenRow> {
+    let mut order: Vec<RowWith> = taken.iter().enumerate().map(|(i, t)| ((t.table, t.index), i as u64)).collect();
+    sort_rows(&mut order);
+    let mut keep = vec![false; taken.len()];
+    let mut appended = vec![false; taken.len()];
+    let mut group: Option<(RowWith, usize)> = None;
+    for &(row, at) in &order {
+        let at = at as usize;
+        let is_appended = taken.get(at).is_some_and(|t| t.appended);
+        match group {
+            Some((((key, index), _), first)) if std::ptr::eq(key, row.0) && index == row.1 => {
+                if let Some(flag) = appended.get_mut(first) {
+                    *flag |= is_appended;
+                }
+            }
+            _ => {
+                group = Some(((row, 0), at));
+                if let Some(flag) = keep.get_mut(at) {
+                    *flag = true;
+                }
+                if let Some(flag) = appended.get_mut(at) {
+                    *flag = is_appended;
+                }
+            }
+        }
+    }
+    taken
+        .into_iter()
+        .zip(keep.into_iter().zip(appended))
+        .filter(|(_, (kept, _))| *kept)
+        .map(|(t, (_, appended))| TakenRow { appended, ..t })
+        .collect()
 }
