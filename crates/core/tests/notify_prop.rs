@@ -52,6 +52,13 @@ enum Op {
     /// A rename shown at once through an optimistic layer, then answered (with the
     /// server's own name) or aborted.
     Optimistic(u32, u8, bool),
+    /// Two renames shown at once (on the same person or two), answered in either
+    /// order, each with the server's name or a failure.
+    Overlapping {
+        ids: (u32, u32),
+        later_first: bool,
+        fail: (bool, bool),
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -66,6 +73,8 @@ fn op() -> impl Strategy<Value = Op> {
         proptest::collection::vec((id.clone(), 0u8..3), 0..5).prop_map(Op::Titles),
         Just(Op::Invalidate),
         (id.clone(), 0u8..3, any::<bool>()).prop_map(|(id, name, answer)| Op::Optimistic(id, name, answer)),
+        ((id.clone(), id.clone()), any::<bool>(), (any::<bool>(), any::<bool>()))
+            .prop_map(|(ids, later_first, fail)| Op::Overlapping { ids, later_first, fail }),
     ]
 }
 
@@ -156,6 +165,29 @@ proptest! {
                     let server_name = json!({ "id": id, "name": format!("s{name}") });
                     server.borrow_mut().answer(&format!("PUT /people/{id}"), Ok(server_name));
                     tasks.run();
+                }
+                Op::Overlapping { ids, later_first, fail } => {
+                    let start = |id: u32, name: &str| {
+                        let body = json!({ "id": id, "name": name });
+                        drop(c.fetch_cancellable(&rename, json!({ "id": id }), Some(body)));
+                    };
+                    start(ids.0, "first");
+                    start(ids.1, "second");
+                    tasks.run();
+                    check(&c, op)?;
+                    // (person, which of its pending requests: the second rename of the
+                    // same person answered first is its second pending one)
+                    let answers = if *later_first {
+                        [(ids.1, usize::from(ids.0 == ids.1), fail.1, "s-second"), (ids.0, 0, fail.0, "s-first")]
+                    } else {
+                        [(ids.0, 0, fail.0, "s-first"), (ids.1, 0, fail.1, "s-second")]
+                    };
+                    for (id, nth, failed, name) in answers {
+                        let result = if failed { Err("400 no".to_string()) } else { Ok(json!({ "id": id, "name": name })) };
+                        server.borrow_mut().answer_nth(&format!("PUT /people/{id}"), nth, result);
+                        tasks.run();
+                        check(&c, op)?;
+                    }
                 }
             }
             check(&c, op)?;
