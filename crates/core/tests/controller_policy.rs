@@ -106,6 +106,28 @@ fn optimistic_updates_show_at_once_then_yield_to_the_real_answer_or_roll_back() 
 }
 
 #[test]
+fn with_an_optimistic_update_pending_the_controller_can_be_read_and_invalidated_as_usual() {
+    let (c, _time, tasks, server) = setup();
+    let users = Api::new(&server, "GET", "/users", Some(Schema::array(User::schema())));
+    c.set_response(&users, &json!({}), json!([{ "id": "1", "name": "Ada" }])).unwrap();
+    let mut rename = Api::new(&server, "PATCH", "/users", Some(User::schema()));
+    rename.optimistic = Some(optimistic_rename);
+    spawn_fetch(&c, &tasks, &rename, json!({ "id": "1" }), Some(json!({ "name": "Optimistic" })));
+    // A snapshot is data only: what readers see, with no way to take the layer back.
+    let snapshot = c.snapshot();
+    assert!(!snapshot.is_recording_undo());
+    assert_eq!(snapshot.entity("User", "1").unwrap().value.as_ref().unwrap()["name"], "Optimistic");
+    // A predicate may read through the controller while the store is being written.
+    c.invalidate_all(|key| key.starts_with("GET") && !c.needs_fetch(key, Policy::default()));
+    c.expire_all(|key| c.is_fetching(key) || key.starts_with("GET"));
+    assert!(c.needs_fetch("GET /users", Policy::default()));
+    assert_eq!(c.read::<_, Vec<User>>(&users, &json!({})).unwrap().data.unwrap()[0].name, "Optimistic");
+    server.borrow_mut().answer("PATCH /users/1", Ok(json!({ "id": "1", "name": "Server" })));
+    tasks.run();
+    assert_eq!(c.read::<_, Vec<User>>(&users, &json!({})).unwrap().data.unwrap()[0].name, "Server");
+}
+
+#[test]
 fn overlapping_optimistic_updates_answered_out_of_order_end_with_the_last_answer() {
     let (c, time, tasks, server) = setup();
     let users = Api::new(&server, "GET", "/users", Some(Schema::array(User::schema())));
