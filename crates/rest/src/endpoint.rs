@@ -627,7 +627,7 @@ fn default_request_init(endpoint: &RestEndpoint, body: Option<Value>) -> Result<
     let mut init = RequestInit { method: endpoint.options.method.clone(), headers: Vec::new(), body: None };
     if let Some(body) = body {
         init.headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
-        init.body = Some(body.to_string());
+        init.body = Some(rdc_core::json_text(&body));
     }
     Ok(init)
 }

@@ -129,7 +129,7 @@ fn pair(key: &str, value: &Value) -> String {
 fn scalar(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => rdc_core::json_text(other),
     }
 }
 

@@ -3,7 +3,6 @@
 //! keys, entity rows and tables its reads depended on (targeted notification,
 //! so a write costs what it changed, not what is mounted).
 
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::read::Dep;
@@ -74,7 +73,7 @@ struct Listener {
 /// fields read).
 #[derive(Default)]
 pub(crate) struct Listeners {
-    all: BTreeMap<u64, Listener>,
+    all: FastMap<u64, Listener>,
     /// Ids of the listeners that hear every change, in order (so a write does
     /// not walk every listener to find them; hooks never listen so).
     broad: Vec<u64>,
@@ -177,7 +176,9 @@ impl Listeners {
     /// yet compacted out of the index (`callback` then finds nothing).
     pub fn to_wake(&self, changes: &Changes) -> Vec<u64> {
         if changes.everything {
-            return self.all.keys().copied().collect();
+            let mut ids: Vec<u64> = self.all.keys().copied().collect();
+            ids.sort_unstable();
+            return ids;
         }
         let mut ids = self.broad.clone();
         if changes.is_empty() {
@@ -219,7 +220,7 @@ fn ids_of(readers: Option<&Readers<()>>) -> impl Iterator<Item = u64> + '_ {
 fn mark_dead<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::borrow::Borrow<K>, M>(
     map: &mut FastMap<Q, Readers<M>>,
     key: &K,
-    all: &BTreeMap<u64, Listener>,
+    all: &FastMap<u64, Listener>,
 ) {
     let Some(readers) = map.get_mut(key) else { return };
     readers.dead += 1;

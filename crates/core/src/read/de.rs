@@ -34,8 +34,9 @@ pub(crate) struct ValueDe<'a, 's, 'c> {
 
 impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
     fn entity(&self, def: &'static EntityDef, value: &'a Value) -> Result<EntityDe<'a, 'c>, Error> {
-        let pk = pk_string_ref(value)
-            .ok_or_else(|| de::Error::custom(format!("expected a {} reference, found {value}", def.key)))?;
+        let pk = pk_string_ref(value).ok_or_else(|| {
+            de::Error::custom(format!("expected a {} reference, found {}", def.key, crate::json_text(value)))
+        })?;
         let (pk, object, slot) = self
             .ctx
             .lookup_fields(def, &pk, true)

@@ -109,7 +109,7 @@ pub(crate) fn args_key(args: &Value) -> String {
     }
     match args {
         Value::Null => "{}".to_owned(),
-        other => canonical(other).to_string(),
+        other => crate::json_text(&canonical(other)),
     }
 }
 
@@ -119,7 +119,7 @@ pub(crate) fn args_key(args: &Value) -> String {
 pub(crate) fn item_matches(args: &Object, item: &Object) -> bool {
     let text = |v: &Value| match v {
         Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => crate::json_text(other),
     };
     args.iter().all(|(k, v)| item.get(k).is_some_and(|field| text(field) == text(v)))
 }

@@ -184,6 +184,18 @@ pub fn pk_string(value: &Value) -> Option<String> {
     }
 }
 
+/// A value as compact JSON text (`"a"` for a string), as in keys and messages.
+///
+/// ```
+/// use serde_json::json;
+/// assert_eq!(rdc_core::json_text(&json!({"b": [1, "x"]})), r#"{"b":[1,"x"]}"#);
+/// ```
+pub fn json_text(value: &Value) -> String {
+    // Writing a `Value` to a `Vec` cannot fail (its keys are strings). This,
+    // not `Value`'s `Display`, keeps the pretty printer out of the wasm.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
 /// Like [`pk_string`], for references stored in normalized objects.
 pub(crate) fn pk_string_ref(value: &Value) -> Option<std::borrow::Cow<'_, str>> {
     match value {

@@ -44,7 +44,7 @@ impl Polymorphic {
         match &self.chooser {
             Chooser::Attribute(name) => match value.get(name)? {
                 Value::String(s) => Some(s.clone()),
-                other => Some(other.to_string()),
+                other => Some(crate::json_text(other)),
             },
             Chooser::Function(f) => f(value, parent, key),
         }

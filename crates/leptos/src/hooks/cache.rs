@@ -160,9 +160,14 @@ reactive_keys!(
 /// # let _ = user;
 /// ```
 pub fn use_entity<E: Entity>(pk: impl Into<EntityKey>) -> Signal<Option<Arc<E>>> {
+    entity_signal(pk.into())
+}
+
+/// [`use_entity`] once per entity type, not once per entity type and key type.
+fn entity_signal<E: Entity>(pk: EntityKey) -> Signal<Option<Arc<E>>> {
     let controller = use_controller();
     let reader = controller.clone();
-    match pk.into() {
+    match pk {
         EntityKey::Fixed(pk) => {
             let (state, _) = follow(&controller, move || reader.entity::<E>(pk.as_str()).ok().flatten());
             state.read_only().into()
