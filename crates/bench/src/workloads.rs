@@ -15,6 +15,8 @@ use crate::fixtures::{ListItem, Projects, User};
 /// Workload names in the order [`Fixtures::run`] reports them.
 pub const WORKLOADS: &[&str] = &[
     "normalizeLong",
+    "parse into serde_json::Value",
+    "parse into rdc json::Value",
     "parse+normalizeLong",
     "denormalizeLong donotcache",
     "denormalizeLong (fresh memo)",
@@ -108,6 +110,22 @@ impl Fixtures {
                 Box::new(state)
             });
             report("normalizeLong", us);
+        }
+        if wanted("parse") {
+            // The same text parsed into `serde_json::Value` and into rdc's own
+            // value (whose strings are ranges of the text, moved in as a
+            // response's body would be; its copy is made before the clock starts).
+            let text = || -> Keep { Box::new(self.projects_text.clone()) };
+            let us = median_us_with(min_ms, now, &mut || text(), &mut |input| {
+                let text = input.downcast::<String>().map(|t| *t).unwrap_or_default();
+                Box::new(serde_json::from_str::<Value>(&text).ok())
+            });
+            report("parse into serde_json::Value", us);
+            let us = median_us_with(min_ms, now, &mut || text(), &mut |input| {
+                let text = input.downcast::<String>().map(|t| *t).unwrap_or_default();
+                Box::new(rdc_core::json::Value::parse(text).ok())
+            });
+            report("parse into rdc json::Value", us);
         }
         let mut t = |name: &str, f: &mut dyn FnMut() -> Keep| {
             if wanted(name) {

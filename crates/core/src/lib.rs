@@ -31,6 +31,7 @@ extern crate self as rdc_core;
 mod controller;
 mod error;
 pub mod fields;
+pub mod json;
 mod normalize;
 mod read;
 mod schema;

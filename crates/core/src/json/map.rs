@@ -1,0 +1,226 @@
+//! `Map`: a JSON object as a vector of entries in their order (objects in API
+//! responses are small, so a scan beats hashing or a tree, and costs one
+//! allocation instead of one per node).
+
+use std::fmt;
+
+use super::{Text, Value};
+
+/// A JSON object: keys in insertion order, each once.
+///
+/// ```
+/// use rdc_core::json::{Map, Value};
+/// let mut user = Map::new();
+/// user.insert("id", Value::from(1));
+/// user.insert("name", Value::from("Ada"));
+/// assert_eq!(user.get("name").and_then(Value::as_str), Some("Ada"));
+/// assert_eq!(user.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["id", "name"]);
+/// ```
+#[derive(Clone, Default)]
+pub struct Map {
+    entries: Vec<(Text, Value)>,
+}
+
+impl Map {
+    /// An empty object.
+    pub fn new() -> Map {
+        Map::default()
+    }
+
+    /// An empty object with room for `n` keys.
+    pub fn with_capacity(n: usize) -> Map {
+        Map { entries: Vec::with_capacity(n) }
+    }
+
+    /// Entries taken as they are: the caller knows each key is there once.
+    pub(crate) fn from_unique(entries: Vec<(Text, Value)>) -> Map {
+        Map { entries }
+    }
+
+    fn position(&self, key: &str) -> Option<usize> {
+        self.entries.iter().position(|(k, _)| k.as_str() == key)
+    }
+
+    /// The value under `key`.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.entries.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    }
+
+    /// The value under `key`, to change.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
+        self.entries.iter_mut().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    }
+
+    /// Whether `key` is there.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.position(key).is_some()
+    }
+
+    /// Sets `key` (in place when it is there, else at the end); returns the value it replaced.
+    pub fn insert(&mut self, key: impl Into<Text>, value: Value) -> Option<Value> {
+        let key = key.into();
+        match self.position(&key) {
+            Some(at) => self.entries.get_mut(at).map(|(_, v)| std::mem::replace(v, value)),
+            None => {
+                self.entries.push((key, value));
+                None
+            }
+        }
+    }
+
+    /// Takes `key` out, keeping the others' order.
+    pub fn remove(&mut self, key: &str) -> Option<Value> {
+        let at = self.position(key)?;
+        Some(self.entries.remove(at).1)
+    }
+
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are no keys.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Entries in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Text, &Value)> + DoubleEndedIterator {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
+    /// Entries in order, values to change.
+    pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (&Text, &mut Value)> + DoubleEndedIterator {
+        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+    }
+
+    /// Keys in order.
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = &Text> + DoubleEndedIterator {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    /// Values in order.
+    pub fn values(&self) -> impl ExactSizeIterator<Item = &Value> + DoubleEndedIterator {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    /// Values in order, to change.
+    pub fn values_mut(&mut self) -> impl ExactSizeIterator<Item = &mut Value> + DoubleEndedIterator {
+        self.entries.iter_mut().map(|(_, v)| v)
+    }
+
+    /// Keeps the entries `keep` says yes to.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Text, &mut Value) -> bool) {
+        self.entries.retain_mut(|(k, v)| keep(k, v));
+    }
+
+    /// Keeps, of keys met more than once, the last value at the first place.
+    pub(crate) fn dedup_keys(&mut self) {
+        let mut i = 1;
+        while i < self.entries.len() {
+            let earlier = self.entries.get(..i).and_then(|e| {
+                let key = &self.entries.get(i)?.0;
+                e.iter().position(|(k, _)| k == key)
+            });
+            match earlier {
+                Some(at) => {
+                    let (_, value) = self.entries.remove(i);
+                    if let Some(slot) = self.entries.get_mut(at) {
+                        slot.1 = value;
+                    }
+                }
+                None => i += 1,
+            }
+        }
+    }
+}
+
+impl PartialEq for Map {
+    /// Same keys with equal values, in any order (as JSON objects compare).
+    fn eq(&self, other: &Map) -> bool {
+        if self.len() != other.len() {
+            return false;
+        }
+        self.entries.iter().zip(&other.entries).all(|((ka, va), (kb, vb))| ka == kb && va == vb)
+            || self.entries.iter().all(|(k, v)| other.get(k) == Some(v))
+    }
+}
+
+impl Eq for Map {}
+
+impl fmt::Debug for Map {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<K: Into<Text>> FromIterator<(K, Value)> for Map {
+    fn from_iter<I: IntoIterator<Item = (K, Value)>>(iter: I) -> Map {
+        let mut map = Map::new();
+        map.extend(iter);
+        map
+    }
+}
+
+impl<K: Into<Text>> Extend<(K, Value)> for Map {
+    fn extend<I: IntoIterator<Item = (K, Value)>>(&mut self, iter: I) {
+        for (k, v) in iter {
+            self.insert(k, v);
+        }
+    }
+}
+
+impl IntoIterator for Map {
+    type Item = (Text, Value);
+    type IntoIter = std::vec::IntoIter<(Text, Value)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Map {
+    type Item = (&'a Text, &'a Value);
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (Text, Value)>, fn(&'a (Text, Value)) -> (&'a Text, &'a Value)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_replaces_in_place_and_remove_keeps_order() {
+        let mut m: Map = [("a", Value::from(1)), ("b", Value::from(2)), ("c", Value::from(3))].into_iter().collect();
+        assert_eq!(m.insert("b", Value::from(20)), Some(Value::from(2)));
+        assert_eq!(m.remove("a"), Some(Value::from(1)));
+        let keys: Vec<&str> = m.keys().map(|k| k.as_str()).collect();
+        assert_eq!(keys, ["b", "c"]);
+        assert_eq!(m.get("b"), Some(&Value::from(20)));
+    }
+
+    #[test]
+    fn objects_compare_regardless_of_order() {
+        let a: Map = [("x", Value::from(1)), ("y", Value::from(2))].into_iter().collect();
+        let b: Map = [("y", Value::from(2)), ("x", Value::from(1))].into_iter().collect();
+        let c: Map = [("y", Value::from(2)), ("x", Value::from(3))].into_iter().collect();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn dedup_keeps_the_last_value_at_the_first_place() {
+        let mut m = Map::from_unique(vec![
+            ("a".into(), Value::from(1)),
+            ("b".into(), Value::from(2)),
+            ("a".into(), Value::from(3)),
+            ("a".into(), Value::from(4)),
+        ]);
+        m.dedup_keys();
+        assert_eq!(
+            m.iter().map(|(k, v)| (k.as_str(), v.clone())).collect::<Vec<_>>(),
+            [("a", Value::from(4)), ("b", Value::from(2))]
+        );
+    }
+}

@@ -1,0 +1,282 @@
+//! Parsing JSON text into a [`Value`] whose strings are ranges of that text.
+//!
+//! `serde_json` tokenizes; strings without escapes come back borrowed from the
+//! text, and become [`Text`] ranges of it (no allocation). Keys are checked
+//! against the keys of the last object met at the same depth (the shape of the
+//! objects of a list, which usually repeat): a key found at its place there is
+//! that object's key again (shared), and an object whose keys all match is known
+//! to hold each key once; other objects are checked for repeated keys (the last
+//! value wins, as in `serde_json`) and become the shape for their depth.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+
+use super::{Map, Text, Value};
+
+impl Value {
+    /// Parses JSON `text`. Its strings and keys are ranges of `text`, which stays
+    /// alive (once) while any of them does.
+    ///
+    /// # Errors
+    /// The text is not one JSON value (with what and where, as `serde_json` says).
+    ///
+    /// ```
+    /// use rdc_core::json::Value;
+    /// let list = Value::parse(r#"[{"id": 1, "name": "a\u0062"}, {"id": 2, "name": "b", "id": 3}]"#.to_owned())?;
+    /// assert_eq!(list.as_array().map(Vec::len), Some(2));
+    /// assert_eq!(list.as_array().unwrap()[0].get("name").and_then(Value::as_str), Some("ab"));
+    /// assert_eq!(list.as_array().unwrap()[1].get("id"), Some(&Value::from(3)));
+    /// assert!(Value::parse("[1,".to_owned()).is_err());
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn parse(text: String) -> Result<Value, serde_json::Error> {
+        let buf = Arc::new(text);
+        let parser = Parser { buf: &buf, base: buf.as_ptr() as usize, shapes: RefCell::new(Vec::new()) };
+        let mut de = serde_json::Deserializer::from_str(buf.as_str());
+        let value = Seed { parser: &parser, depth: 0 }.deserialize(&mut de)?;
+        de.end()?;
+        Ok(value)
+    }
+}
+
+struct Parser<'b> {
+    buf: &'b Arc<String>,
+    /// The address of the text, to turn borrowed strings into ranges.
+    base: usize,
+    /// The keys of the last object parsed at each depth.
+    shapes: RefCell<Vec<Vec<Text>>>,
+}
+
+impl Parser<'_> {
+    /// A string borrowed from the text as a range of it.
+    fn text(&self, s: &str) -> Text {
+        match (s.as_ptr() as usize).checked_sub(self.base) {
+            Some(start) => Text::slice(self.buf, start, s.len()),
+            None => Text::from(s),
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Seed<'p, 'b> {
+    parser: &'p Parser<'b>,
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for Seed<'_, '_> {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Seed<'_, '_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+
+    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+
+    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+
+    fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Value, E> {
+        Ok(Value::String(self.parser.text(s)))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        // Unescaped into a scratch buffer: a string of its own.
+        Ok(Value::from(s))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let inner = Seed { parser: self.parser, depth: self.depth + 1 };
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(inner)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let parser = self.parser;
+        let inner = Seed { parser, depth: self.depth + 1 };
+        let mut entries: Vec<(Text, Value)> = Vec::new();
+        let mut known = true;
+        while let Some(key) = access.next_key_seed(KeySeed)? {
+            let shared = {
+                let shapes = parser.shapes.borrow();
+                let expected = shapes.get(self.depth).and_then(|shape| shape.get(entries.len()));
+                expected.filter(|k| k.as_str() == key.as_str()).cloned()
+            };
+            let key = match shared {
+                Some(key) => key,
+                None => {
+                    known = false;
+                    match key {
+                        Key::Borrowed(s) => parser.text(s),
+                        Key::Owned(s) => Text::new(s),
+                    }
+                }
+            };
+            let value = access.next_value_seed(inner)?;
+            if entries.capacity() == 0 {
+                let expected = parser.shapes.borrow().get(self.depth).map_or(0, Vec::len);
+                entries.reserve(expected.max(1));
+            }
+            entries.push((key, value));
+        }
+        let mut map = Map::from_unique(entries);
+        if !known {
+            map.dedup_keys();
+            let mut shapes = parser.shapes.borrow_mut();
+            if shapes.len() <= self.depth {
+                shapes.resize_with(self.depth + 1, Vec::new);
+            }
+            if let Some(shape) = shapes.get_mut(self.depth) {
+                *shape = map.keys().cloned().collect();
+            }
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+/// A key as the tokenizer gives it.
+enum Key<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl Key<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            Key::Borrowed(s) => s,
+            Key::Owned(s) => s,
+        }
+    }
+}
+
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key<'de>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Key<'de>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Key<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Key<'de>, E> {
+        Ok(Key::Borrowed(s))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Key<'de>, E> {
+        Ok(Key::Owned(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn parse(text: &str) -> Value {
+        Value::parse(text.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn strings_and_repeated_keys_share_the_text() {
+        let list = parse(r#"[{"id": "a", "n": 1}, {"id": "b", "n": 2}]"#);
+        let items = list.as_array().unwrap();
+        let (first, second) = (items[0].as_object().unwrap(), items[1].as_object().unwrap());
+        let (k1, k2) = (first.keys().next().unwrap(), second.keys().next().unwrap());
+        assert!(k1.same(k2), "the second object reuses the first one's key");
+        assert_eq!(second.get("id").and_then(Value::as_str), Some("b"));
+    }
+
+    #[test]
+    fn shapes_that_change_are_still_right() {
+        let text = r#"[{"a": 1, "b": 2}, {"b": 3, "a": 4}, {"a": 5}, {"a": 6, "b": 7, "c": 8}, {"a": 9, "a": 10}]"#;
+        assert_eq!(serde_json::Value::from(parse(text)), serde_json::from_str::<serde_json::Value>(text).unwrap());
+        let parsed = parse(text);
+        let last = &parsed.as_array().unwrap()[4];
+        assert_eq!(last.as_object().unwrap().len(), 1);
+        assert_eq!(last.get("a"), Some(&Value::from(10)));
+    }
+
+    #[test]
+    fn escapes_unicode_and_numbers() {
+        let text = r#"{"k\"ey": "line\nnext \u00e9 \ud83d\ude00", "é": -0.5, "big": 18446744073709551615, "neg": -9223372036854775808}"#;
+        assert_eq!(serde_json::Value::from(parse(text)), serde_json::from_str::<serde_json::Value>(text).unwrap());
+    }
+
+    #[test]
+    fn bad_text_is_an_error_with_a_place() {
+        let err = Value::parse(r#"{"a": [1, 2}"#.to_owned()).unwrap_err();
+        assert_eq!(err.column(), 12, "{err}");
+        assert!(Value::parse("1 2".to_owned()).is_err(), "trailing text");
+        let deep = "[".repeat(10_000);
+        assert!(Value::parse(deep).is_err(), "too deep is an error, not a stack overflow");
+    }
+
+    fn any_json() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<u64>().prop_map(serde_json::Value::from),
+            (-1e9f64..1e9).prop_map(serde_json::Value::from),
+            "[a-c\"\\\\é\n]{0,4}".prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::Array),
+                prop::collection::vec(("[a-c\"é]{0,2}", inner), 0..6)
+                    .prop_map(|entries| serde_json::Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Whatever `serde_json` writes, `Value::parse` reads as `serde_json` does,
+        /// including lists of objects whose keys repeat, change and come back.
+        #[test]
+        fn parses_what_serde_json_parses(items in prop::collection::vec(any_json(), 0..5)) {
+            let original = serde_json::Value::Array(items);
+            let text = serde_json::to_string(&original).unwrap();
+            // (Compared with `serde_json`'s reading, whose last digit of a float
+            // may differ from the original's.)
+            let expected: serde_json::Value = serde_json::from_str(&text).unwrap();
+            prop_assert_eq!(serde_json::Value::from(parse(&text)), expected.clone());
+            prop_assert_eq!(parse(&text), Value::from(expected));
+        }
+    }
+}

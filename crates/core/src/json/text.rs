@@ -1,0 +1,210 @@
+//! `Text`: an immutable string that clones without copying, either its own or a
+//! range of a shared buffer (a response's text, so parsing allocates no string).
+
+use std::borrow::Borrow;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+use std::sync::Arc;
+
+/// An immutable string, cheap to clone (a reference count), that may be a range
+/// of a larger shared text: strings parsed by [`Value::parse`](super::Value::parse)
+/// point into the response's text, which stays alive while any of them does.
+///
+/// ```
+/// use rdc_core::json::Text;
+/// let name = Text::from("Ada");
+/// let again = name.clone(); // no copy
+/// assert_eq!(&*again, "Ada");
+/// assert_eq!(again, "Ada");
+/// ```
+#[derive(Clone)]
+pub struct Text {
+    buf: Arc<String>,
+    start: u32,
+    len: u32,
+}
+
+impl Text {
+    /// A text of its own (moves `s`, no copy).
+    ///
+    /// ```
+    /// assert_eq!(rdc_core::json::Text::new(String::from("x")).as_str(), "x");
+    /// ```
+    pub fn new(s: String) -> Text {
+        match u32::try_from(s.len()) {
+            Ok(len) => Text { buf: Arc::new(s), start: 0, len },
+            // Longer than 4 GiB: kept whole, read through `as_str`'s fallback.
+            Err(_) => Text { buf: Arc::new(s), start: 0, len: u32::MAX },
+        }
+    }
+
+    /// `buf[start..start + len]`, sharing `buf`; a copy of its own when the range
+    /// does not fit the compact form.
+    pub(crate) fn slice(buf: &Arc<String>, start: usize, len: usize) -> Text {
+        match (u32::try_from(start), u32::try_from(len)) {
+            (Ok(s), Ok(l)) if l != u32::MAX && buf.get(start..start + len).is_some() => {
+                Text { buf: Arc::clone(buf), start: s, len: l }
+            }
+            _ => Text::new(buf.get(start..start.saturating_add(len)).unwrap_or_default().to_owned()),
+        }
+    }
+
+    /// The string.
+    pub fn as_str(&self) -> &str {
+        if self.len == u32::MAX {
+            return self.buf.as_str();
+        }
+        let start = self.start as usize;
+        self.buf.get(start..start + self.len as usize).unwrap_or_default()
+    }
+
+    /// Whether both are the same range of the same buffer (equal without comparing).
+    pub(crate) fn same(&self, other: &Text) -> bool {
+        Arc::ptr_eq(&self.buf, &other.buf) && self.start == other.start && self.len == other.len
+    }
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Text::new(String::new())
+    }
+}
+
+impl Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.same(other) || self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Text {}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Text {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialOrd for Text {
+    fn partial_cmp(&self, other: &Text) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Text {
+    fn cmp(&self, other: &Text) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl Hash for Text {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text::new(s)
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Text {
+        Text::new(s.to_owned())
+    }
+}
+
+impl From<&String> for Text {
+    fn from(s: &String) -> Text {
+        Text::new(s.clone())
+    }
+}
+
+impl From<Text> for String {
+    fn from(t: Text) -> String {
+        t.as_str().to_owned()
+    }
+}
+
+impl serde::Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Text, D::Error> {
+        String::deserialize(deserializer).map(Text::new)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_share_their_buffer_and_compare_by_content() {
+        let buf = Arc::new(String::from("hello world"));
+        let a = Text::slice(&buf, 6, 5);
+        assert_eq!(a, "world");
+        assert_eq!(Arc::strong_count(&buf), 2);
+        let b = Text::from("world");
+        assert_eq!(a, b);
+        assert!(!a.same(&b));
+        assert!(a.same(&a.clone()));
+        assert_eq!(a.cmp(&Text::from("abc")), std::cmp::Ordering::Greater);
+    }
+
+    #[test]
+    fn an_out_of_range_slice_is_copied_not_wrong() {
+        let buf = Arc::new(String::from("héllo"));
+        // 2 is inside the two bytes of 'é': not a boundary, so no sharing.
+        assert_eq!(Text::slice(&buf, 0, 2).as_str(), "");
+        assert_eq!(Text::slice(&buf, 0, 3).as_str(), "hé");
+        assert_eq!(Text::slice(&buf, 4, 100).as_str(), "");
+    }
+}
