@@ -117,10 +117,12 @@ impl<'de> Visitor<'de> for OwnedVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
-        let mut map = Map::with_capacity(access.size_hint().unwrap_or(0).min(4096));
+        let mut entries = Vec::with_capacity(access.size_hint().unwrap_or(0).min(4096));
         while let Some((k, v)) = access.next_entry::<String, Value>()? {
-            map.insert(k, v);
+            entries.push((Text::new(k), v));
         }
+        let mut map = Map::from_unique(entries);
+        map.dedup_keys();
         Ok(Value::Object(map))
     }
 }

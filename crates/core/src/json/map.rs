@@ -74,6 +74,11 @@ impl Map {
         Some(self.entries.remove(at).1)
     }
 
+    /// Room for keys without reallocating.
+    pub fn capacity(&self) -> usize {
+        self.entries.capacity()
+    }
+
     /// Number of keys.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -114,26 +119,55 @@ impl Map {
         self.entries.retain_mut(|(k, v)| keep(k, v));
     }
 
-    /// Keeps, of keys met more than once, the last value at the first place.
+    /// Keeps, of keys met more than once, the last value at the first place
+    /// (linear: a hash of the keys above a few entries).
     pub(crate) fn dedup_keys(&mut self) {
-        let mut i = 1;
-        while i < self.entries.len() {
-            let earlier = self.entries.get(..i).and_then(|e| {
-                let key = &self.entries.get(i)?.0;
-                e.iter().position(|(k, _)| k == key)
-            });
-            match earlier {
-                Some(at) => {
-                    let (_, value) = self.entries.remove(i);
-                    if let Some(slot) = self.entries.get_mut(at) {
-                        slot.1 = value;
-                    }
+        let first = self.first_places();
+        if first.iter().enumerate().all(|(i, &f)| f == i) {
+            return;
+        }
+        // Later values move to their key's first place (the last one stays).
+        for (i, &f) in first.iter().enumerate() {
+            if f != i {
+                let value = self.entries.get_mut(i).map(|(_, v)| v.take());
+                if let (Some(value), Some(slot)) = (value, self.entries.get_mut(f)) {
+                    slot.1 = value;
                 }
-                None => i += 1,
             }
         }
+        let mut i = 0;
+        self.entries.retain(|_| {
+            let keep = first.get(i) == Some(&i);
+            i += 1;
+            keep
+        });
+    }
+
+    /// For each entry, the index of the first entry with its key.
+    fn first_places(&self) -> Vec<usize> {
+        let mut first: Vec<usize> = (0..self.entries.len()).collect();
+        if self.entries.len() <= SMALL {
+            for (i, (key, _)) in self.entries.iter().enumerate() {
+                let earlier = self.entries.get(..i).and_then(|e| e.iter().position(|(k, _)| k == key));
+                if let (Some(at), Some(slot)) = (earlier, first.get_mut(i)) {
+                    *slot = at;
+                }
+            }
+        } else {
+            let mut seen: crate::FastMap<&str, usize> = crate::FastMap::default();
+            for (i, (key, _)) in self.entries.iter().enumerate() {
+                let at = *seen.entry(key.as_str()).or_insert(i);
+                if let Some(slot) = first.get_mut(i) {
+                    *slot = at;
+                }
+            }
+        }
+        first
     }
 }
+
+/// Up to this many entries a scan beats hashing.
+const SMALL: usize = 16;
 
 impl PartialEq for Map {
     /// Same keys with equal values, in any order (as JSON objects compare).
@@ -141,8 +175,14 @@ impl PartialEq for Map {
         if self.len() != other.len() {
             return false;
         }
-        self.entries.iter().zip(&other.entries).all(|((ka, va), (kb, vb))| ka == kb && va == vb)
-            || self.entries.iter().all(|(k, v)| other.get(k) == Some(v))
+        if self.entries.iter().zip(&other.entries).all(|((ka, va), (kb, vb))| ka == kb && va == vb) {
+            return true;
+        }
+        if self.len() <= SMALL {
+            return self.entries.iter().all(|(k, v)| other.get(k) == Some(v));
+        }
+        let theirs: crate::FastMap<&str, &Value> = other.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        self.entries.iter().all(|(k, v)| theirs.get(k.as_str()) == Some(&v))
     }
 }
 
@@ -163,9 +203,13 @@ impl<K: Into<Text>> FromIterator<(K, Value)> for Map {
 }
 
 impl<K: Into<Text>> Extend<(K, Value)> for Map {
+    /// Like inserting each in turn (a key met again takes the later value at
+    /// its first place), in linear time.
     fn extend<I: IntoIterator<Item = (K, Value)>>(&mut self, iter: I) {
-        for (k, v) in iter {
-            self.insert(k, v);
+        let before = self.entries.len();
+        self.entries.extend(iter.into_iter().map(|(k, v)| (k.into(), v)));
+        if self.entries.len() > before {
+            self.dedup_keys();
         }
     }
 }
@@ -207,6 +251,24 @@ mod tests {
         let c: Map = [("y", Value::from(2)), ("x", Value::from(3))].into_iter().collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
+    }
+
+    #[test]
+    fn many_keys_dedup_and_compare_in_linear_time() {
+        // 200,000 entries: quadratic work would take minutes.
+        let n = 100_000;
+        let keys = (0..n)
+            .map(|i| (format!("k{i}"), Value::from(i)))
+            .chain((0..n).map(|i| (format!("k{i}"), Value::from(i + 1))));
+        let m: Map = keys.collect();
+        assert_eq!(m.len(), n);
+        assert_eq!(m.get("k7"), Some(&Value::from(8)));
+        assert_eq!(m.keys().nth(7).map(|k| k.as_str()), Some("k7"));
+        let reversed: Map = m.iter().rev().map(|(k, v)| (k.clone(), v.clone())).collect();
+        assert_eq!(m, reversed);
+        let same_key: Map = (0..n).map(|i| ("a", Value::from(i))).collect();
+        assert_eq!(same_key.len(), 1);
+        assert_eq!(same_key.get("a"), Some(&Value::from(n - 1)));
     }
 
     #[test]

@@ -2,11 +2,13 @@
 //!
 //! `serde_json` tokenizes; strings without escapes come back borrowed from the
 //! text, and become [`Text`] ranges of it (no allocation). Keys are checked
-//! against the keys of the last object met at the same depth (the shape of the
-//! objects of a list, which usually repeat): a key found at its place there is
-//! that object's key again (shared), and an object whose keys all match is known
-//! to hold each key once; other objects are checked for repeated keys (the last
-//! value wins, as in `serde_json`) and become the shape for their depth.
+//! against the keys of an object met before at the same depth with the same
+//! first key (the shape of the objects of a list, which usually repeat; a few
+//! shapes are kept per depth, so sibling objects of different kinds each keep
+//! theirs): a key found at its place there is that object's key again (shared),
+//! and an object whose keys all match is known to hold each key once; other
+//! objects are checked for repeated keys (the last value wins, as in
+//! `serde_json`) and become a shape for their depth.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -45,14 +47,18 @@ struct Parser<'b> {
     buf: &'b Arc<String>,
     /// The address of the text, to turn borrowed strings into ranges.
     base: usize,
-    /// The keys of the last object parsed at each depth.
-    shapes: RefCell<Vec<Vec<Text>>>,
+    /// Per depth, the keys of the last few objects of different first keys.
+    shapes: RefCell<Vec<Vec<Vec<Text>>>>,
 }
+
+/// Shapes kept per depth.
+const SHAPES: usize = 4;
 
 impl Parser<'_> {
     /// A string borrowed from the text as a range of it.
     fn text(&self, s: &str) -> Text {
-        match (s.as_ptr() as usize).checked_sub(self.base) {
+        let start = (s.as_ptr() as usize).checked_sub(self.base);
+        match start.filter(|start| self.buf.get(*start..start + s.len()) == Some(s)) {
             Some(start) => Text::slice(self.buf, start, s.len()),
             None => Text::from(s),
         }
@@ -122,12 +128,22 @@ impl<'de> Visitor<'de> for Seed<'_, '_> {
         let parser = self.parser;
         let inner = Seed { parser, depth: self.depth + 1 };
         let mut entries: Vec<(Text, Value)> = Vec::new();
+        // Which of this depth's shapes the first key chose; whether every key
+        // so far was at its place in it.
+        let mut shape: Option<usize> = None;
         let mut known = true;
         while let Some(key) = access.next_key_seed(KeySeed)? {
             let shared = {
                 let shapes = parser.shapes.borrow();
-                let expected = shapes.get(self.depth).and_then(|shape| shape.get(entries.len()));
-                expected.filter(|k| k.as_str() == key.as_str()).cloned()
+                let here = shapes.get(self.depth);
+                if entries.is_empty() {
+                    shape =
+                        here.and_then(|list| list.iter().position(|s| s.first().is_some_and(|k| *k == key.as_str())));
+                    let expected = shape.and_then(|at| here?.get(at)).map_or(1, Vec::len);
+                    entries.reserve(expected.min(64));
+                }
+                let expected = shape.and_then(|at| here?.get(at)?.get(entries.len()));
+                expected.filter(|k| **k == key.as_str()).cloned()
             };
             let key = match shared {
                 Some(key) => key,
@@ -140,21 +156,29 @@ impl<'de> Visitor<'de> for Seed<'_, '_> {
                 }
             };
             let value = access.next_value_seed(inner)?;
-            if entries.capacity() == 0 {
-                let expected = parser.shapes.borrow().get(self.depth).map_or(0, Vec::len);
-                entries.reserve(expected.max(1));
-            }
             entries.push((key, value));
+        }
+        if entries.capacity() > 2 * entries.len() + 4 {
+            entries.shrink_to_fit();
         }
         let mut map = Map::from_unique(entries);
         if !known {
             map.dedup_keys();
+            let keys: Vec<Text> = map.keys().cloned().collect();
             let mut shapes = parser.shapes.borrow_mut();
             if shapes.len() <= self.depth {
                 shapes.resize_with(self.depth + 1, Vec::new);
             }
-            if let Some(shape) = shapes.get_mut(self.depth) {
-                *shape = map.keys().cloned().collect();
+            if let Some(list) = shapes.get_mut(self.depth) {
+                match shape.and_then(|at| list.get_mut(at)) {
+                    Some(old) => *old = keys,
+                    None => {
+                        if list.len() == SHAPES {
+                            list.remove(0);
+                        }
+                        list.push(keys);
+                    }
+                }
             }
         }
         Ok(Value::Object(map))
@@ -223,6 +247,38 @@ mod tests {
     }
 
     #[test]
+    fn value_strings_are_ranges_of_the_text_and_numbers_are_numbers() {
+        let parsed = parse(r#"{"a": "x", "b": ["y", 1, -2, 0.5]}"#);
+        let (a, b) = (parsed.get("a").unwrap(), &parsed.get("b").unwrap().as_array().unwrap()[0]);
+        let (Value::String(a), Value::String(b)) = (a, b) else { panic!("strings") };
+        assert!(a.same_buffer(b));
+        let numbers = &parsed.get("b").unwrap().as_array().unwrap()[1..];
+        assert!(numbers.iter().all(|n| matches!(n, Value::Number(_))), "{numbers:?}");
+    }
+
+    #[test]
+    fn sibling_objects_of_two_kinds_keep_their_shapes() {
+        let parsed = parse(
+            r#"[{"user": {"id": 1, "name": "a"}, "meta": {"page": 1}}, {"user": {"id": 2, "name": "b"}, "meta": {"page": 2}}]"#,
+        );
+        let items = parsed.as_array().unwrap();
+        let key =
+            |i: usize, field: &str| items[i].get(field).unwrap().as_object().unwrap().keys().next().unwrap().clone();
+        assert!(key(0, "user").same(&key(1, "user")));
+        assert!(key(0, "meta").same(&key(1, "meta")));
+    }
+
+    #[test]
+    fn a_wide_object_then_small_ones_reserve_only_what_they_hold() {
+        let wide: Vec<String> = (0..1000).map(|i| format!("\"k{i}\": 0")).collect();
+        let text = format!("[{{{}}}, {{\"k0\": 1}}, {{\"k0\": 2}}]", wide.join(","));
+        let parsed = parse(&text);
+        let small = parsed.as_array().unwrap()[2].as_object().unwrap();
+        assert_eq!(small.len(), 1);
+        assert!(small.capacity() <= 64, "{}", small.capacity());
+    }
+
+    #[test]
     fn shapes_that_change_are_still_right() {
         let text = r#"[{"a": 1, "b": 2}, {"b": 3, "a": 4}, {"a": 5}, {"a": 6, "b": 7, "c": 8}, {"a": 9, "a": 10}]"#;
         assert_eq!(serde_json::Value::from(parse(text)), serde_json::from_str::<serde_json::Value>(text).unwrap());
@@ -265,7 +321,37 @@ mod tests {
         })
     }
 
+    /// JSON text for `entries` as written (keys may repeat), and what parsing
+    /// it must give: each key once, at its first place, with its last value.
+    fn object_text(entries: &[(String, i64)]) -> (String, Map) {
+        let body: Vec<String> =
+            entries.iter().map(|(k, v)| format!("{}:{v}", serde_json::to_string(k).unwrap())).collect();
+        // Worked out here without `Map`'s own dedup, which the parser uses.
+        let mut order: Vec<(Text, Value)> = Vec::new();
+        for (k, v) in entries {
+            match order.iter_mut().find(|(seen, _)| seen == k) {
+                Some(slot) => slot.1 = Value::from(*v),
+                None => order.push((Text::from(k.as_str()), Value::from(*v))),
+            }
+        }
+        (format!("{{{}}}", body.join(",")), Map::from_unique(order))
+    }
+
     proptest! {
+        /// Lists of objects whose keys repeat, reorder and come back parse to
+        /// each key once, in first-seen order, with the last value.
+        #[test]
+        fn repeated_and_reordered_keys(objects in prop::collection::vec(prop::collection::vec(("[abc]{1,2}", -3i64..3), 0..7), 0..8)) {
+            let (texts, expected): (Vec<String>, Vec<Map>) = objects.iter().map(|o| object_text(o)).unzip();
+            let parsed = parse(&format!("[{}]", texts.join(",")));
+            let items = parsed.as_array().unwrap();
+            for (item, expected) in items.iter().zip(&expected) {
+                let got: Vec<(&str, &Value)> = item.as_object().unwrap().iter().map(|(k, v)| (k.as_str(), v)).collect();
+                let want: Vec<(&str, &Value)> = expected.iter().map(|(k, v)| (k.as_str(), v)).collect();
+                prop_assert_eq!(got, want);
+            }
+        }
+
         /// Whatever `serde_json` writes, `Value::parse` reads as `serde_json` does,
         /// including lists of objects whose keys repeat, change and come back.
         #[test]
