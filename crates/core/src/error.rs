@@ -72,8 +72,8 @@ pub enum ReadError {
 }
 
 /// Describes a JSON value's kind for error messages.
-pub(crate) fn kind_of(value: &serde_json::Value) -> &'static str {
-    use serde_json::Value;
+pub(crate) fn kind_of(value: &crate::json::Value) -> &'static str {
+    use crate::json::Value;
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

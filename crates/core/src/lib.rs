@@ -8,7 +8,7 @@
 //! ```
 //! use rdc_core::{All, Entity, MemoCache, Schema, State, WriteMeta};
 //! use serde::Deserialize;
-//! use serde_json::json;
+//! use rdc_core::json;
 //!
 //! #[derive(Debug, Deserialize, Entity)]
 //! struct User { id: String, name: String }

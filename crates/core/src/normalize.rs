@@ -3,7 +3,7 @@
 //! has normalized (see `State::commit`).
 
 use indexmap::IndexMap;
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::error::{kind_of, NormalizeError};
 use std::sync::Arc;
@@ -135,7 +135,7 @@ impl<'a> Normalizer<'a> {
                 row.insert("items".to_owned(), items);
                 let path = self.staged.record_path(&self.path);
                 self.staged.entities.insert((collection.def.key, pk.clone()), (collection.def, row, path));
-                Ok(Value::String(pk))
+                Ok(Value::String(pk.into()))
             }
             Schema::Lazy(_) => {
                 let resolved = schema.resolved().into_owned();
@@ -146,7 +146,9 @@ impl<'a> Normalizer<'a> {
 
     /// Normalizes one schema'd member of an object in place; an absent member stays absent.
     fn member(&mut self, mut map: Object, name: &str, schema: &Schema) -> Result<Object, NormalizeError> {
-        let Some((owned_name, item)) = map.remove_entry(name) else { return Ok(map) };
+        // Out while it is normalized (a chooser sees the parent without it), then
+        // back at its place: field positions are what change tracking compares.
+        let Some((at, owned_name, item)) = map.take_entry(name) else { return Ok(map) };
         let parent = Value::Object(map);
         let normalized = self.with_key(name, |n| n.normalize(schema, item, &parent, name))?;
         // Built as an object just above; the other arm cannot happen.
@@ -154,7 +156,7 @@ impl<'a> Normalizer<'a> {
             Value::Object(map) => map,
             _ => Object::new(),
         };
-        map.insert(owned_name, normalized);
+        map.insert_at(at, owned_name, normalized);
         Ok(map)
     }
 
@@ -197,7 +199,7 @@ impl<'a> Normalizer<'a> {
                 let pk = self.entity(def, value)?;
                 let mut reference = Map::with_capacity(2);
                 reference.insert("id".to_owned(), pk);
-                reference.insert("schema".to_owned(), Value::String(choice.unwrap_or_default()));
+                reference.insert("schema".to_owned(), Value::String(choice.unwrap_or_default().into()));
                 Ok(Value::Object(reference))
             }
             // Rule 4 of All: an unmapped choice passes the original value through.
@@ -234,7 +236,7 @@ impl<'a> Normalizer<'a> {
                 self.staged.entities.insert(slot, (def, object, path));
             }
         }
-        Ok(Value::String(pk))
+        Ok(Value::String(pk.into()))
     }
 
     fn invalidate(&mut self, def: &'static EntityDef, value: Value) -> Result<Value, NormalizeError> {
@@ -245,7 +247,7 @@ impl<'a> Normalizer<'a> {
         let pk = pk.ok_or_else(|| NormalizeError::MissingPrimaryKey { entity: def.key, path: self.here() })?;
         self.staged.entities.shift_remove(&(def.key, pk.clone()));
         self.staged.deletes.push((def.key, pk.clone()));
-        Ok(Value::String(pk))
+        Ok(Value::String(pk.into()))
     }
 
     fn shape(&self, expected: &'static str, found: &Value) -> NormalizeError {

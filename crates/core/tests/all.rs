@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use common::*;
 use rdc_core::{entry, All, Entity, MemoCache, Schema, State};
-use serde_json::{json, Value};
+use rdc_core::json;
+use rdc_core::json::Value;
 
 fn feed_json() -> Value {
     json!([

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use common::*;
 use rdc_core::{All, Collection, Entity, MemoCache, Query, Schema, State};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use rdc_core::json;
+use rdc_core::json::Value;
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
 struct Todo {

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use common::User;
 use controller_support::*;
 use rdc_core::{All, Entity, ExpiryStatus, FetchError, Policy, Schema};
-use serde_json::{json, Value};
+use rdc_core::json;
+use rdc_core::json::Value;
 
 fn users_api(server: &std::rc::Rc<std::cell::RefCell<Server>>) -> Api {
     Api::new(server, "GET", "/users", Some(Schema::array(User::schema())))

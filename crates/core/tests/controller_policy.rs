@@ -6,7 +6,8 @@ mod controller_support;
 use common::User;
 use controller_support::*;
 use rdc_core::{Entity, Policy, Schema};
-use serde_json::{json, Value};
+use rdc_core::json;
+use rdc_core::json::Value;
 
 fn ticker(server: &std::rc::Rc<std::cell::RefCell<Server>>, every: u64) -> Api {
     let mut api = Api::new(server, "GET", "/ticker", None);

@@ -7,7 +7,8 @@ use common::*;
 use rdc_core::{denormalize, Entity, EntityMeta, MemoCache, NormalizeError, Object, Schema, State, WriteMeta};
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use rdc_core::json;
+use rdc_core::json::Value;
 
 #[test]
 fn type_key_defaults_to_the_type_name_and_can_be_set() {
@@ -18,9 +19,9 @@ fn type_key_defaults_to_the_type_name_and_can_be_set() {
 
 #[test]
 fn primary_key_comes_from_the_wire_name_of_the_pk_field() {
-    let price: Object = serde_json::from_value(json!({ "exchangePair": "BTC-USD" })).unwrap();
+    let price: Object = rdc_core::json::from_value(&json!({ "exchangePair": "BTC-USD" })).unwrap();
     assert_eq!(ExchangePrice::pk_of(&price).as_deref(), Some("BTC-USD"));
-    let link: Object = serde_json::from_value(json!({ "id": 5 })).unwrap();
+    let link: Object = rdc_core::json::from_value(&json!({ "id": 5 })).unwrap();
     assert_eq!(Link::pk_of(&link).as_deref(), Some("5"));
 }
 

@@ -6,7 +6,8 @@
 use proptest::prelude::*;
 use rdc_core::{denormalize, Entity, MemoCache, Pk, Schema, State, WriteMeta};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use rdc_core::json;
+use rdc_core::json::Value;
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
 struct Person {

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use controller_support::*;
 use rdc_core::{Controller, Entity, Pk, Schema};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use rdc_core::json;
+use rdc_core::json::Value;
 
 #[derive(Debug, Deserialize, Entity)]
 #[allow(dead_code)] // fields are there to be deserialized

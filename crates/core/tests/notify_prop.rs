@@ -12,7 +12,8 @@ use controller_support::*;
 use proptest::prelude::*;
 use rdc_core::{All, Controller, Entity, MemoCache, Pk, Schema, State};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use rdc_core::json;
+use rdc_core::json::Value;
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
 struct Person {

@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use rdc_core::{denormalize, Entity, Schema, State, WriteMeta};
-use serde_json::json;
+use rdc_core::json;
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]

@@ -6,7 +6,8 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use rdc_core::{denormalize, Entity, MemoCache, Schema, State};
-use serde_json::{json, Value};
+use rdc_core::json;
+use rdc_core::json::Value;
 
 /// A generated graph: node i has a name, friends (indexes) and maybe a best friend.
 #[derive(Debug, Clone)]

@@ -7,7 +7,8 @@
 use proptest::prelude::*;
 use rdc_core::{Collection, Entity, Schema, State, WriteMeta};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use rdc_core::json;
+use rdc_core::json::Value;
 
 #[derive(Debug, Deserialize, Entity)]
 #[allow(dead_code)]
@@ -91,7 +92,8 @@ fn apply(state: &mut State, op: &Op, t: u64) {
 
 /// What readers can see: each row's object, each result's value and
 /// invalidation, each error (not the times a write may move on alone).
-fn visible(state: &State) -> Value {
+fn visible(state: &State) -> serde_json::Value {
+    use serde_json::{json, Value};
     let all = contents(state);
     let rows = |table: &Value| -> Value {
         table["rows"].as_object().unwrap().iter().map(|(pk, row)| (pk.clone(), row["value"].clone())).collect()
@@ -108,7 +110,7 @@ fn visible(state: &State) -> Value {
 }
 
 /// Everything the store holds except its version counter (which moves on).
-fn contents(state: &State) -> Value {
+fn contents(state: &State) -> serde_json::Value {
     let mut value = serde_json::to_value(state).unwrap();
     value.as_object_mut().unwrap().remove("version");
     value

@@ -136,7 +136,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
     let hook = |path: &Option<syn::Path>, call: TokenStream| path.as_ref().map(|p| call_hook(p, call));
     let process = hook(
         &container.process,
-        quote!(fn process(value: #core::__private::serde_json::Value, args: &#core::__private::serde_json::Value) -> ::std::result::Result<#core::__private::serde_json::Value, ::std::string::String> { HOOK(value, args) }),
+        quote!(fn process(value: #core::json::Value, args: &#core::json::Value) -> ::std::result::Result<#core::json::Value, ::std::string::String> { HOOK(value, args) }),
     );
     let validate = hook(
         &container.validate,
@@ -170,7 +170,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
                     FIELDS.get_or_init(|| ::std::vec![#(#nested_entries),*])
                 }
 
-                fn check_fields(value: &#core::__private::serde_json::Value) -> ::std::result::Result<(), #core::FieldError> {
+                fn check_fields(value: &#core::json::Value) -> ::std::result::Result<(), #core::FieldError> {
                     #[derive(#core::__private::serde::Deserialize)]
                     #[serde(crate = #serde_path)]
                     #rename_all

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use rdc_core::Entity;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use rdc_core::json::Value;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Entity)]
 #[entity(key = "User")]

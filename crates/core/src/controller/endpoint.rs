@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::schema::Schema;
 

@@ -1,7 +1,7 @@
 //! Garbage collection: results no mounted reader uses and that are past expiry
 //! are dropped, then entities no remaining result reaches and that are expired.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::keys::{self, Keys};
 use super::Controller;

@@ -19,7 +19,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use crate::json::Value;
 
 pub use abort::Abort;
 pub use clock::{Clock, FakeTime, Timers};
@@ -104,7 +104,8 @@ struct Inner {
 ///
 /// ```
 /// use rdc_core::{Controller, Endpoint, FakeTime, LocalTasks, LocalFuture, Policy, Schema, Spawn};
-/// use serde_json::{json, Value};
+/// use rdc_core::json;
+/// use rdc_core::json::Value;
 ///
 /// #[derive(Clone)]
 /// struct Hello;

@@ -20,7 +20,7 @@ impl Controller {
     /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
     /// let seen = calls.clone();
     /// let id = controller.listen(move || seen.set(seen.get() + 1));
-    /// controller.set(&User::schema(), serde_json::json!({"id": "1", "name": "Ada"})).unwrap();
+    /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"})).unwrap();
     /// assert_eq!(calls.get(), 1);
     /// controller.unlisten(id);
     /// ```
@@ -40,7 +40,7 @@ impl Controller {
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
     /// # let time = FakeTime::default();
     /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
-    /// let user = |name: &str| serde_json::json!({"id": "1", "name": name});
+    /// let user = |name: &str| rdc_core::json!({"id": "1", "name": name});
     /// controller.set(&User::schema(), user("Ada")).unwrap();
     /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
     /// let (seen, c) = (calls.clone(), controller.clone());
@@ -48,7 +48,7 @@ impl Controller {
     ///     seen.set(seen.get() + 1);
     ///     let _ = c.entity::<User>("1");
     /// });
-    /// controller.set(&User::schema(), serde_json::json!({"id": "2", "name": "Bob"})).unwrap();
+    /// controller.set(&User::schema(), rdc_core::json!({"id": "2", "name": "Bob"})).unwrap();
     /// assert_eq!(calls.get(), 1); // another user: not woken
     /// controller.set(&User::schema(), user("Ada L.")).unwrap();
     /// assert_eq!(calls.get(), 2);

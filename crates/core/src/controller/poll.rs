@@ -4,7 +4,7 @@
 
 use std::rc::{Rc, Weak};
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::keys::{self, Keys};
 use super::{Controller, Endpoint, Inner, LocalFuture};

@@ -51,13 +51,7 @@ impl serde::Serialize for Value {
                 }
                 seq.end()
             }
-            Value::Object(map) => {
-                let mut out = serializer.serialize_map(Some(map.len()))?;
-                for (k, v) in map {
-                    out.serialize_entry(k.as_str(), v)?;
-                }
-                out.end()
-            }
+            Value::Object(map) => map.serialize(serializer),
         }
     }
 }
@@ -124,6 +118,25 @@ impl<'de> Visitor<'de> for OwnedVisitor {
         let mut map = Map::from_unique(entries);
         map.dedup_keys();
         Ok(Value::Object(map))
+    }
+}
+
+impl serde::Serialize for Map {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = serializer.serialize_map(Some(self.len()))?;
+        for (k, v) in self {
+            out.serialize_entry(k.as_str(), v)?;
+        }
+        out.end()
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Map {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Map, D::Error> {
+        match deserializer.deserialize_map(OwnedVisitor)? {
+            Value::Object(map) => Ok(map),
+            other => Err(serde::de::Error::invalid_type(super::unexpected(&other), &"an object")),
+        }
     }
 }
 

@@ -79,6 +79,24 @@ impl Map {
         self.entries.capacity()
     }
 
+    /// Takes `key` out with its key, keeping the others' order.
+    pub fn remove_entry(&mut self, key: &str) -> Option<(Text, Value)> {
+        let at = self.position(key)?;
+        Some(self.entries.remove(at))
+    }
+
+    /// Takes `key` out with its place and key (see [`Map::insert_at`]).
+    pub(crate) fn take_entry(&mut self, key: &str) -> Option<(usize, Text, Value)> {
+        let at = self.position(key)?;
+        let (k, v) = self.entries.remove(at);
+        Some((at, k, v))
+    }
+
+    /// Puts back what [`Map::take_entry`] took, at its place.
+    pub(crate) fn insert_at(&mut self, at: usize, key: Text, value: Value) {
+        self.entries.insert(at.min(self.entries.len()), (key, value));
+    }
+
     /// Number of keys.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -90,8 +108,8 @@ impl Map {
     }
 
     /// Entries in order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Text, &Value)> + DoubleEndedIterator {
-        self.entries.iter().map(|(k, v)| (k, v))
+    pub fn iter(&self) -> Iter<'_> {
+        self.into_iter()
     }
 
     /// Entries in order, values to change.
@@ -222,11 +240,17 @@ impl IntoIterator for Map {
     }
 }
 
+/// The entries of a [`Map`], in order.
+pub type Iter<'a> = std::iter::Map<std::slice::Iter<'a, (Text, Value)>, fn(&'a (Text, Value)) -> (&'a Text, &'a Value)>;
+
 impl<'a> IntoIterator for &'a Map {
     type Item = (&'a Text, &'a Value);
-    type IntoIter = std::iter::Map<std::slice::Iter<'a, (Text, Value)>, fn(&'a (Text, Value)) -> (&'a Text, &'a Value)>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.entries.iter().map(|(k, v)| (k, v))
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        fn pair((k, v): &(Text, Value)) -> (&Text, &Value) {
+            (k, v)
+        }
+        self.entries.iter().map(pair)
     }
 }
 

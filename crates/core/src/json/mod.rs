@@ -17,13 +17,15 @@
 //! ```
 
 mod convert;
+mod de;
 mod map;
 mod parse;
 mod text;
 
 use std::fmt;
 
-pub use map::Map;
+pub use de::from_value;
+pub use map::{Iter, Map};
 pub use serde_json::Number;
 pub use text::Text;
 
@@ -167,6 +169,19 @@ impl Value {
     }
 }
 
+/// What serde's errors call a value of this kind.
+pub(crate) fn unexpected(value: &Value) -> serde::de::Unexpected<'_> {
+    use serde::de::Unexpected;
+    match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => n.as_f64().map_or(Unexpected::Other("number"), Unexpected::Float),
+        Value::String(s) => Unexpected::Str(s.as_str()),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
+}
+
 impl fmt::Debug for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -234,5 +249,136 @@ impl From<f64> for Value {
     /// A finite number; `null` for NaN and infinities (as JSON has no such numbers).
     fn from(n: f64) -> Value {
         Number::from_f64(n).map_or(Value::Null, Value::Number)
+    }
+}
+
+/// Builds a [`Value`] with `serde_json::json!`'s syntax.
+///
+/// ```
+/// use rdc_core::json;
+/// let id = 7;
+/// let user = json!({"id": id, "tags": ["a", "b"], "boss": null});
+/// assert_eq!(user.get("id").and_then(rdc_core::json::Value::as_u64), Some(7));
+/// ```
+#[macro_export]
+macro_rules! json {
+    ($($json:tt)+) => {
+        $crate::json::Value::from($crate::__private::serde_json::json!($($json)+))
+    };
+}
+
+/// `null`, what indexing finds where nothing is.
+static NULL: Value = Value::Null;
+
+impl std::ops::Index<&str> for Value {
+    type Output = Value;
+    /// The value under `key`; `null` when there is none or this is no object.
+    fn index(&self, key: &str) -> &Value {
+        self.get(key).unwrap_or(&NULL)
+    }
+}
+
+impl std::ops::Index<usize> for Value {
+    type Output = Value;
+    /// Item `i` of an array; `null` when there is none or this is no array.
+    fn index(&self, i: usize) -> &Value {
+        self.as_array().and_then(|items| items.get(i)).unwrap_or(&NULL)
+    }
+}
+
+impl std::ops::Index<&str> for Map {
+    type Output = Value;
+    /// The value under `key`; `null` when there is none.
+    fn index(&self, key: &str) -> &Value {
+        self.get(key).unwrap_or(&NULL)
+    }
+}
+
+impl std::ops::IndexMut<&str> for Value {
+    /// The value under `key`, added as `null` when missing (`null` itself
+    /// becomes an empty object first).
+    ///
+    /// # Panics
+    /// When this is neither an object nor `null`, as `serde_json` does.
+    fn index_mut(&mut self, key: &str) -> &mut Value {
+        if self.is_null() {
+            *self = Value::Object(Map::new());
+        }
+        match self {
+            Value::Object(map) => {
+                if !map.contains_key(key) {
+                    map.insert(key, Value::Null);
+                }
+                map.get_mut(key).unwrap_or_else(|| unreachable!("inserted above"))
+            }
+            #[allow(clippy::panic)]
+            other => panic!("cannot index {} with a key", unexpected(other)),
+        }
+    }
+}
+
+impl std::ops::IndexMut<usize> for Value {
+    /// Item `i` of an array.
+    ///
+    /// # Panics
+    /// When this is no array or `i` is out of bounds, as `serde_json` does.
+    fn index_mut(&mut self, i: usize) -> &mut Value {
+        match self.as_array_mut().and_then(|items| items.get_mut(i)) {
+            Some(item) => item,
+            #[allow(clippy::panic)]
+            None => panic!("cannot index with {i}: no such item"),
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    /// Compact JSON text.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = serde_json::to_string(self).map_err(|_| fmt::Error)?;
+        f.write_str(&text)
+    }
+}
+
+impl PartialEq<str> for Value {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == Some(other)
+    }
+}
+
+impl PartialEq<&str> for Value {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == Some(*other)
+    }
+}
+
+impl PartialEq<String> for Value {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == Some(other.as_str())
+    }
+}
+
+impl PartialEq<bool> for Value {
+    fn eq(&self, other: &bool) -> bool {
+        self.as_bool() == Some(*other)
+    }
+}
+
+macro_rules! eq_number {
+    ($($t:ty => $as:ident),*) => {
+        $(
+            impl PartialEq<$t> for Value {
+                fn eq(&self, other: &$t) -> bool {
+                    self.$as() == <$t>::try_from(*other).ok().and_then(|n| n.try_into().ok())
+                }
+            }
+        )*
+    };
+}
+
+eq_number!(i32 => as_i64, i64 => as_i64, u32 => as_u64, u64 => as_u64, usize => as_u64);
+
+impl PartialEq<f64> for Value {
+    fn eq(&self, other: &f64) -> bool {
+        self.as_f64() == Some(*other)
     }
 }

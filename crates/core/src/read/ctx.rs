@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::schema::{All, EntityDef, NestedField, Object, Schema};
 use crate::store::{EntityTable, FastMap, State, StoredEntity};

@@ -4,7 +4,9 @@
 
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor};
-use serde_json::{Error, Value};
+use serde_json::Error;
+
+use crate::json::Value;
 
 use super::ctx::{Ctx, ListSource};
 use super::path::{PlainDe, Segment};
@@ -508,7 +510,7 @@ impl<'s> Fields<'s> {
 /// visitor does not ignore marks its position as read, so a later change to the
 /// other fields leaves the read as it was.
 struct Members<'a, 's, 'c> {
-    iter: serde_json::map::Iter<'a>,
+    iter: crate::json::Iter<'a>,
     fields: Fields<'s>,
     pending: Option<(&'a str, &'a Value, Option<&'s Schema>)>,
     ctx: &'c Ctx<'a>,

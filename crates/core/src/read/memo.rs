@@ -4,7 +4,7 @@ use std::any::{Any, TypeId};
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use crate::json::Value;
 
 use super::ctx::{Ctx, Dep, ListVerdicts, Prior};
 use super::read_with;
@@ -33,7 +33,7 @@ struct Entry {
 /// # use rdc_core::{Entity, MemoCache, State, WriteMeta};
 /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
 /// let mut state = State::default();
-/// state.write_entities(&User::schema(), serde_json::json!({"id": "1", "name": "Ada"}), &serde_json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
+/// state.write_entities(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"}), &rdc_core::json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
 /// let mut memo = MemoCache::default();
 /// let a = memo.entity::<User>(&state, "1").unwrap().unwrap();
 /// let b = memo.entity::<User>(&state, "1").unwrap().unwrap();
@@ -218,7 +218,7 @@ impl MemoCache {
             Input::Value(value) => value,
             Input::Result(result) => &**result,
             Input::Pk(pk) => {
-                reference = Value::String(pk.to_owned());
+                reference = Value::String(pk.into());
                 &reference
             }
         };

@@ -9,7 +9,7 @@ mod pk;
 mod query;
 
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use crate::json::Value;
 
 pub(crate) use ctx::Dep;
 pub use memo::MemoCache;
@@ -30,8 +30,8 @@ use de::ValueDe;
 /// # use rdc_core::{denormalize, Entity, State, WriteMeta};
 /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
 /// let mut state = State::default();
-/// state.write_entities(&User::schema(), serde_json::json!({"id": "1", "name": "Ada"}), &serde_json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
-/// let user: User = denormalize(&state, &User::schema(), &serde_json::json!("1")).unwrap().unwrap();
+/// state.write_entities(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"}), &rdc_core::json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
+/// let user: User = denormalize(&state, &User::schema(), &rdc_core::json!("1")).unwrap().unwrap();
 /// assert_eq!(user.name, "Ada");
 /// ```
 pub fn denormalize<T: DeserializeOwned>(state: &State, schema: &Schema, input: &Value) -> Result<Option<T>, ReadError> {

@@ -7,7 +7,9 @@ use std::cell::RefCell;
 
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Error, Value};
+use serde_json::Error;
+
+use crate::json::Value;
 
 use crate::schema::FieldError;
 
@@ -94,7 +96,7 @@ impl<'a> ErrorPath<'a> {
 /// ```
 /// #[derive(Debug, serde::Deserialize)]
 /// struct Price { amounts: Vec<u32> }
-/// let err = rdc_core::__private::deserialize_at::<Price>(&serde_json::json!({"amounts": [1, "x"]})).unwrap_err();
+/// let err = rdc_core::__private::deserialize_at::<Price>(&rdc_core::json!({"amounts": [1, "x"]})).unwrap_err();
 /// assert_eq!(err.path, "amounts[1]");
 /// ```
 pub fn deserialize_at<'a, T: serde::Deserialize<'a>>(value: &'a Value) -> Result<T, FieldError> {
@@ -189,7 +191,7 @@ macro_rules! scalars {
 use scalars;
 
 struct PlainMap<'a, 'p> {
-    iter: serde_json::map::Iter<'a>,
+    iter: crate::json::Iter<'a>,
     pending: Option<(&'a str, &'a Value)>,
     path: &'p ErrorPath<'a>,
 }

@@ -18,9 +18,9 @@ pub(crate) const PK_MARKER: &str = "$rdc::Pk";
 /// # use rdc_core::{Entity, MemoCache, Pk, Schema, State, WriteMeta};
 /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
 /// let mut state = State::default();
-/// let users = serde_json::json!([{"id": "a", "name": "Ada"}, {"id": "b", "name": "Bob"}]);
+/// let users = rdc_core::json!([{"id": "a", "name": "Ada"}, {"id": "b", "name": "Bob"}]);
 /// let schema = Schema::array(User::schema());
-/// state.write_result("GET /users", &schema, users, &serde_json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
+/// state.write_result("GET /users", &schema, users, &rdc_core::json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
 /// let keys = MemoCache::default().read_result::<Vec<Pk>>(&state, "GET /users", &schema).unwrap().unwrap();
 /// assert_eq!(keys.iter().map(|k| k.as_str()).collect::<Vec<_>>(), ["a", "b"]);
 /// ```

@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use crate::json::Value;
 
 use super::memo::MemoCache;
 use crate::error::ReadError;
@@ -20,7 +20,7 @@ type Selected<T, R> = Mutex<FastMap<String, (Arc<T>, Arc<R>)>>;
 ///
 /// ```
 /// use rdc_core::{All, Entity, MemoCache, Query, State, WriteMeta};
-/// use serde_json::json;
+/// use rdc_core::json;
 /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
 /// let count_named = Query::new("users named", All::of::<User>().into(), |users: &Vec<User>, args| {
 ///     users.iter().filter(|u| Some(u.name.as_str()) == args["name"].as_str()).count()

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::polymorphic::{Chooser, Polymorphic};
 use super::{Entity, EntityDef, Schema};

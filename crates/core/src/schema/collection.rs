@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::{EntityDef, Object, Schema};
 use crate::store::EntityMeta;
@@ -15,7 +15,7 @@ use crate::store::EntityMeta;
 ///
 /// ```
 /// use rdc_core::{Collection, Entity, MemoCache, State, WriteMeta};
-/// use serde_json::json;
+/// use rdc_core::json;
 /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Todo { id: u32, #[serde(rename = "userId")] user_id: u32 }
 /// let todos = Collection::of("TodoList", Todo::schema());
 /// let mut state = State::default();
@@ -95,11 +95,11 @@ pub(crate) fn args_key(args: &Value) -> String {
         match value {
             Value::Object(map) => {
                 // Sorted by hand: an app may build serde_json with `preserve_order`.
-                let mut keys: Vec<&String> = map.keys().collect();
+                let mut keys: Vec<&crate::json::Text> = map.keys().collect();
                 keys.sort_unstable();
                 let mut sorted = Object::new();
                 for key in keys {
-                    sorted.insert(key.clone(), canonical(&map[key]));
+                    sorted.insert(key.clone(), map.get(key).map(canonical).unwrap_or_default());
                 }
                 Value::Object(sorted)
             }
@@ -118,7 +118,7 @@ pub(crate) fn args_key(args: &Value) -> String {
 /// text, so `"1"` matches `1`). A list fetched without arguments takes everything.
 pub(crate) fn item_matches(args: &Object, item: &Object) -> bool {
     let text = |v: &Value| match v {
-        Value::String(s) => s.clone(),
+        Value::String(s) => s.to_string(),
         other => crate::json_text(other),
     };
     args.iter().all(|(k, v)| item.get(k).is_some_and(|field| text(field) == text(v)))

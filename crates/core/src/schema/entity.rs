@@ -2,13 +2,13 @@
 //! primary key, and shared by every response that mentions them.
 
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::Schema;
 use crate::store::EntityMeta;
 
 /// A JSON object, as entities are stored.
-pub type Object = Map<String, Value>;
+pub type Object = Map;
 
 /// A field of an entity that holds another schema (an entity, a list of them,
 /// an `All`, a union...). Normalization replaces its content by references.
@@ -72,7 +72,7 @@ impl EntityDef {
 /// ```
 /// use rdc_core::{Entity, Schema, State, WriteMeta, MemoCache};
 /// use serde::Deserialize;
-/// use serde_json::json;
+/// use rdc_core::json;
 ///
 /// #[derive(Debug, Deserialize, Entity)]
 /// #[entity(key = "User")]
@@ -171,13 +171,13 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
 /// in their JSON form; anything else is no key. Used by the derive.
 ///
 /// ```
-/// use serde_json::json;
+/// use rdc_core::json;
 /// assert_eq!(rdc_core::pk_string(&json!(7)), Some("7".to_string()));
 /// assert_eq!(rdc_core::pk_string(&json!(null)), None);
 /// ```
 pub fn pk_string(value: &Value) -> Option<String> {
     match value {
-        Value::String(s) => Some(s.clone()),
+        Value::String(s) => Some(s.to_string()),
         Value::Number(n) => Some(n.to_string()),
         Value::Bool(b) => Some(b.to_string()),
         _ => None,
@@ -187,12 +187,11 @@ pub fn pk_string(value: &Value) -> Option<String> {
 /// A value as compact JSON text (`"a"` for a string), as in keys and messages.
 ///
 /// ```
-/// use serde_json::json;
+/// use rdc_core::json;
 /// assert_eq!(rdc_core::json_text(&json!({"b": [1, "x"]})), r#"{"b":[1,"x"]}"#);
 /// ```
 pub fn json_text(value: &Value) -> String {
-    // Writing a `Value` to a `Vec` cannot fail (its keys are strings). This,
-    // not `Value`'s `Display`, keeps the pretty printer out of the wasm.
+    // Writing a `Value` to a `Vec` cannot fail (its keys are strings).
     serde_json::to_string(value).unwrap_or_default()
 }
 

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::{Entity, EntityDef, Schema};
 
@@ -43,7 +43,7 @@ impl Polymorphic {
     pub fn choose(&self, value: &Value, parent: &Value, key: &str) -> Option<String> {
         match &self.chooser {
             Chooser::Attribute(name) => match value.get(name)? {
-                Value::String(s) => Some(s.clone()),
+                Value::String(s) => Some(s.to_string()),
                 other => Some(crate::json_text(other)),
             },
             Chooser::Function(f) => f(value, parent, key),

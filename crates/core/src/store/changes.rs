@@ -37,11 +37,11 @@ pub const LAYOUT: u64 = 1 << 63;
 ///
 /// ```
 /// # use rdc_core::{fields_changed, LAYOUT};
-/// let a = serde_json::json!({"id": 1, "name": "Ada"});
-/// let b = serde_json::json!({"id": 1, "name": "Ada L."});
+/// let a = rdc_core::json!({"id": 1, "name": "Ada"});
+/// let b = rdc_core::json!({"id": 1, "name": "Ada L."});
 /// assert_eq!(fields_changed(a.as_object(), b.as_object()), 0b10);
 /// assert_eq!(fields_changed(a.as_object(), None), u64::MAX);
-/// let c = serde_json::json!({"id": 1});
+/// let c = rdc_core::json!({"id": 1});
 /// assert_eq!(fields_changed(a.as_object(), c.as_object()) & LAYOUT, LAYOUT);
 /// ```
 pub fn fields_changed(old: Option<&crate::Object>, new: Option<&crate::Object>) -> u64 {
@@ -84,7 +84,7 @@ impl super::State {
     /// # use rdc_core::{State, WriteMeta};
     /// let mut state = State::default();
     /// state.track_changes();
-    /// state.write_plain_result("GET /a", serde_json::json!(1), WriteMeta::at(0, 1000));
+    /// state.write_plain_result("GET /a", rdc_core::json!(1), WriteMeta::at(0, 1000));
     /// assert_eq!(state.take_changes().keys, vec!["GET /a".to_string()]);
     /// assert!(state.take_changes().is_empty());
     /// ```

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::changes::fields_changed;
 use super::state::{State, WriteMeta};

@@ -53,10 +53,10 @@ impl State {
     /// # use rdc_core::{Entity, State, WriteMeta};
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
     /// let mut state = State::default();
-    /// state.write_entities(&User::schema(), serde_json::json!({"id": "1", "name": "Ada"}), &serde_json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
+    /// state.write_entities(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"}), &rdc_core::json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
     /// state.record_undo();
-    /// state.write_entities(&User::schema(), serde_json::json!({"id": "1", "name": "Ada L."}), &serde_json::Value::Null, WriteMeta::at(1, 1000)).unwrap();
-    /// state.write_entities(&User::schema(), serde_json::json!({"id": "2", "name": "Bob"}), &serde_json::Value::Null, WriteMeta::at(1, 1000)).unwrap();
+    /// state.write_entities(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada L."}), &rdc_core::json::Value::Null, WriteMeta::at(1, 1000)).unwrap();
+    /// state.write_entities(&User::schema(), rdc_core::json!({"id": "2", "name": "Bob"}), &rdc_core::json::Value::Null, WriteMeta::at(1, 1000)).unwrap();
     /// state.undo();
     /// assert_eq!(state.entity("User", "1").unwrap().value.as_ref().unwrap()["name"], "Ada");
     /// assert!(state.entity("User", "2").is_none());

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::changes::{fields_changed, Changes};
 use super::state::{
@@ -22,8 +22,8 @@ impl State {
     /// # use rdc_core::{Entity, Schema, State, WriteMeta};
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
     /// let mut state = State::default();
-    /// let bad = serde_json::json!([{ "name": "no id" }]);
-    /// let err = state.write_result("GET /users", &Schema::array(User::schema()), bad, &serde_json::json!(null), WriteMeta::at(0, 1000));
+    /// let bad = rdc_core::json!([{ "name": "no id" }]);
+    /// let err = state.write_result("GET /users", &Schema::array(User::schema()), bad, &rdc_core::json!(null), WriteMeta::at(0, 1000));
     /// assert_eq!(err.unwrap_err().to_string(), "User at [0] has no primary key");
     /// assert_eq!(state.version(), 0);
     /// ```

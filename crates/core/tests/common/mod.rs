@@ -3,7 +3,7 @@
 
 use rdc_core::{Entity, State, WriteMeta};
 use serde::Deserialize;
-use serde_json::Value;
+use rdc_core::json::Value;
 
 // Each test file uses some of them.
 #[allow(unused_imports)]

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 
 use rdc_core::{Controller, Endpoint, FakeTime, LocalFuture, LocalTasks, Policy, Schema};
-use serde_json::Value;
+use rdc_core::json::Value;
 
 type Gate = Rc<RefCell<Option<Result<Value, String>>>>;
 
