@@ -7,7 +7,8 @@ use leptos::prelude::*;
 use rdc::core::{Collection, Controller, Entity, Pk, Schema};
 use rdc::rest::RestEndpoint;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use rdc::json;
+use rdc::json::Value;
 
 use crate::Page;
 

@@ -11,7 +11,8 @@ use common::*;
 use rdc::core::{Controller, Entity, FetchError, Schema};
 use rdc::leptos::new_controller;
 use rdc::rest::{RestEndpoint, RestError};
-use serde_json::{json, Value};
+use rdc::json;
+use rdc::json::Value;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);

@@ -11,7 +11,7 @@ use common::*;
 use leptos::prelude::*;
 use rdc::leptos::{new_controller, use_entity, use_live, use_suspense, DataProvider};
 use rdc_e2e::{api_url, mount_point, sleep, wait_for_text};
-use serde_json::json;
+use rdc::json;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);

@@ -6,7 +6,8 @@
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rdc_bench::{Fixtures, Projects, User};
 use rdc_core::{denormalize, Entity, MemoCache, State, WriteMeta};
-use serde_json::{json, Value};
+use rdc_core::json;
+use rdc_core::json::Value;
 
 const META: WriteMeta = WriteMeta { fetched_at: 1, date: 1, expires_at: u64::MAX };
 
@@ -36,7 +37,7 @@ fn workloads(c: &mut Criterion) {
     c.bench_function("parse+normalizeLong", |b| {
         b.iter(|| {
             let mut state = State::default();
-            let value: Value = serde_json::from_str(f.projects_text()).expect("JSON");
+            let value = Value::parse(f.projects_text().to_owned()).expect("JSON");
             state.write_result("projects", &schema, value, &Value::Null, META).map(|()| state)
         })
     });

@@ -2,7 +2,7 @@
 
 use rdc_bench::{Fixtures, Projects, User};
 use rdc_core::{Entity, MemoCache};
-use serde_json::json;
+use rdc_core::json;
 
 fn fixtures() -> Fixtures {
     let user = json!({

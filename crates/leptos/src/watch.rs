@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use rdc_core::{Controller, Endpoint, ExpiryStatus};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use rdc_core::json::Value;
 
 /// What a reader of one endpoint key sees.
 #[derive(Debug)]

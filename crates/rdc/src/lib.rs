@@ -11,6 +11,15 @@ pub use rdc_rest as rest;
 /// `#[derive(Entity)]`.
 pub use rdc_macros::Entity;
 
+/// rdc's JSON value (`rdc::json::Value`, `Map`, `Text`) and the `rdc::json!`
+/// macro that builds one with `serde_json::json!`'s syntax.
+///
+/// ```
+/// let user = rdc::json!({"id": 1, "name": "Ada"});
+/// assert_eq!(user["name"], "Ada");
+/// ```
+pub use rdc_core::json;
+
 /// Everything an app usually needs, in one import.
 pub mod prelude {
     pub use rdc_core::{

@@ -6,14 +6,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rdc_core::Schema;
-use serde_json::{Map, Value};
+use rdc_core::json::{Map, Value};
 
 use crate::error::{NetworkError, RestError};
 use crate::http::{Blob, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture};
 use crate::path::PathTemplate;
 
 /// Call arguments: path parameters and search parameters, as a JSON object.
-pub type Args = Map<String, Value>;
+pub type Args = Map;
 
 /// How to read the response body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -95,7 +95,7 @@ impl Body {
     pub fn into_json(self) -> Value {
         match self {
             Body::Json(v) => v,
-            Body::Text(t) => Value::String(t),
+            Body::Text(t) => Value::String(t.into()),
             _ => Value::Null,
         }
     }
@@ -192,7 +192,7 @@ struct Options {
 ///
 /// ```
 /// use rdc_rest::{block_on, FakeClient, FakeResponse, RestEndpoint};
-/// use serde_json::json;
+/// use rdc_core::json;
 ///
 /// let get_price = RestEndpoint::get("/price/:exchangePair").url_prefix("https://api.example.com");
 /// let args = json!({ "exchangePair": "BTC-USD" });
@@ -588,7 +588,7 @@ impl rdc_core::Endpoint for RestEndpoint {
     fn storable(output: &Body) -> Option<Value> {
         match output {
             Body::Json(value) => Some(value.clone()),
-            Body::Text(text) => Some(Value::String(text.clone())),
+            Body::Text(text) => Some(Value::from(text.as_str())),
             Body::Empty | Body::Blob(_) | Body::Bytes(_) | Body::File(_) => None,
         }
     }
@@ -686,6 +686,6 @@ fn default_parse_response(
         if text.trim().is_empty() {
             return Ok(Body::Empty);
         }
-        serde_json::from_str(&text).map(Body::Json).map_err(|e| parse_error(format!("malformed JSON: {e}")))
+        Value::parse(text).map(Body::Json).map_err(|e| parse_error(format!("malformed JSON: {e}")))
     })
 }

@@ -22,8 +22,13 @@ pub struct NetworkError {
 
 impl NetworkError {
     /// The body parsed as JSON, when it is JSON.
-    pub fn json(&self) -> Option<serde_json::Value> {
-        serde_json::from_str(&self.body).ok()
+    ///
+    /// ```
+    /// let err = rdc_rest::NetworkError { status: 422, url: "/x".into(), body: r#"{"field": "name"}"#.into() };
+    /// assert_eq!(err.json().unwrap()["field"], "name");
+    /// ```
+    pub fn json(&self) -> Option<rdc_core::json::Value> {
+        rdc_core::json::Value::parse(self.body.clone()).ok()
     }
 }
 

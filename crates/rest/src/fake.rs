@@ -18,7 +18,7 @@ pub struct FakeResponse {
 
 impl FakeResponse {
     /// A 200 JSON response.
-    pub fn json(value: serde_json::Value) -> FakeResponse {
+    pub fn json(value: rdc_core::json::Value) -> FakeResponse {
         FakeResponse::status(200).header("content-type", "application/json").body(value.to_string())
     }
 
@@ -46,7 +46,7 @@ impl FakeResponse {
 /// ```
 /// use rdc_rest::{FakeClient, FakeResponse, HttpClient, HttpRequest};
 /// let client = FakeClient::default();
-/// client.on("GET", "/users", FakeResponse::json(serde_json::json!([])));
+/// client.on("GET", "/users", FakeResponse::json(rdc_core::json!([])));
 /// let request = HttpRequest { method: "GET".into(), url: "/users".into(), ..Default::default() };
 /// let response = futures_lite_block_on(client.send(request)).unwrap();
 /// assert_eq!(response.status, 200);

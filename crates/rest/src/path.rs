@@ -1,7 +1,7 @@
 //! Path templates: `/price/:exchangePair`, optional segments `/users{/:id}`,
 //! percent-encoded parameters, and the sorted query string of the other args.
 
-use serde_json::{Map, Value};
+use rdc_core::json::{Map, Value};
 
 /// One piece of a parsed template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,7 +18,7 @@ enum Piece {
 /// use rdc_rest::PathTemplate;
 /// let t = PathTemplate::parse("/products/:productId/ticker");
 /// assert_eq!(t.params(), ["productId"]);
-/// let args = serde_json::json!({ "productId": "BTC/USD", "level": 2 });
+/// let args = rdc_core::json!({ "productId": "BTC/USD", "level": 2 });
 /// assert_eq!(t.url(args.as_object().unwrap()).unwrap(), "/products/BTC%2FUSD/ticker?level=2");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,14 +98,14 @@ impl PathTemplate {
 
     /// The path with parameters filled in and percent-encoded, followed by the other
     /// args as a sorted query string. `Err(name)` names a missing required parameter.
-    pub fn url(&self, args: &Map<String, Value>) -> Result<String, String> {
+    pub fn url(&self, args: &Map) -> Result<String, String> {
         let mut path = String::new();
         fill(&self.pieces, args, &mut path, true)?;
         let params = self.params();
-        let mut keys: Vec<&String> =
-            args.iter().filter(|(k, v)| !params.contains(&k.as_str()) && !v.is_null()).map(|(k, _)| k).collect();
+        let mut keys: Vec<&str> =
+            args.iter().filter(|(k, v)| !params.contains(&k.as_str()) && !v.is_null()).map(|(k, _)| k.as_str()).collect();
         keys.sort_unstable();
-        let query: Vec<(&String, &Value)> = keys.into_iter().map(|k| (k, &args[k])).collect();
+        let query: Vec<(&str, &Value)> = keys.into_iter().map(|k| (k, &args[k])).collect();
         if !query.is_empty() {
             path.push('?');
             let pairs: Vec<String> = query
@@ -128,13 +128,13 @@ fn pair(key: &str, value: &Value) -> String {
 /// A JSON value as URL text: strings bare, other values in JSON form.
 fn scalar(value: &Value) -> String {
     match value {
-        Value::String(s) => s.clone(),
+        Value::String(s) => s.to_string(),
         other => rdc_core::json_text(other),
     }
 }
 
 /// Fills pieces; an optional part is dropped when one of its params is missing.
-fn fill(pieces: &[Piece], args: &Map<String, Value>, out: &mut String, required: bool) -> Result<(), String> {
+fn fill(pieces: &[Piece], args: &Map, out: &mut String, required: bool) -> Result<(), String> {
     for piece in pieces {
         match piece {
             Piece::Literal(text) => out.push_str(text),

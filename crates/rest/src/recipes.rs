@@ -12,7 +12,8 @@
 
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use rdc_core::json;
+use rdc_core::json::Value;
 
 use crate::endpoint::{Body, Content, FileDownload, RestEndpoint};
 use crate::transform::{

@@ -3,7 +3,7 @@
 
 use rdc_core::{Collection, Entity, Schema};
 
-use serde_json::Value;
+use rdc_core::json::Value;
 
 use crate::endpoint::{Body, RestEndpoint};
 
@@ -15,7 +15,7 @@ use crate::endpoint::{Body, RestEndpoint};
 /// use rdc_rest::resource;
 /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
 /// let users = resource::<User>("/users/:id", "UserList");
-/// let args = serde_json::json!({ "id": "7" });
+/// let args = rdc_core::json!({ "id": "7" });
 /// assert_eq!(users.get.key(args.as_object().unwrap()).unwrap(), "GET /users/7");
 /// assert_eq!(users.get_list.key(&Default::default()).unwrap(), "GET /users");
 /// assert_eq!(users.create.method_name(), "POST");

@@ -1,7 +1,7 @@
 //! Helpers for the transform recipes of spec 2.4: key case, key rename, a primary
 //! key copied from the params, the `Link` header and `Content-Disposition`.
 
-use serde_json::{Map, Value};
+use rdc_core::json::{Map, Value};
 
 /// `camelCase` -> `snake_case` for one key.
 ///
@@ -49,7 +49,7 @@ pub fn camel_case(key: &str) -> String {
 /// are not objects or arrays (including null) are kept as they are.
 ///
 /// ```
-/// use serde_json::json;
+/// use rdc_core::json;
 /// use rdc_rest::transform::{deep_rename_keys, snake_case};
 /// let v = deep_rename_keys(json!({"firstName": "A", "tags": [{"tagName": null}]}), &snake_case);
 /// assert_eq!(v, json!({"first_name": "A", "tags": [{"tag_name": null}]}));
@@ -68,7 +68,7 @@ pub fn deep_rename_keys(value: Value, rename: &dyn Fn(&str) -> String) -> Value 
 /// are returned unchanged.
 ///
 /// ```
-/// use serde_json::json;
+/// use rdc_core::json;
 /// let v = rdc_rest::transform::rename_key(json!({"userName": "a"}), "userName", "login");
 /// assert_eq!(v, json!({"login": "a"}));
 /// ```
@@ -88,12 +88,12 @@ pub fn rename_key(value: Value, from: &str, to: &str) -> Value {
 /// value is an object and the parameter exists), for responses that lack their pk.
 ///
 /// ```
-/// use serde_json::json;
+/// use rdc_core::json;
 /// let args = json!({"productId": "BTC-USD"});
 /// let v = rdc_rest::transform::pk_from_params(json!({"price": "1"}), args.as_object().unwrap(), "productId", "product_id");
 /// assert_eq!(v, json!({"price": "1", "product_id": "BTC-USD"}));
 /// ```
-pub fn pk_from_params(value: Value, args: &Map<String, Value>, param: &str, field: &str) -> Value {
+pub fn pk_from_params(value: Value, args: &Map, param: &str, field: &str) -> Value {
     match (value, args.get(param)) {
         (Value::Object(mut map), Some(pk)) => {
             map.insert(field.to_owned(), pk.clone());

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use rdc_rest::{recipes, Args, Body, BrowserClient, Content, RestEndpoint, RestError};
-use serde_json::{json, Value};
+use rdc_core::json;
+use rdc_core::json::Value;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);

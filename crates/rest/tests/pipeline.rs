@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use rdc_rest::{block_on, Args, Body, Content, FakeClient, FakeResponse, RequestInit, RestEndpoint, RestError};
-use serde_json::{json, Value};
+use rdc_core::json;
+use rdc_core::json::Value;
 
 fn args(v: Value) -> Args {
     v.as_object().cloned().unwrap()
@@ -153,7 +154,8 @@ fn overrides_can_call_the_step_they_replace_and_stack() {
     // Later overrides wrap earlier ones: (1 * 10) + 1.
     assert_eq!(body, Body::Json(json!({ "n": 11 })));
     let sent = client.requests().pop().unwrap();
-    assert_eq!(sent.body.as_deref(), Some(r#"{"added":true,"x":1}"#));
+    // Keys in the order they were set, as JavaScript writes them.
+    assert_eq!(sent.body.as_deref(), Some(r#"{"x":1,"added":true}"#));
     assert_eq!(sent.header("x-step"), Some("one"));
 }
 

@@ -4,7 +4,7 @@
 use rdc_core::{Controller, Entity, FakeTime, LocalTasks, Spawn};
 use rdc_rest::{resource, Body, FakeClient, FakeResponse, RestError};
 use serde::Deserialize;
-use serde_json::json;
+use rdc_core::json;
 
 #[derive(Debug, Clone, Deserialize, Entity)]
 #[allow(dead_code)]

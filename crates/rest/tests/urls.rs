@@ -1,9 +1,9 @@
 //! URL templates, percent-encoding and keys.
 
 use rdc_rest::{Args, PathTemplate, RestEndpoint, RestError};
-use serde_json::json;
+use rdc_core::json;
 
-fn args(v: serde_json::Value) -> Args {
+fn args(v: rdc_core::json::Value) -> Args {
     v.as_object().cloned().unwrap()
 }
 

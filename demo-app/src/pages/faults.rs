@@ -4,7 +4,8 @@
 use leptos::prelude::*;
 use rdc::leptos::{use_controller, use_dle, use_loading};
 use rdc::rest::RestEndpoint;
-use serde_json::{json, Value};
+use rdc::json;
+use rdc::json::Value;
 
 use crate::api::flaky;
 

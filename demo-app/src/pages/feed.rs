@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 use rdc::leptos::{use_query, use_suspense};
-use serde_json::json;
+use rdc::json;
 
 use crate::api::{feed_by_attribute, feed_schema_by_function, feed_with_unknown, FeedItem};
 

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use rdc::leptos::{use_controller, use_loading};
 use rdc::rest::Body;
-use serde_json::json;
+use rdc::json;
 
 use crate::api::download;
 

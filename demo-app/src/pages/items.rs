@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use rdc::leptos::use_suspense;
 use rdc::rest::transform::parse_link_header;
-use serde_json::json;
+use rdc::json;
 
 use crate::api::{items, ItemPage};
 

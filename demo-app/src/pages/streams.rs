@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 use rdc::leptos::use_suspense;
-use serde_json::json;
+use rdc::json;
 
 use crate::api::{stream, Stream};
 

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 use rdc::leptos::use_live;
-use serde_json::json;
+use rdc::json;
 
 use crate::api::{ticker, Ticker};
 

@@ -241,16 +241,36 @@ impl IntoIterator for Map {
 }
 
 /// The entries of a [`Map`], in order.
-pub type Iter<'a> = std::iter::Map<std::slice::Iter<'a, (Text, Value)>, fn(&'a (Text, Value)) -> (&'a Text, &'a Value)>;
+#[derive(Debug, Clone)]
+pub struct Iter<'a>(std::slice::Iter<'a, (Text, Value)>);
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = (&'a Text, &'a Value);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(k, v)| (k, v))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back().map(|(k, v)| (k, v))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
 
 impl<'a> IntoIterator for &'a Map {
     type Item = (&'a Text, &'a Value);
     type IntoIter = Iter<'a>;
     fn into_iter(self) -> Iter<'a> {
-        fn pair((k, v): &(Text, Value)) -> (&Text, &Value) {
-            (k, v)
-        }
-        self.entries.iter().map(pair)
+        Iter(self.entries.iter())
     }
 }
 

@@ -34,9 +34,9 @@ impl Value {
     /// # Ok::<(), serde_json::Error>(())
     /// ```
     pub fn parse(text: String) -> Result<Value, serde_json::Error> {
-        let buf = Arc::new(text);
+        let buf: Arc<str> = Arc::from(text);
         let parser = Parser { buf: &buf, base: buf.as_ptr() as usize, shapes: RefCell::new(Vec::new()) };
-        let mut de = serde_json::Deserializer::from_str(buf.as_str());
+        let mut de = serde_json::Deserializer::from_str(&buf);
         let value = Seed { parser: &parser, depth: 0 }.deserialize(&mut de)?;
         de.end()?;
         Ok(value)
@@ -44,7 +44,7 @@ impl Value {
 }
 
 struct Parser<'b> {
-    buf: &'b Arc<String>,
+    buf: &'b Arc<str>,
     /// The address of the text, to turn borrowed strings into ranges.
     base: usize,
     /// Per depth, the keys of the last few objects of different first keys.
@@ -58,7 +58,7 @@ impl Parser<'_> {
     /// A string borrowed from the text as a range of it.
     fn text(&self, s: &str) -> Text {
         let start = (s.as_ptr() as usize).checked_sub(self.base);
-        match start.filter(|start| self.buf.get(*start..start + s.len()) == Some(s)) {
+        match start.filter(|start| start.checked_add(s.len()).is_some_and(|end| end <= self.buf.len())) {
             Some(start) => Text::slice(self.buf, start, s.len()),
             None => Text::from(s),
         }

@@ -20,44 +20,49 @@ use std::sync::Arc;
 /// ```
 #[derive(Clone)]
 pub struct Text {
-    buf: Arc<String>,
+    buf: Arc<str>,
     start: u32,
     len: u32,
 }
 
 impl Text {
-    /// A text of its own (moves `s`, no copy).
+    /// A text of its own (`s` copied into one shared allocation).
     ///
     /// ```
     /// assert_eq!(rdc_core::json::Text::new(String::from("x")).as_str(), "x");
     /// ```
     pub fn new(s: String) -> Text {
-        match u32::try_from(s.len()) {
-            Ok(len) => Text { buf: Arc::new(s), start: 0, len },
-            // Longer than 4 GiB: kept whole, read through `as_str`'s fallback.
-            Err(_) => Text { buf: Arc::new(s), start: 0, len: u32::MAX },
-        }
+        Text::from(s.as_str())
     }
 
     /// `buf[start..start + len]`, sharing `buf`; a copy of its own when the range
     /// does not fit the compact form.
-    pub(crate) fn slice(buf: &Arc<String>, start: usize, len: usize) -> Text {
+    pub(crate) fn slice(buf: &Arc<str>, start: usize, len: usize) -> Text {
         let end = start.checked_add(len);
         let in_buf = end.and_then(|end| buf.get(start..end));
         debug_assert!(in_buf.is_some(), "a range outside its buffer");
         match (u32::try_from(start), u32::try_from(len), in_buf) {
             (Ok(s), Ok(l), Some(_)) if l != u32::MAX => Text { buf: Arc::clone(buf), start: s, len: l },
-            _ => Text::new(in_buf.unwrap_or_default().to_owned()),
+            _ => Text::from(in_buf.unwrap_or_default()),
         }
     }
 
     /// The string.
+    #[inline]
     pub fn as_str(&self) -> &str {
         if self.len == u32::MAX {
-            return self.buf.as_str();
+            return &self.buf;
         }
         let start = self.start as usize;
-        self.buf.get(start..start + self.len as usize).unwrap_or_default()
+        let range = start..start + self.len as usize;
+        debug_assert!(self.buf.get(range.clone()).is_some());
+        // SAFETY: `slice` (the only maker of a range other than the whole
+        // buffer) checked that this range lies in `buf` on character
+        // boundaries, and neither the range nor `buf` ever changes.
+        #[allow(unsafe_code)]
+        unsafe {
+            self.buf.get_unchecked(range)
+        }
     }
 
     /// Whether both are ranges of one buffer.
@@ -160,8 +165,13 @@ impl From<String> for Text {
 }
 
 impl From<&str> for Text {
+    /// A text of its own (one allocation, the string copied into it).
     fn from(s: &str) -> Text {
-        Text::new(s.to_owned())
+        match u32::try_from(s.len()) {
+            Ok(len) => Text { buf: Arc::from(s), start: 0, len },
+            // Longer than 4 GiB: kept whole, read through `as_str`'s fallback.
+            Err(_) => Text { buf: Arc::from(s), start: 0, len: u32::MAX },
+        }
     }
 }
 
@@ -195,7 +205,7 @@ mod tests {
 
     #[test]
     fn slices_share_their_buffer_and_compare_by_content() {
-        let buf = Arc::new(String::from("hello world"));
+        let buf: Arc<str> = Arc::from("hello world");
         let a = Text::slice(&buf, 6, 5);
         assert_eq!(a, "world");
         assert_eq!(Arc::strong_count(&buf), 2);
@@ -208,7 +218,7 @@ mod tests {
 
     #[test]
     fn a_slice_on_character_boundaries_shares() {
-        let buf = Arc::new(String::from("héllo"));
+        let buf: Arc<str> = Arc::from("héllo");
         assert_eq!(Text::slice(&buf, 0, 3).as_str(), "hé");
         assert_eq!(Text::slice(&buf, 3, 3).as_str(), "llo");
         assert_eq!(Arc::strong_count(&buf), 1, "temporaries dropped");

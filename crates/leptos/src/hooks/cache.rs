@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use rdc_core::{Endpoint, Entity, FetchError, Schema};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use rdc_core::json::Value;
 
 use crate::provider::use_controller;
 use crate::watch::watch;
@@ -17,7 +17,7 @@ use crate::watch::watch;
 /// ```no_run
 /// # use leptos::prelude::*;
 /// # use rdc_rest::RestEndpoint;
-/// let user = rdc_leptos::use_cache::<_, serde_json::Value>(RestEndpoint::get("/api/users/:id"), Signal::derive(|| Some(serde_json::json!({"id": "1"}))));
+/// let user = rdc_leptos::use_cache::<_, serde_json::Value>(RestEndpoint::get("/api/users/:id"), Signal::derive(|| Some(rdc_core::json!({"id": "1"}))));
 /// # let _ = user;
 /// ```
 pub fn use_cache<E, T>(endpoint: E, args: impl Into<Signal<Option<Value>>>) -> Signal<Option<Arc<T>>>

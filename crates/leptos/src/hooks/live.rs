@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use rdc_core::Endpoint;
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use rdc_core::json::Value;
 
 use super::suspense::{use_suspense, DataResult};
 use crate::provider::use_controller;

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use rdc_core::{Abort, Controller, Endpoint, ExpiryStatus, FetchError, LocalFuture};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use rdc_core::json::Value;
 
 use crate::provider::use_controller;
 use crate::watch::{snapshot, watch, Snapshot};
@@ -31,7 +31,7 @@ pub type DataResult<T, E> = Result<Arc<T>, FetchError<<E as Endpoint>::Error>>;
 /// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
 /// #[component]
 /// fn Users() -> impl IntoView {
-///     let users = use_suspense::<_, Vec<User>>(RestEndpoint::get("/api/users"), serde_json::json!({}));
+///     let users = use_suspense::<_, Vec<User>>(RestEndpoint::get("/api/users"), rdc_core::json!({}));
 ///     view! {
 ///         <Suspense fallback=|| "Loading…">
 ///             {move || Suspend::new(async move {
@@ -67,7 +67,7 @@ where
 /// let query = RwSignal::new("ru".to_string());
 /// let results = rdc_leptos::use_cancelling::<_, serde_json::Value>(
 ///     RestEndpoint::get("/api/search"),
-///     Signal::derive(move || serde_json::json!({ "q": query.get() })),
+///     Signal::derive(move || rdc_core::json!({ "q": query.get() })),
 /// );
 /// # let _ = results;
 /// ```
