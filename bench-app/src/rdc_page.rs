@@ -5,10 +5,10 @@ use std::cell::RefCell;
 
 use leptos::prelude::*;
 use rdc::core::{Collection, Controller, Entity, Pk, Schema};
-use rdc::rest::RestEndpoint;
-use serde::Deserialize;
 use rdc::json;
 use rdc::json::Value;
+use rdc::rest::RestEndpoint;
+use serde::Deserialize;
 
 use crate::Page;
 

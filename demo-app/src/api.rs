@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use rdc::core::{entry, All, Entity, Schema, Union};
+use rdc::json::Value;
 use rdc::rest::{recipes, resource, Resource, RestEndpoint};
 use serde::Deserialize;
-use rdc::json::Value;
 
 /// A user. The app speaks camelCase; the wire is snake_case (recipe 1).
 #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]

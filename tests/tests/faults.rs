@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use common::*;
 use rdc::core::{Controller, Entity, FetchError, Schema};
-use rdc::leptos::new_controller;
-use rdc::rest::{RestEndpoint, RestError};
 use rdc::json;
 use rdc::json::Value;
+use rdc::leptos::new_controller;
+use rdc::rest::{RestEndpoint, RestError};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);

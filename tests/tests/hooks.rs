@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use common::*;
 use leptos::prelude::*;
+use rdc::json;
 use rdc::leptos::{new_controller, use_entity, use_live, use_suspense, DataProvider};
 use rdc_e2e::{api_url, mount_point, sleep, wait_for_text};
-use rdc::json;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);

@@ -5,9 +5,9 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rdc_bench::{Fixtures, Projects, User};
-use rdc_core::{denormalize, Entity, MemoCache, State, WriteMeta};
 use rdc_core::json;
 use rdc_core::json::Value;
+use rdc_core::{denormalize, Entity, MemoCache, State, WriteMeta};
 
 const META: WriteMeta = WriteMeta { fetched_at: 1, date: 1, expires_at: u64::MAX };
 

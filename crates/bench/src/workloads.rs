@@ -4,12 +4,12 @@
 
 use std::cell::RefCell;
 
+use rdc_core::json;
+use rdc_core::json::Value;
 use rdc_core::{
     denormalize, Controller, Endpoint, Entity, FakeTime, LocalFuture, LocalTasks, MemoCache, NormalizeError, Pk,
     Policy, Schema, State, WriteMeta,
 };
-use rdc_core::json;
-use rdc_core::json::Value;
 
 use crate::fixtures::{ListItem, Projects, User};
 

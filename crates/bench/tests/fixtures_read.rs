@@ -1,8 +1,8 @@
 //! The benchmark fixtures read back through rdc-core (so the workloads time real reads).
 
 use rdc_bench::{Fixtures, Projects, User};
-use rdc_core::{Entity, MemoCache};
 use rdc_core::json;
+use rdc_core::{Entity, MemoCache};
 
 fn fixtures() -> Fixtures {
     let user = json!({

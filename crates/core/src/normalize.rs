@@ -2,8 +2,8 @@
 //! replace it by a reference. Nothing touches the store until the whole response
 //! has normalized (see `State::commit`).
 
-use indexmap::IndexMap;
 use crate::json::{Map, Value};
+use indexmap::IndexMap;
 
 use crate::error::{kind_of, NormalizeError};
 use std::sync::Arc;

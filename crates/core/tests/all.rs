@@ -5,9 +5,9 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use rdc_core::{entry, All, Entity, MemoCache, Schema, State};
 use rdc_core::json;
 use rdc_core::json::Value;
+use rdc_core::{entry, All, Entity, MemoCache, Schema, State};
 
 fn feed_json() -> Value {
     json!([

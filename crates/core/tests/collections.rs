@@ -5,10 +5,10 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use rdc_core::{All, Collection, Entity, MemoCache, Query, Schema, State};
-use serde::Deserialize;
 use rdc_core::json;
 use rdc_core::json::Value;
+use rdc_core::{All, Collection, Entity, MemoCache, Query, Schema, State};
+use serde::Deserialize;
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
 struct Todo {

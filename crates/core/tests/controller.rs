@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use common::User;
 use controller_support::*;
-use rdc_core::{All, Entity, ExpiryStatus, FetchError, Policy, Schema};
 use rdc_core::json;
 use rdc_core::json::Value;
+use rdc_core::{All, Entity, ExpiryStatus, FetchError, Policy, Schema};
 
 fn users_api(server: &std::rc::Rc<std::cell::RefCell<Server>>) -> Api {
     Api::new(server, "GET", "/users", Some(Schema::array(User::schema())))

@@ -5,9 +5,9 @@ mod controller_support;
 
 use common::User;
 use controller_support::*;
-use rdc_core::{Entity, Policy, Schema};
 use rdc_core::json;
 use rdc_core::json::Value;
+use rdc_core::{Entity, Policy, Schema};
 
 fn ticker(server: &std::rc::Rc<std::cell::RefCell<Server>>, every: u64) -> Api {
     let mut api = Api::new(server, "GET", "/ticker", None);

@@ -4,11 +4,11 @@ mod common;
 
 use chrono::{TimeZone, Utc};
 use common::*;
+use rdc_core::json;
+use rdc_core::json::Value;
 use rdc_core::{denormalize, Entity, EntityMeta, MemoCache, NormalizeError, Object, Schema, State, WriteMeta};
 use rust_decimal::Decimal;
 use serde::Deserialize;
-use rdc_core::json;
-use rdc_core::json::Value;
 
 #[test]
 fn type_key_defaults_to_the_type_name_and_can_be_set() {

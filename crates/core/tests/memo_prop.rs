@@ -4,10 +4,10 @@
 //! reads.rs: a dependency may change while the value stays equal.)
 
 use proptest::prelude::*;
-use rdc_core::{denormalize, Entity, MemoCache, Pk, Schema, State, WriteMeta};
-use serde::Deserialize;
 use rdc_core::json;
 use rdc_core::json::Value;
+use rdc_core::{denormalize, Entity, MemoCache, Pk, Schema, State, WriteMeta};
+use serde::Deserialize;
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
 struct Person {

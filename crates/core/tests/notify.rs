@@ -8,10 +8,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use controller_support::*;
-use rdc_core::{Controller, Entity, Pk, Schema};
-use serde::Deserialize;
 use rdc_core::json;
 use rdc_core::json::Value;
+use rdc_core::{Controller, Entity, Pk, Schema};
+use serde::Deserialize;
 
 #[derive(Debug, Deserialize, Entity)]
 #[allow(dead_code)] // fields are there to be deserialized

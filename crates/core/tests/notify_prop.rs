@@ -10,10 +10,10 @@ use std::rc::Rc;
 
 use controller_support::*;
 use proptest::prelude::*;
-use rdc_core::{All, Controller, Entity, MemoCache, Pk, Schema, State};
-use serde::Deserialize;
 use rdc_core::json;
 use rdc_core::json::Value;
+use rdc_core::{All, Controller, Entity, MemoCache, Pk, Schema, State};
+use serde::Deserialize;
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
 struct Person {

@@ -4,8 +4,8 @@ mod common;
 
 use common::*;
 use proptest::prelude::*;
-use rdc_core::{denormalize, Entity, Schema, State, WriteMeta};
 use rdc_core::json;
+use rdc_core::{denormalize, Entity, Schema, State, WriteMeta};
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]

@@ -5,9 +5,9 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use rdc_core::{denormalize, Entity, MemoCache, ReadError, Schema, State, WriteMeta};
 use rdc_core::json;
 use rdc_core::json::Value;
+use rdc_core::{denormalize, Entity, MemoCache, ReadError, Schema, State, WriteMeta};
 
 fn articles() -> Schema {
     Schema::array(Article::schema())

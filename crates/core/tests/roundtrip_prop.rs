@@ -5,9 +5,9 @@ mod common;
 
 use common::*;
 use proptest::prelude::*;
-use rdc_core::{denormalize, Entity, MemoCache, Schema, State};
 use rdc_core::json;
 use rdc_core::json::Value;
+use rdc_core::{denormalize, Entity, MemoCache, Schema, State};
 
 /// A generated graph: node i has a name, friends (indexes) and maybe a best friend.
 #[derive(Debug, Clone)]

@@ -5,10 +5,10 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::*;
-use rdc_core::{denormalize, entry, Entity, NormalizeError, Schema, State, Union};
-use serde::Deserialize;
 use rdc_core::json;
 use rdc_core::json::Value;
+use rdc_core::{denormalize, entry, Entity, NormalizeError, Schema, State, Union};
+use serde::Deserialize;
 
 #[test]
 fn object_schema_normalizes_named_members_and_passes_others_through() {

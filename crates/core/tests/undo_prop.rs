@@ -5,10 +5,10 @@
 //! error as it was, and logs every row and key it restored as a change.
 
 use proptest::prelude::*;
-use rdc_core::{Collection, Entity, Schema, State, WriteMeta};
-use serde::Deserialize;
 use rdc_core::json;
 use rdc_core::json::Value;
+use rdc_core::{Collection, Entity, Schema, State, WriteMeta};
+use serde::Deserialize;
 
 #[derive(Debug, Deserialize, Entity)]
 #[allow(dead_code)]

@@ -5,10 +5,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use rdc_core::json::Value;
 use rdc_core::{Controller, Endpoint, ExpiryStatus};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
-use rdc_core::json::Value;
 
 /// What a reader of one endpoint key sees.
 #[derive(Debug)]

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rdc_core::Schema;
 use rdc_core::json::{Map, Value};
+use rdc_core::Schema;
 
 use crate::error::{NetworkError, RestError};
 use crate::http::{Blob, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture};

@@ -102,8 +102,11 @@ impl PathTemplate {
         let mut path = String::new();
         fill(&self.pieces, args, &mut path, true)?;
         let params = self.params();
-        let mut keys: Vec<&str> =
-            args.iter().filter(|(k, v)| !params.contains(&k.as_str()) && !v.is_null()).map(|(k, _)| k.as_str()).collect();
+        let mut keys: Vec<&str> = args
+            .iter()
+            .filter(|(k, v)| !params.contains(&k.as_str()) && !v.is_null())
+            .map(|(k, _)| k.as_str())
+            .collect();
         keys.sort_unstable();
         let query: Vec<(&str, &Value)> = keys.into_iter().map(|k| (k, &args[k])).collect();
         if !query.is_empty() {

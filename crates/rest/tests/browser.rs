@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use rdc_rest::{recipes, Args, Body, BrowserClient, Content, RestEndpoint, RestError};
 use rdc_core::json;
 use rdc_core::json::Value;
+use rdc_rest::{recipes, Args, Body, BrowserClient, Content, RestEndpoint, RestError};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);

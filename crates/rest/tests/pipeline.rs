@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use rdc_rest::{block_on, Args, Body, Content, FakeClient, FakeResponse, RequestInit, RestEndpoint, RestError};
 use rdc_core::json;
 use rdc_core::json::Value;
+use rdc_rest::{block_on, Args, Body, Content, FakeClient, FakeResponse, RequestInit, RestEndpoint, RestError};
 
 fn args(v: Value) -> Args {
     v.as_object().cloned().unwrap()

@@ -5,20 +5,20 @@
 mod support {
     use std::sync::Arc;
 
-    use rdc_rest::{block_on, Args, Body, FakeClient, RestEndpoint, RestError};
     use rdc_core::json::Value;
+    use rdc_rest::{block_on, Args, Body, FakeClient, RestEndpoint, RestError};
 
     pub fn run(e: &RestEndpoint, client: &FakeClient, a: Value, body: Option<Value>) -> Result<Body, RestError> {
         block_on(e.fetch(Arc::new(client.clone()), &a.as_object().cloned().unwrap_or_else(Args::new), body))
     }
 }
 
+use rdc_core::json;
+use rdc_core::json::Value;
 use rdc_core::{Entity, MemoCache, State, WriteMeta};
 use rdc_rest::transform::content_disposition_filename;
 use rdc_rest::{recipes, Body, FakeClient, FakeResponse, RestEndpoint};
 use serde::Deserialize;
-use rdc_core::json;
-use rdc_core::json::Value;
 use support::run;
 
 #[test]

@@ -1,10 +1,10 @@
 //! `resource()` through the controller: writes update lists and detail views.
 #![cfg(not(target_arch = "wasm32"))]
 
+use rdc_core::json;
 use rdc_core::{Controller, Entity, FakeTime, LocalTasks, Spawn};
 use rdc_rest::{resource, Body, FakeClient, FakeResponse, RestError};
 use serde::Deserialize;
-use rdc_core::json;
 
 #[derive(Debug, Clone, Deserialize, Entity)]
 #[allow(dead_code)]

@@ -1,7 +1,7 @@
 //! URL templates, percent-encoding and keys.
 
-use rdc_rest::{Args, PathTemplate, RestEndpoint, RestError};
 use rdc_core::json;
+use rdc_rest::{Args, PathTemplate, RestEndpoint, RestError};
 
 fn args(v: rdc_core::json::Value) -> Args {
     v.as_object().cloned().unwrap()

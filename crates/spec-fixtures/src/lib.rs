@@ -2,10 +2,10 @@
 //! whole-stack browser tests and the demo, so all use the same shapes.
 
 use chrono::{DateTime, Utc};
+use rdc_core::json::Value;
 use rdc_core::Entity;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use rdc_core::json::Value;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Entity)]
 #[entity(key = "User")]

@@ -2,10 +2,10 @@
 //! stale data, and recovery by retry.
 
 use leptos::prelude::*;
-use rdc::leptos::{use_controller, use_dle, use_loading};
-use rdc::rest::RestEndpoint;
 use rdc::json;
 use rdc::json::Value;
+use rdc::leptos::{use_controller, use_dle, use_loading};
+use rdc::rest::RestEndpoint;
 
 use crate::api::flaky;
 

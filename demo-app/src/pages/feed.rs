@@ -1,8 +1,8 @@
 //! Feed: the polymorphic `All` of links and posts, by attribute and by function.
 
 use leptos::prelude::*;
-use rdc::leptos::{use_query, use_suspense};
 use rdc::json;
+use rdc::leptos::{use_query, use_suspense};
 
 use crate::api::{feed_by_attribute, feed_schema_by_function, feed_with_unknown, FeedItem};
 

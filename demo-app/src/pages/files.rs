@@ -1,9 +1,9 @@
 //! Files: a blob download saved under the filename the server sent (recipe 5).
 
 use leptos::prelude::*;
+use rdc::json;
 use rdc::leptos::{use_controller, use_loading};
 use rdc::rest::Body;
-use rdc::json;
 
 use crate::api::download;
 

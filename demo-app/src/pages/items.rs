@@ -1,9 +1,9 @@
 //! A list paginated by the `Link` header (recipe 4).
 
 use leptos::prelude::*;
+use rdc::json;
 use rdc::leptos::use_suspense;
 use rdc::rest::transform::parse_link_header;
-use rdc::json;
 
 use crate::api::{items, ItemPage};
 

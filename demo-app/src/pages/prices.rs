@@ -1,8 +1,8 @@
 //! Prices: an exact decimal and a parsed instant.
 
 use leptos::prelude::*;
-use rdc::leptos::use_suspense;
 use rdc::json;
+use rdc::leptos::use_suspense;
 
 use crate::api::{price, ExchangePrice};
 

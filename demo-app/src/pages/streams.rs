@@ -1,8 +1,8 @@
 //! Streams: the username comes from the URL and becomes the entity's pk (recipe 3).
 
 use leptos::prelude::*;
-use rdc::leptos::use_suspense;
 use rdc::json;
+use rdc::leptos::use_suspense;
 
 use crate::api::{stream, Stream};
 

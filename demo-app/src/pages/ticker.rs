@@ -1,8 +1,8 @@
 //! Ticker: polled every 2 s while this page is shown.
 
 use leptos::prelude::*;
-use rdc::leptos::use_live;
 use rdc::json;
+use rdc::leptos::use_live;
 
 use crate::api::{ticker, Ticker};
 

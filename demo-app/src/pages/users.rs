@@ -1,8 +1,8 @@
 //! Users: `All(User)` and a create form; the new user appears without a refetch.
 
 use leptos::prelude::*;
-use rdc::leptos::{use_controller, use_loading, use_suspense};
 use rdc::json;
+use rdc::leptos::{use_controller, use_loading, use_suspense};
 
 use crate::api::{all_users, users, User};
 

@@ -18,8 +18,8 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
 use crate::json::Value;
+use serde::de::DeserializeOwned;
 
 pub use abort::Abort;
 pub use clock::{Clock, FakeTime, Timers};

@@ -309,6 +309,7 @@ impl std::ops::IndexMut<&str> for Value {
                 if !map.contains_key(key) {
                     map.insert(key, Value::Null);
                 }
+                #[allow(clippy::unreachable)]
                 map.get_mut(key).unwrap_or_else(|| unreachable!("inserted above"))
             }
             #[allow(clippy::panic)]
@@ -364,18 +365,21 @@ impl PartialEq<bool> for Value {
 }
 
 macro_rules! eq_number {
-    ($($t:ty => $as:ident),*) => {
+    ($($t:ty => $as:ident as $wide:ty),*) => {
         $(
             impl PartialEq<$t> for Value {
                 fn eq(&self, other: &$t) -> bool {
-                    self.$as() == <$t>::try_from(*other).ok().and_then(|n| n.try_into().ok())
+                    self.$as().is_some_and(|n| <$wide>::try_from(*other).is_ok_and(|o| o == n))
                 }
             }
         )*
     };
 }
 
-eq_number!(i32 => as_i64, i64 => as_i64, u32 => as_u64, u64 => as_u64, usize => as_u64);
+eq_number!(
+    i8 => as_i64 as i64, i16 => as_i64 as i64, i32 => as_i64 as i64, i64 => as_i64 as i64, isize => as_i64 as i64,
+    u8 => as_u64 as u64, u16 => as_u64 as u64, u32 => as_u64 as u64, u64 => as_u64 as u64, usize => as_u64 as u64
+);
 
 impl PartialEq<f64> for Value {
     fn eq(&self, other: &f64) -> bool {

@@ -3,8 +3,8 @@
 use std::any::{Any, TypeId};
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
 use crate::json::Value;
+use serde::de::DeserializeOwned;
 
 use super::ctx::{Ctx, Dep, ListVerdicts, Prior};
 use super::read_with;

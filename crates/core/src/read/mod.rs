@@ -8,8 +8,8 @@ pub(crate) mod path;
 mod pk;
 mod query;
 
-use serde::de::DeserializeOwned;
 use crate::json::Value;
+use serde::de::DeserializeOwned;
 
 pub(crate) use ctx::Dep;
 pub use memo::MemoCache;

@@ -2,8 +2,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use serde::de::DeserializeOwned;
 use crate::json::Value;
+use serde::de::DeserializeOwned;
 
 use super::memo::MemoCache;
 use crate::error::ReadError;

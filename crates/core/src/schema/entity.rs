@@ -1,8 +1,8 @@
 //! The `Entity` trait: a type whose instances are stored once, by type key and
 //! primary key, and shared by every response that mentions them.
 
-use serde::de::DeserializeOwned;
 use crate::json::{Map, Value};
+use serde::de::DeserializeOwned;
 
 use super::Schema;
 use crate::store::EntityMeta;

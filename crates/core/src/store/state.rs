@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
+use crate::json::Value;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use crate::json::Value;
 
 use crate::schema::Object;
 

@@ -1,9 +1,9 @@
 //! Test fixtures: every entity of spec 2.2, plus small graphs for nesting and cycles.
 #![allow(dead_code)]
 
+use rdc_core::json::Value;
 use rdc_core::{Entity, State, WriteMeta};
 use serde::Deserialize;
-use rdc_core::json::Value;
 
 // Each test file uses some of them.
 #[allow(unused_imports)]

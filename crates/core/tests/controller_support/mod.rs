@@ -8,8 +8,8 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
 
-use rdc_core::{Controller, Endpoint, FakeTime, LocalFuture, LocalTasks, Policy, Schema};
 use rdc_core::json::Value;
+use rdc_core::{Controller, Endpoint, FakeTime, LocalFuture, LocalTasks, Policy, Schema};
 
 type Gate = Rc<RefCell<Option<Result<Value, String>>>>;
 

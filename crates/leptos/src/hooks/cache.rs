@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use rdc_core::json::Value;
 use rdc_core::{Endpoint, Entity, FetchError, Schema};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
-use rdc_core::json::Value;
 
 use crate::provider::use_controller;
 use crate::watch::watch;

@@ -1,10 +1,10 @@
 //! Polling while mounted: `use_subscription` and `use_live`.
 
 use leptos::prelude::*;
+use rdc_core::json::Value;
 use rdc_core::Endpoint;
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
-use rdc_core::json::Value;
 
 use super::suspense::{use_suspense, DataResult};
 use crate::provider::use_controller;

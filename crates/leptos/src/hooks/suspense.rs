@@ -5,10 +5,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use rdc_core::json::Value;
 use rdc_core::{Abort, Controller, Endpoint, ExpiryStatus, FetchError, LocalFuture};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
-use rdc_core::json::Value;
 
 use crate::provider::use_controller;
 use crate::watch::{snapshot, watch, Snapshot};
