@@ -1,11 +1,12 @@
 //! Any JSON through several schemas: normalizing never panics, a failure leaves the
-//! store as it was, and whatever normalized reads back without panicking.
+//! store as it was, and whatever normalized reads back without panicking. The
+//! bytes go through rdc's own parser (`Value::parse`) when they are text.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use rdc_core::{denormalize, entry, All, Entity, MemoCache, Schema, State, Union, WriteMeta};
 use serde::Deserialize;
-use serde_json::Value;
+use rdc_core::json::Value;
 
 #[derive(Debug, Deserialize, Entity)]
 #[allow(dead_code)]
@@ -26,7 +27,11 @@ struct Post {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(value) = serde_json::from_slice::<Value>(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(value) = Value::parse(text.to_owned()) else { return };
+    // The same value as serde_json reads it.
+    let theirs: serde_json::Value = serde_json::from_str(text).expect("rdc parsed what serde_json refuses");
+    assert_eq!(serde_json::Value::from(value.clone()), theirs);
     let schemas = [
         Schema::array(User::schema()),
         Post::schema(),
@@ -41,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
         match state.write_result(&key, schema, value.clone(), &Value::Null, WriteMeta::at(i as u64, 1000)) {
             Ok(()) => {
                 let stored = state.result(&key).map(|r| r.value.clone()).unwrap_or_default();
-                let _ = denormalize::<Value>(&state, schema, &stored);
+                let _ = denormalize::<serde_json::Value>(&state, schema, &stored);
                 let _ = MemoCache::default().read_result::<Vec<Post>>(&state, &key, schema);
             }
             Err(_) => assert_eq!(state.version(), before, "a failed normalize changed the store"),

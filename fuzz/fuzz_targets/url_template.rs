@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use rdc_rest::PathTemplate;
-use serde_json::{json, Map, Value};
+use rdc_core::json::{Map, Value};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
@@ -12,12 +12,11 @@ fuzz_target!(|data: &[u8]| {
     let _ = PathTemplate::parse(template).url(&Map::new());
     let fixed = PathTemplate::parse("/files/:id/download");
     let mut args = Map::new();
-    args.insert("id".to_owned(), Value::String(param.to_owned()));
+    args.insert("id", Value::from(param));
     if let Ok(url) = fixed.url(&args) {
         let path = url.split('?').next().unwrap_or_default();
         assert!(path.starts_with("/files/") && path.ends_with("/download"), "{url}");
         assert_eq!(path.matches('/').count(), 3, "the param added a segment: {url}");
         assert!(!path.contains('#') && !path.contains('?'), "{url}");
     }
-    let _ = json!(null);
 });
