@@ -377,3 +377,27 @@ fn validity_in_a_cycle_does_not_depend_on_the_order_of_the_checks() {
     let alone: Option<Pk> = denormalize(&state, &Bee::schema(), &json!("b1")).unwrap();
     assert_eq!(alone, None);
 }
+
+/// A `Text` field reads the stored string itself: no copy per read, and two
+/// reads of one entity share their characters.
+#[test]
+fn text_fields_share_the_stored_strings() {
+    use rdc_core::json::Text;
+    #[derive(Debug, serde::Deserialize, Entity)]
+    #[entity(key = "Named")]
+    struct Named {
+        id: String,
+        name: Text,
+        nick: Option<Text>,
+    }
+    let mut state = State::default();
+    let response = Value::parse(r#"[{"id": "1", "name": "Ada", "nick": "ada"}, {"id": "2", "name": "Bob", "nick": null}]"#.to_owned()).unwrap();
+    let schema = Schema::array(Named::schema());
+    state.write_result("named", &schema, response, &Value::Null, WriteMeta::at(0, 1000)).unwrap();
+    let first: Vec<Named> = denormalize(&state, &schema, &state.result("named").unwrap().value).unwrap().unwrap();
+    let again: Vec<Named> = denormalize(&state, &schema, &state.result("named").unwrap().value).unwrap().unwrap();
+    assert_eq!(first[0].name, "Ada");
+    assert!(first[0].name.ptr_eq(&again[0].name), "both reads share the stored text");
+    assert!(first[0].nick.as_ref().unwrap().ptr_eq(again[0].nick.as_ref().unwrap()));
+    assert_eq!(first[1].nick, None);
+}

@@ -57,8 +57,11 @@ impl<'a> Deserializer<'a> for &'a Value {
         }
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'a>>(self, _name: &'static str, visitor: V) -> Result<V::Value, Error> {
-        visitor.visit_newtype_struct(self)
+    fn deserialize_newtype_struct<V: Visitor<'a>>(self, name: &'static str, visitor: V) -> Result<V::Value, Error> {
+        match self {
+            Value::String(text) if name == super::TEXT_MARKER => super::hand_over(text, || visitor.visit_newtype_struct(self)),
+            _ => visitor.visit_newtype_struct(self),
+        }
     }
 
     /// A unit variant as a string, any other as an object of one key.

@@ -28,6 +28,7 @@ pub use de::from_value;
 pub use map::{Iter, Map};
 pub use serde_json::Number;
 pub use text::Text;
+pub(crate) use text::{hand_over, TEXT_MARKER};
 
 /// A JSON value. See the [module documentation](self).
 #[derive(Clone, PartialEq, Eq, Default)]

@@ -242,7 +242,7 @@ mod tests {
         let items = list.as_array().unwrap();
         let (first, second) = (items[0].as_object().unwrap(), items[1].as_object().unwrap());
         let (k1, k2) = (first.keys().next().unwrap(), second.keys().next().unwrap());
-        assert!(k1.same(k2), "the second object reuses the first one's key");
+        assert!(k1.ptr_eq(k2), "the second object reuses the first one's key");
         assert_eq!(second.get("id").and_then(Value::as_str), Some("b"));
     }
 
@@ -264,8 +264,8 @@ mod tests {
         let items = parsed.as_array().unwrap();
         let key =
             |i: usize, field: &str| items[i].get(field).unwrap().as_object().unwrap().keys().next().unwrap().clone();
-        assert!(key(0, "user").same(&key(1, "user")));
-        assert!(key(0, "meta").same(&key(1, "meta")));
+        assert!(key(0, "user").ptr_eq(&key(1, "user")));
+        assert!(key(0, "meta").ptr_eq(&key(1, "meta")));
     }
 
     #[test]

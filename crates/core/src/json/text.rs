@@ -71,8 +71,16 @@ impl Text {
         Arc::ptr_eq(&self.buf, &other.buf)
     }
 
-    /// Whether both are the same range of the same buffer (equal without comparing).
-    pub(crate) fn same(&self, other: &Text) -> bool {
+    /// Whether both are the same characters in memory (clones of one another,
+    /// or the same range of one response's text): equal without comparing.
+    ///
+    /// ```
+    /// use rdc_core::json::Text;
+    /// let a = Text::from("x");
+    /// assert!(a.ptr_eq(&a.clone()));
+    /// assert!(!a.ptr_eq(&Text::from("x")));
+    /// ```
+    pub fn ptr_eq(&self, other: &Text) -> bool {
         Arc::ptr_eq(&self.buf, &other.buf) && self.start == other.start && self.len == other.len
     }
 }
@@ -104,7 +112,7 @@ impl Borrow<str> for Text {
 
 impl PartialEq for Text {
     fn eq(&self, other: &Text) -> bool {
-        self.same(other) || self.as_str() == other.as_str()
+        self.ptr_eq(other) || self.as_str() == other.as_str()
     }
 }
 
@@ -193,9 +201,64 @@ impl serde::Serialize for Text {
     }
 }
 
+/// The name `Text` asks for: rdc's deserializers answer it by handing over the
+/// stored string itself (a clone of its `Text`, no copy of the characters).
+pub(crate) const TEXT_MARKER: &str = "$rdc::Text";
+
+thread_local! {
+    /// The stored string a deserializer is handing to `Text`'s visitor.
+    static HANDED: std::cell::Cell<Option<Text>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `visit` (which calls `visit_newtype_struct` on a visitor that asked for
+/// [`TEXT_MARKER`], of a deserializer over stored values) with `text` handed
+/// over; whatever `visit` did not take is dropped.
+pub(crate) fn hand_over<R>(text: &Text, visit: impl FnOnce() -> R) -> R {
+    HANDED.with(|h| h.set(Some(text.clone())));
+    let result = visit();
+    HANDED.with(|h| h.take());
+    result
+}
+
 impl<'de> serde::Deserialize<'de> for Text {
+    /// From rdc's reads, the stored string itself (shared, not copied); from any
+    /// other deserializer, a string copied into a `Text` of its own.
+    ///
+    /// ```
+    /// # use rdc_core::{Entity, MemoCache, State, WriteMeta};
+    /// use rdc_core::json::Text;
+    /// #[derive(serde::Deserialize, rdc_core::Entity)]
+    /// struct User { id: String, name: Text }
+    /// let mut state = State::default();
+    /// state.write_entities(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"}), &rdc_core::json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
+    /// let user = MemoCache::default().entity::<User>(&state, "1").unwrap().unwrap();
+    /// assert_eq!(user.name, "Ada");
+    /// let copied: Text = serde_json::from_str(r#""Bob""#).unwrap();
+    /// assert_eq!(copied, "Bob");
+    /// ```
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Text, D::Error> {
-        String::deserialize(deserializer).map(Text::new)
+        deserializer.deserialize_newtype_struct(TEXT_MARKER, TextVisitor)
+    }
+}
+
+struct TextVisitor;
+
+impl<'de> serde::de::Visitor<'de> for TextVisitor {
+    type Value = Text;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_newtype_struct<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Text, D::Error> {
+        match HANDED.with(|h| h.take()) {
+            Some(text) => Ok(text),
+            None => deserializer.deserialize_str(TextVisitor),
+        }
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Text, E> {
+        Ok(Text::from(s))
     }
 }
 
@@ -211,9 +274,21 @@ mod tests {
         assert_eq!(Arc::strong_count(&buf), 2);
         let b = Text::from("world");
         assert_eq!(a, b);
-        assert!(!a.same(&b));
-        assert!(a.same(&a.clone()));
+        assert!(!a.ptr_eq(&b));
+        assert!(a.ptr_eq(&a.clone()));
         assert_eq!(a.cmp(&Text::from("abc")), std::cmp::Ordering::Greater);
+    }
+
+    #[test]
+    fn the_visitor_takes_what_was_handed_over_and_nothing_stays_behind() {
+        let value = super::super::Value::String(Text::from("stored"));
+        let super::super::Value::String(stored) = &value else { unreachable!() };
+        let read: Text = super::super::from_value(&value).unwrap();
+        assert!(read.ptr_eq(stored), "the stored text itself, not a copy");
+        let list: Vec<Text> = super::super::from_value(&crate::json!(["a", "b"])).unwrap();
+        assert_eq!(list, ["a", "b"]);
+        let after: Text = serde_json::from_str(r#""other""#).unwrap();
+        assert_eq!(after, "other", "nothing handed over stays behind");
     }
 
     #[test]
