@@ -1,5 +1,8 @@
-//! The entities of the benchmark fixtures (`gen_fixtures.py`).
+//! The entities of the benchmark fixtures (`gen_fixtures.py`). Their strings are
+//! `Text`: a read shares the stored strings (as the anchor's objects share
+//! JavaScript's) instead of copying each into a `String`.
 
+use rdc_core::json::Text;
 use rdc_core::{Entity, Schema};
 use serde::Deserialize;
 
@@ -8,21 +11,21 @@ use serde::Deserialize;
 #[serde(rename_all = "camelCase")]
 pub struct BuildType {
     /// Primary key.
-    pub id: String,
+    pub id: Text,
     /// Internal id.
-    pub internal_id: String,
+    pub internal_id: Text,
     /// Display name.
-    pub name: String,
+    pub name: Text,
     /// Owning project's name.
-    pub project_name: String,
+    pub project_name: Text,
     /// Owning project's id.
-    pub project_id: String,
+    pub project_id: Text,
     /// Owning project's internal id.
-    pub project_internal_id: String,
+    pub project_internal_id: Text,
     /// API link.
-    pub href: String,
+    pub href: Text,
     /// Web link.
-    pub web_url: String,
+    pub web_url: Text,
     /// Paused builds do not run.
     pub paused: bool,
 }
@@ -42,21 +45,21 @@ pub struct BuildTypes {
 #[serde(rename_all = "camelCase")]
 pub struct Project {
     /// Primary key.
-    pub id: String,
+    pub id: Text,
     /// Internal id.
-    pub internal_id: String,
+    pub internal_id: Text,
     /// Display name.
-    pub name: String,
+    pub name: Text,
     /// Parent project.
-    pub parent_project_id: String,
+    pub parent_project_id: Text,
     /// Archived projects are hidden.
     pub archived: bool,
     /// Free text.
-    pub description: String,
+    pub description: Text,
     /// API link.
-    pub href: String,
+    pub href: Text,
     /// Web link.
-    pub web_url: String,
+    pub web_url: Text,
     /// Nested build types.
     #[entity(schema = "build_types_schema()")]
     pub build_types: BuildTypes,
@@ -86,40 +89,40 @@ impl Projects {
 #[entity(pk = "login")]
 pub struct User {
     /// `login`.
-    pub login: String,
+    pub login: Text,
     /// `id`.
     pub id: u64,
     /// `node_id`.
-    pub node_id: String,
+    pub node_id: Text,
     /// `avatar_url`.
-    pub avatar_url: String,
+    pub avatar_url: Text,
     /// `gravatar_id`.
-    pub gravatar_id: String,
+    pub gravatar_id: Text,
     /// `url`.
-    pub url: String,
+    pub url: Text,
     /// `html_url`.
-    pub html_url: String,
+    pub html_url: Text,
     /// `type` on the wire.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: Text,
     /// `site_admin`.
     pub site_admin: bool,
     /// `name`.
-    pub name: String,
+    pub name: Text,
     /// `company`.
-    pub company: String,
+    pub company: Text,
     /// `blog`.
-    pub blog: String,
+    pub blog: Text,
     /// `location`.
-    pub location: String,
+    pub location: Text,
     /// `email`.
-    pub email: Option<String>,
+    pub email: Option<Text>,
     /// `hireable`.
-    pub hireable: Option<String>,
+    pub hireable: Option<Text>,
     /// `bio`.
-    pub bio: Option<String>,
+    pub bio: Option<Text>,
     /// `twitter_username`.
-    pub twitter_username: Option<String>,
+    pub twitter_username: Option<Text>,
     /// `public_repos`.
     pub public_repos: u64,
     /// `public_gists`.
@@ -129,27 +132,27 @@ pub struct User {
     /// `following`.
     pub following: u64,
     /// `created_at`.
-    pub created_at: String,
+    pub created_at: Text,
     /// `updated_at`.
-    pub updated_at: String,
+    pub updated_at: Text,
     /// `followers_url`.
-    pub followers_url: String,
+    pub followers_url: Text,
     /// `following_url`.
-    pub following_url: String,
+    pub following_url: Text,
     /// `gists_url`.
-    pub gists_url: String,
+    pub gists_url: Text,
     /// `starred_url`.
-    pub starred_url: String,
+    pub starred_url: Text,
     /// `subscriptions_url`.
-    pub subscriptions_url: String,
+    pub subscriptions_url: Text,
     /// `organizations_url`.
-    pub organizations_url: String,
+    pub organizations_url: Text,
     /// `repos_url`.
-    pub repos_url: String,
+    pub repos_url: Text,
     /// `events_url`.
-    pub events_url: String,
+    pub events_url: Text,
     /// `received_events_url`.
-    pub received_events_url: String,
+    pub received_events_url: Text,
 }
 
 /// An author of [`ListItem`]s (the browser benchmark's list, read natively).

@@ -81,4 +81,22 @@ pub mod __private {
             deserializer.deserialize_str(V)
         }
     }
+
+    /// The field check of a field whose type is named `Text`: rdc's
+    /// [`Text`](crate::json::Text) is checked as [`AnyStr`] (no string handed
+    /// over, nothing to drop); any other type of that name is deserialized.
+    #[derive(Debug, Default, Clone, Copy)]
+    pub struct TextCheck<T>(std::marker::PhantomData<T>);
+
+    impl<'de, T: serde::Deserialize<'de> + 'static> serde::Deserialize<'de> for TextCheck<T> {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            // Decided when `T` is known: one arm is compiled away.
+            if std::any::TypeId::of::<T>() == std::any::TypeId::of::<crate::json::Text>() {
+                AnyStr::deserialize(deserializer)?;
+            } else {
+                T::deserialize(deserializer)?;
+            }
+            Ok(TextCheck(std::marker::PhantomData))
+        }
+    }
 }

@@ -125,6 +125,40 @@ fn a_field_of_the_wrong_type_names_its_path_and_changes_nothing() {
     assert_eq!(stored.price.to_string(), "1.5");
 }
 
+/// `Text` fields are checked as strings at normalize time; a type of the user's
+/// own that is also named `Text` is checked by its own `Deserialize`.
+#[test]
+fn text_fields_are_checked_and_a_users_own_text_type_keeps_its_rules() {
+    mod own {
+        /// Not rdc's `Text`: a number.
+        #[derive(Debug, serde::Deserialize)]
+        pub struct Text(#[allow(dead_code)] pub u32);
+    }
+    #[derive(Debug, Deserialize, Entity)]
+    struct Shared {
+        id: String,
+        name: rdc_core::json::Text,
+        nick: Option<rdc_core::json::Text>,
+    }
+    #[derive(Debug, Deserialize, Entity)]
+    struct Counted {
+        id: String,
+        count: own::Text,
+    }
+    let mut state = State::default();
+    let ok = json!({ "id": "1", "name": "Ada", "nick": null });
+    state.write_result("ok", &Shared::schema(), ok, NO_ARGS, meta(1)).unwrap();
+    let bad = json!({ "id": "2", "name": 7 });
+    let err = state.write_result("bad", &Shared::schema(), bad, NO_ARGS, meta(1)).unwrap_err();
+    assert!(matches!(&err, NormalizeError::InvalidField { path, .. } if path == "name"), "{err}");
+    let bad = json!({ "id": "3", "name": "x", "nick": ["no"] });
+    let err = state.write_result("bad", &Shared::schema(), bad, NO_ARGS, meta(1)).unwrap_err();
+    assert!(matches!(&err, NormalizeError::InvalidField { path, .. } if path == "nick"), "{err}");
+    state.write_result("n", &Counted::schema(), json!({ "id": "1", "count": 3 }), NO_ARGS, meta(1)).unwrap();
+    let err = state.write_result("s", &Counted::schema(), json!({ "id": "2", "count": "three" }), NO_ARGS, meta(1));
+    assert!(matches!(&err, Err(NormalizeError::InvalidField { path, .. }) if path == "count"), "{err:?}");
+}
+
 #[test]
 fn a_bad_instant_is_refused_with_its_path() {
     let mut state = State::default();

@@ -391,7 +391,10 @@ fn text_fields_share_the_stored_strings() {
         nick: Option<Text>,
     }
     let mut state = State::default();
-    let response = Value::parse(r#"[{"id": "1", "name": "Ada", "nick": "ada"}, {"id": "2", "name": "Bob", "nick": null}]"#.to_owned()).unwrap();
+    let response = Value::parse(
+        r#"[{"id": "1", "name": "Ada", "nick": "ada"}, {"id": "2", "name": "Bob", "nick": null}]"#.to_owned(),
+    )
+    .unwrap();
     let schema = Schema::array(Named::schema());
     state.write_result("named", &schema, response, &Value::Null, WriteMeta::at(0, 1000)).unwrap();
     let first: Vec<Named> = denormalize(&state, &schema, &state.result("named").unwrap().value).unwrap().unwrap();

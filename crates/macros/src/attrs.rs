@@ -117,6 +117,31 @@ pub fn is_string(ty: &syn::Type) -> bool {
     }
 }
 
+/// Whether a type is named `Text` (rdc's shared string, or some other type of
+/// that name: `TextCheck` tells them apart when the type is known).
+pub fn is_text(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) => {
+            p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Text" && s.arguments.is_none())
+        }
+        _ => false,
+    }
+}
+
+/// The `T` of an `Option<T>` type.
+pub fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.first() {
+        Some(syn::GenericArgument::Type(inner)) => Some(inner),
+        _ => None,
+    }
+}
+
 /// Whether an `Option<...>` type holds a `String`.
 pub fn option_of_string(ty: &syn::Type) -> bool {
     let syn::Type::Path(p) = ty else { return false };

@@ -123,9 +123,15 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
             let serde_attrs = &f.serde_attrs;
             let custom = ["with", "deserialize_with"].iter().any(|o| attrs::serde_has(&f.serde_attrs, o));
             let any_str = quote!(#core::__private::AnyStr);
+            let text_check = quote!(#core::__private::TextCheck);
+            let optional_text = attrs::option_inner(ty).filter(|inner| attrs::is_text(inner));
             match (custom, attrs::is_string(ty), is_option(ty) && attrs::option_of_string(ty)) {
                 (false, true, _) => quote!(#(#serde_attrs)* #ident: #any_str),
                 (false, _, true) => quote!(#(#serde_attrs)* #ident: ::std::option::Option<#any_str>),
+                _ if !custom && attrs::is_text(ty) => quote!(#(#serde_attrs)* #ident: #text_check<#ty>),
+                _ if !custom && optional_text.is_some() => {
+                    quote!(#(#serde_attrs)* #ident: ::std::option::Option<#text_check<#optional_text>>)
+                }
                 _ => quote!(#(#serde_attrs)* #ident: #ty),
             }
         }

@@ -59,7 +59,9 @@ impl<'a> Deserializer<'a> for &'a Value {
 
     fn deserialize_newtype_struct<V: Visitor<'a>>(self, name: &'static str, visitor: V) -> Result<V::Value, Error> {
         match self {
-            Value::String(text) if name == super::TEXT_MARKER => super::hand_over(text, || visitor.visit_newtype_struct(self)),
+            Value::String(text) if name == super::TEXT_MARKER => {
+                super::hand_over(text, || visitor.visit_newtype_struct(self))
+            }
             _ => visitor.visit_newtype_struct(self),
         }
     }
