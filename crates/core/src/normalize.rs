@@ -2,7 +2,7 @@
 //! replace it by a reference. Nothing touches the store until the whole response
 //! has normalized (see `State::commit`).
 
-use crate::json::{Map, Value};
+use crate::json::{Map, Text, Value};
 use indexmap::IndexMap;
 
 use crate::error::{kind_of, NormalizeError};
@@ -225,7 +225,13 @@ impl<'a> Normalizer<'a> {
         for field in (def.nested)() {
             object = self.member(object, field.name, &field.schema)?;
         }
-        let slot = (def.key, pk.clone());
+        // The reference shares the pk field's text when the pk is that text.
+        let shared = def.pk_field.and_then(|field| match object.get(field) {
+            Some(Value::String(text)) if *text == pk => Some(text.clone()),
+            _ => None,
+        });
+        let reference = shared.unwrap_or_else(|| Text::from(pk.as_str()));
+        let slot = (def.key, pk);
         match self.staged.entities.get_mut(&slot) {
             // Met again in the same response: the default merge lays the new
             // fields over the staged object in place.
@@ -236,7 +242,7 @@ impl<'a> Normalizer<'a> {
                 self.staged.entities.insert(slot, (def, object, path));
             }
         }
-        Ok(Value::String(pk.into()))
+        Ok(Value::String(reference))
     }
 
     fn invalidate(&mut self, def: &'static EntityDef, value: Value) -> Result<Value, NormalizeError> {

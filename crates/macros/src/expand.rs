@@ -74,6 +74,9 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
     let core = core_path();
     let key = container.key.clone().unwrap_or_else(|| name.to_string());
 
+    // The one wire field the pk is, when it is one (its text becomes the
+    // references to the entity without a copy).
+    let mut pk_field = quote!(::std::option::Option::None);
     let pk_body = match (&container.pk_with, &container.pk) {
         (Some(path), _) => quote!(#path(value)),
         (None, pk) => {
@@ -86,6 +89,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
                 })
                 .collect();
             if let [wire] = wires.as_slice() {
+                pk_field = quote!(::std::option::Option::Some(#wire));
                 quote!(#core::pk_string(value.get(#wire)?))
             } else {
                 quote! {
@@ -166,6 +170,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         const _: () = {
             impl #core::Entity for #name {
                 const KEY: &'static str = #key;
+                const PK_FIELD: ::std::option::Option<&'static str> = #pk_field;
 
                 fn pk_of(value: &#core::Object) -> ::std::option::Option<::std::string::String> {
                     #pk_body

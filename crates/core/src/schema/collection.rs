@@ -77,6 +77,7 @@ fn table_def(name: &'static str) -> &'static EntityDef {
         Box::leak(Box::new(EntityDef {
             key: name,
             pk: |_| None,
+            pk_field: None,
             nested: || &[],
             check_fields: |_| Ok(()),
             process: |value, _| Ok(value),

@@ -40,6 +40,8 @@ pub struct EntityDef {
     pub key: &'static str,
     /// Primary key of a wire object.
     pub pk: fn(&Object) -> Option<String>,
+    /// The wire field that is the primary key, when one field is.
+    pub pk_field: Option<&'static str>,
     /// Nested schema fields.
     pub nested: fn() -> &'static [NestedField],
     /// Checks every non-nested field against its Rust type.
@@ -96,6 +98,10 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
     /// The primary key of a wire object, or `None` when it has none.
     fn pk_of(value: &Object) -> Option<String>;
 
+    /// The wire field that is the primary key, when one field is (the derive
+    /// sets it; references to the entity then share that field's text).
+    const PK_FIELD: Option<&'static str> = None;
+
     /// Fields holding nested schemas. The derive fills this from `#[entity(nested)]`.
     fn nested_fields() -> &'static [NestedField] {
         &[]
@@ -151,6 +157,7 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
     const DEF: &'static EntityDef = &EntityDef {
         key: Self::KEY,
         pk: Self::pk_of,
+        pk_field: Self::PK_FIELD,
         nested: Self::nested_fields,
         check_fields: Self::check_fields,
         process: Self::process,
