@@ -15,10 +15,10 @@ use crate::schema::{All, Collection, EntityDef, Object, Polymorphic, Schema};
 pub(crate) struct Staged {
     /// Entities by (type key, pk): their type, merged object, and where they were
     /// first met (for error messages: a range of `paths`).
-    pub entities: IndexMap<(&'static str, String), (&'static EntityDef, Object, PathSpan), foldhash::fast::RandomState>,
+    pub entities: IndexMap<(&'static str, Text), (&'static EntityDef, Object, PathSpan), foldhash::fast::RandomState>,
     /// Every staged entity's path, one after the other (one allocation, not one each).
     pub paths: String,
-    pub deletes: Vec<(&'static str, String)>,
+    pub deletes: Vec<(&'static str, Text)>,
     /// Items to add to collections: the collection, the item's reference, its
     /// fields (to match list args) and whether at the front.
     pub adds: Vec<(Arc<Collection>, Value, Object, bool)>,
@@ -130,12 +130,12 @@ impl<'a> Normalizer<'a> {
                 if items.is_null() {
                     return Ok(Value::Null);
                 }
-                let pk = crate::schema::args_key(self.args);
+                let pk = Text::new(crate::schema::args_key(self.args));
                 let mut row = Object::new();
                 row.insert("items".to_owned(), items);
                 let path = self.staged.record_path(&self.path);
                 self.staged.entities.insert((collection.def.key, pk.clone()), (collection.def, row, path));
-                Ok(Value::String(pk.into()))
+                Ok(Value::String(pk))
             }
             Schema::Lazy(_) => {
                 let resolved = schema.resolved().into_owned();
@@ -219,18 +219,22 @@ impl<'a> Normalizer<'a> {
         let Value::Object(mut object) = value else {
             return Err(self.rejected(def, "process did not return an object".to_owned()));
         };
-        let pk = (def.pk)(&object)
-            .ok_or_else(|| NormalizeError::MissingPrimaryKey { entity: def.key, path: self.here() })?;
+        // A pk that is one field's text is that text (no copy); others are built.
+        let shared = def.pk_field.and_then(|field| match object.get(field) {
+            Some(Value::String(text)) => Some(text.clone()),
+            _ => None,
+        });
+        let pk = match shared {
+            Some(text) => text,
+            None => (def.pk)(&object)
+                .map(Text::new)
+                .ok_or_else(|| NormalizeError::MissingPrimaryKey { entity: def.key, path: self.here() })?,
+        };
         (def.validate)(&object).map_err(|reason| self.rejected(def, reason))?;
         for field in (def.nested)() {
             object = self.member(object, field.name, &field.schema)?;
         }
-        // The reference shares the pk field's text when the pk is that text.
-        let shared = def.pk_field.and_then(|field| match object.get(field) {
-            Some(Value::String(text)) if *text == pk => Some(text.clone()),
-            _ => None,
-        });
-        let reference = shared.unwrap_or_else(|| Text::from(pk.as_str()));
+        let reference = pk.clone();
         let slot = (def.key, pk);
         match self.staged.entities.get_mut(&slot) {
             // Met again in the same response: the default merge lays the new
@@ -251,9 +255,10 @@ impl<'a> Normalizer<'a> {
             scalar => crate::schema::pk_string(scalar),
         };
         let pk = pk.ok_or_else(|| NormalizeError::MissingPrimaryKey { entity: def.key, path: self.here() })?;
+        let pk = Text::new(pk);
         self.staged.entities.shift_remove(&(def.key, pk.clone()));
         self.staged.deletes.push((def.key, pk.clone()));
-        Ok(Value::String(pk.into()))
+        Ok(Value::String(pk))
     }
 
     fn shape(&self, expected: &'static str, found: &Value) -> NormalizeError {

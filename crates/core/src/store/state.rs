@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::json::Value;
+use crate::json::{Text, Value};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
@@ -71,7 +71,7 @@ pub struct EntityTable {
     /// Store version of the last write to any entity of this type.
     pub version: u64,
     /// Entities by primary key.
-    pub rows: IndexMap<String, StoredEntity, foldhash::fast::RandomState>,
+    pub rows: IndexMap<Text, StoredEntity, foldhash::fast::RandomState>,
 }
 
 /// Times of a stored endpoint result.

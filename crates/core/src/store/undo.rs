@@ -11,7 +11,7 @@ use super::state::{ErrorEntry, ResultEntry, State, StoredEntity};
 pub(crate) struct TakenRow {
     table: &'static str,
     index: usize,
-    pk: String,
+    pk: crate::json::Text,
     row: StoredEntity,
     /// Whether a recorded write had appended it (taking it back removed it).
     appended: bool,

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::json::Value;
+use crate::json::{Text, Value};
 
 use super::changes::{fields_changed, Changes};
 use super::state::{
@@ -277,7 +277,7 @@ fn is_within(incoming: &Object, existing: &Object) -> bool {
 /// One entity write decided by `plan`.
 struct Write {
     key: &'static str,
-    pk: String,
+    pk: Text,
     /// The new object, or `None` when it equals what is stored.
     value: Option<Arc<Object>>,
     /// Whether the incoming times replace the stored ones.
@@ -289,7 +289,7 @@ struct Write {
 /// Everything one commit will do, decided before anything changes.
 struct Plan {
     writes: Vec<Write>,
-    deletes: Vec<(&'static str, String)>,
+    deletes: Vec<(&'static str, Text)>,
     adds: Vec<(Arc<Collection>, Value, Object, bool)>,
     meta: EntityMeta,
 }
