@@ -135,12 +135,14 @@ fn text_fields_are_checked_and_a_users_own_text_type_keeps_its_rules() {
         pub struct Text(#[allow(dead_code)] pub u32);
     }
     #[derive(Debug, Deserialize, Entity)]
+    #[allow(dead_code)]
     struct Shared {
         id: String,
         name: rdc_core::json::Text,
         nick: Option<rdc_core::json::Text>,
     }
     #[derive(Debug, Deserialize, Entity)]
+    #[allow(dead_code)]
     struct Counted {
         id: String,
         count: own::Text,

@@ -385,6 +385,7 @@ fn text_fields_share_the_stored_strings() {
     use rdc_core::json::Text;
     #[derive(Debug, serde::Deserialize, Entity)]
     #[entity(key = "Named")]
+    #[allow(dead_code)]
     struct Named {
         id: String,
         name: Text,
