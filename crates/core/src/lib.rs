@@ -45,8 +45,8 @@ pub use error::{NormalizeError, ReadError};
 pub use rdc_macros::Entity;
 pub use read::{denormalize, MemoCache, Pk, Query};
 pub use schema::{
-    entry, json_text, pk_string, All, ChooseFn, Chooser, Collection, Entity, EntityDef, FieldError, HasSchema,
-    NestedField, Object, Polymorphic, Schema, Union,
+    canonical_text, entry, json_text, pk_string, All, ChooseFn, Chooser, Collection, Entity, EntityDef, FieldError,
+    HasSchema, NestedField, Object, Polymorphic, Schema, Union,
 };
 pub use store::{
     fields_changed, Changes, EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State,

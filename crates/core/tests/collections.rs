@@ -217,3 +217,24 @@ fn a_memoized_list_follows_validity_through_shared_references() {
     state.write_entities(&Schema::invalidate::<Org>(), json!(0), NO_ARGS, meta(3)).unwrap();
     assert_eq!(keys(&state), ["1", "3", "5"]);
 }
+
+/// An argument that is an object matches the item's field as a JSON value,
+/// whatever order the server wrote its keys in.
+#[test]
+fn object_args_match_fields_whatever_their_key_order() {
+    #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+    struct Owned {
+        id: u32,
+        owner: Value,
+    }
+    let lists = Collection::of("OwnedList", Owned::schema());
+    let mut state = State::default();
+    let args = json!({ "owner": { "id": 1, "type": "u" } });
+    state.write_result("GET /owned?owner", &lists, json!([]), &args, meta(1)).unwrap();
+    let item = Value::parse(r#"{"id": 9, "owner": {"type": "u", "id": 1}}"#.to_owned()).unwrap();
+    state.collection_push(&lists, item, meta(2)).unwrap();
+    let other = Value::parse(r#"{"id": 10, "owner": {"type": "u", "id": 2}}"#.to_owned()).unwrap();
+    state.collection_push(&lists, other, meta(3)).unwrap();
+    let read = MemoCache::default().read_result::<Vec<Owned>>(&state, "GET /owned?owner", &lists).unwrap().unwrap();
+    assert_eq!(read.iter().map(|o| o.id).collect::<Vec<_>>(), [9]);
+}

@@ -405,3 +405,30 @@ fn text_fields_share_the_stored_strings() {
     assert!(first[0].nick.as_ref().unwrap().ptr_eq(again[0].nick.as_ref().unwrap()));
     assert_eq!(first[1].nick, None);
 }
+
+/// A `Text` field that holds a reference reads as the schema says (here an
+/// entity, which a string cannot be), not as the reference's key.
+#[test]
+fn a_reference_is_not_read_as_text() {
+    use rdc_core::json::Text;
+    #[derive(Debug, serde::Deserialize, Entity)]
+    #[entity(key = "Writer")]
+    #[allow(dead_code)]
+    struct Writer {
+        id: String,
+        name: String,
+    }
+    #[derive(Debug, serde::Deserialize, Entity)]
+    #[entity(key = "Note")]
+    #[allow(dead_code)]
+    struct Note {
+        id: String,
+        #[entity(nested, schema = "Writer::schema()")]
+        writer: Text,
+    }
+    let mut state = State::default();
+    let note = json!({ "id": "n1", "writer": { "id": "w1", "name": "Ada" } });
+    state.write_result("note", &Note::schema(), note, &Value::Null, WriteMeta::at(0, 1000)).unwrap();
+    let read = MemoCache::default().entity::<Note>(&state, "n1");
+    assert!(read.is_err(), "{read:?}");
+}

@@ -128,11 +128,12 @@ fn pair(key: &str, value: &Value) -> String {
     format!("{}={}", encode(key), encode(&scalar(value)))
 }
 
-/// A JSON value as URL text: strings bare, other values in JSON form.
+/// A JSON value as URL text: strings bare, other values in JSON form (objects
+/// with sorted keys, so equal args make one URL however they were built).
 fn scalar(value: &Value) -> String {
     match value {
         Value::String(s) => s.to_string(),
-        other => rdc_core::json_text(other),
+        other => rdc_core::canonical_text(other),
     }
 }
 

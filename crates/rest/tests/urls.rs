@@ -67,3 +67,12 @@ fn a_missing_param_is_an_error_naming_the_endpoint() {
     );
     assert_eq!(err.to_string(), "GET /products/:productId/ticker: missing path parameter `productId`");
 }
+
+/// Equal args make one URL however their objects were built (nested keys sorted).
+#[test]
+fn nested_objects_in_the_query_are_written_in_one_order() {
+    let t = PathTemplate::parse("/items");
+    let built = args(json!({ "filter": { "a": 2, "b": 1 } }));
+    let parsed = args(rdc_core::json::Value::parse(r#"{"filter": {"b": 1, "a": 2}}"#.to_owned()).unwrap());
+    assert_eq!(t.url(&built).unwrap(), t.url(&parsed).unwrap());
+}

@@ -6,7 +6,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use super::{Map, Text, Value};
 
 impl From<serde_json::Value> for Value {
-    /// Moves the strings over (no copy); objects become [`Map`]s in key order.
+    /// Each string copied into a [`Text`] of its own; objects become [`Map`]s in key order.
     fn from(value: serde_json::Value) -> Value {
         match value {
             serde_json::Value::Null => Value::Null,

@@ -196,10 +196,6 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
                 return visitor.visit_str(&pk);
             }
         }
-        if let (crate::json::TEXT_MARKER, Value::String(text)) = (name, self.value) {
-            // A `Text`: the stored string itself.
-            return crate::json::hand_over(text, || visitor.visit_newtype_struct(self));
-        }
         visitor.visit_newtype_struct(self)
     }
 

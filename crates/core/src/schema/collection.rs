@@ -92,25 +92,17 @@ fn table_def(name: &'static str) -> &'static EntityDef {
 
 /// The canonical text of a list's arguments (sorted keys at every level), its pk.
 pub(crate) fn args_key(args: &Value) -> String {
-    fn canonical(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => {
-                // Sorted by hand: an app may build serde_json with `preserve_order`.
-                let mut keys: Vec<&crate::json::Text> = map.keys().collect();
-                keys.sort_unstable();
-                let mut sorted = Object::new();
-                for key in keys {
-                    sorted.insert(key.clone(), map.get(key).map(canonical).unwrap_or_default());
-                }
-                Value::Object(sorted)
-            }
-            Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
-            other => other.clone(),
-        }
-    }
     match args {
         Value::Null => "{}".to_owned(),
-        other => crate::json_text(&canonical(other)),
+        other => crate::canonical_text(other),
+    }
+}
+
+/// A scalar as text: a string as it is, anything else in JSON form.
+fn scalar_text(value: &Value) -> std::borrow::Cow<'_, str> {
+    match value {
+        Value::String(s) => std::borrow::Cow::Borrowed(s.as_str()),
+        other => std::borrow::Cow::Owned(crate::json_text(other)),
     }
 }
 
@@ -118,9 +110,10 @@ pub(crate) fn args_key(args: &Value) -> String {
 /// must equal the item's field of the same name (numbers and strings compare by
 /// text, so `"1"` matches `1`). A list fetched without arguments takes everything.
 pub(crate) fn item_matches(args: &Object, item: &Object) -> bool {
-    let text = |v: &Value| match v {
-        Value::String(s) => s.to_string(),
-        other => crate::json_text(other),
+    let same = |field: &Value, arg: &Value| match (field, arg) {
+        // Lists and objects compare as JSON values (keys in any order).
+        (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => field == arg,
+        _ => scalar_text(field) == scalar_text(arg),
     };
-    args.iter().all(|(k, v)| item.get(k).is_some_and(|field| text(field) == text(v)))
+    args.iter().all(|(k, v)| item.get(k).is_some_and(|field| same(field, v)))
 }

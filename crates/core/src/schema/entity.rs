@@ -202,6 +202,31 @@ pub fn json_text(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// A value as compact JSON text with the keys of every object sorted: the same
+/// text for the same value however its objects were built (cache keys).
+///
+/// ```
+/// use rdc_core::json;
+/// let a = json!({"b": 1, "a": {"d": [1], "c": null}});
+/// let b = rdc_core::json::Value::parse(r#"{"a": {"c": null, "d": [1]}, "b": 1}"#.to_owned()).unwrap();
+/// assert_eq!(rdc_core::canonical_text(&a), rdc_core::canonical_text(&b));
+/// assert_eq!(rdc_core::canonical_text(&a), r#"{"a":{"c":null,"d":[1]},"b":1}"#);
+/// ```
+pub fn canonical_text(value: &Value) -> String {
+    fn canonical(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<(&crate::json::Text, &Value)> = map.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                Value::Object(entries.into_iter().map(|(k, v)| (k.clone(), canonical(v))).collect())
+            }
+            Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+            other => other.clone(),
+        }
+    }
+    json_text(&canonical(value))
+}
+
 /// Like [`pk_string`], for references stored in normalized objects.
 pub(crate) fn pk_string_ref(value: &Value) -> Option<std::borrow::Cow<'_, str>> {
     match value {

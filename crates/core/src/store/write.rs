@@ -236,16 +236,18 @@ impl State {
         log: Option<&mut Changes>,
         undo: Option<&mut UndoLog>,
     ) {
-        let entry = table.rows.entry(write.pk);
-        let index = entry.index();
+        let found = table.rows.get_index_of(write.pk.as_str());
         if undo.is_some() {
-            let prior = match &entry {
-                indexmap::map::Entry::Occupied(row) => Some(row.get()),
-                indexmap::map::Entry::Vacant(_) => None,
-            };
-            Self::note_row(undo, write.key, index, prior);
+            let prior = found.and_then(|i| table.rows.get_index(i)).map(|(_, row)| row);
+            Self::note_row(undo, write.key, found.unwrap_or(table.rows.len()), prior);
         }
-        let row = entry.or_insert(StoredEntity { value: None, meta, version });
+        let index = match found {
+            Some(index) => index,
+            // A new row's key is a string of its own: a range of a response's
+            // text would keep that whole text alive as long as the row.
+            None => table.rows.insert_full(write.pk.detached(), StoredEntity { value: None, meta, version }).0,
+        };
+        let Some((_, row)) = table.rows.get_index_mut(index) else { return };
         if write.newer {
             row.meta = meta;
         }
