@@ -185,8 +185,9 @@ impl State {
                 None => groups.push((write.key, vec![write])),
             }
         }
-        for (key, group) in groups {
+        for (key, mut group) in groups {
             self.note_table(key);
+            detach_new_keys(&mut group);
             let table = table_mut(&mut self.entities, key);
             // A response of many new entities grows the table once.
             table.rows.reserve(group.iter().filter(|w| w.new).count());
@@ -243,9 +244,12 @@ impl State {
         }
         let index = match found {
             Some(index) => index,
-            // A new row's key is a string of its own: a range of a response's
-            // text would keep that whole text alive as long as the row.
-            None => table.rows.insert_full(write.pk.detached(), StoredEntity { value: None, meta, version }).0,
+            // A new row's key is not a range of a response's text (which it
+            // would keep alive as long as the row): see `detach_new_keys`.
+            None => {
+                let pk = if write.new { write.pk } else { write.pk.detached() };
+                table.rows.insert_full(pk, StoredEntity { value: None, meta, version }).0
+            }
         };
         let Some((_, row)) = table.rows.get_index_mut(index) else { return };
         if write.newer {
@@ -262,6 +266,27 @@ impl State {
                 }
             }
         }
+    }
+}
+
+/// Copies the keys of the new rows among `writes` into one buffer of their own
+/// (one allocation for the lot): a row's key then keeps that small text alive,
+/// not the whole response its pk was parsed from.
+fn detach_new_keys(writes: &mut [Write]) {
+    let size: usize = writes.iter().filter(|w| w.new).map(|w| w.pk.len()).sum();
+    if size == 0 {
+        return;
+    }
+    let mut text = String::with_capacity(size);
+    for write in writes.iter().filter(|w| w.new) {
+        text.push_str(&write.pk);
+    }
+    let buf: Arc<str> = Arc::from(text);
+    let mut at = 0;
+    for write in writes.iter_mut().filter(|w| w.new) {
+        let len = write.pk.len();
+        write.pk = Text::slice(&buf, at, len);
+        at += len;
     }
 }
 
