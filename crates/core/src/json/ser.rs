@@ -81,6 +81,16 @@ impl ser::Serializer for ValueSerializer {
     fn serialize_u64(self, v: u64) -> Result<Value, Error> {
         Ok(Value::from(v))
     }
+    fn serialize_i128(self, v: i128) -> Result<Value, Error> {
+        match (i64::try_from(v), u64::try_from(v)) {
+            (Ok(n), _) => Ok(Value::from(n)),
+            (_, Ok(n)) => Ok(Value::from(n)),
+            _ => Err(ser::Error::custom("number out of range")),
+        }
+    }
+    fn serialize_u128(self, v: u128) -> Result<Value, Error> {
+        u64::try_from(v).map(Value::from).map_err(|_| ser::Error::custom("number out of range"))
+    }
     fn serialize_f32(self, v: f32) -> Result<Value, Error> {
         Ok(Value::from(f64::from(v)))
     }
@@ -142,10 +152,14 @@ impl ser::Serializer for ValueSerializer {
         Ok(Items { items: Vec::with_capacity(len.min(4096)), variant: Some(variant) })
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Entries, Error> {
-        Ok(Entries { entries: Vec::with_capacity(len.unwrap_or(0).min(4096)), key: None, variant: None })
+        Ok(Entries { entries: Vec::with_capacity(len.unwrap_or(0).min(4096)), key: None, variant: None, raw: false })
     }
-    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Entries, Error> {
-        self.serialize_map(Some(len))
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Entries, Error> {
+        let mut entries = self.serialize_map(Some(len))?;
+        // serde_json's `RawValue` (JSON text kept as it is) is a struct of this
+        // name with the text as its one field.
+        entries.raw = name == RAW_VALUE;
+        Ok(entries)
     }
     fn serialize_struct_variant(
         self,
@@ -154,7 +168,7 @@ impl ser::Serializer for ValueSerializer {
         variant: &'static str,
         len: usize,
     ) -> Result<Entries, Error> {
-        Ok(Entries { entries: Vec::with_capacity(len.min(4096)), key: None, variant: Some(variant) })
+        Ok(Entries { entries: Vec::with_capacity(len.min(4096)), key: None, variant: Some(variant), raw: false })
     }
 }
 
@@ -228,10 +242,25 @@ struct Entries {
     entries: Vec<(Text, Value)>,
     key: Option<Text>,
     variant: Option<&'static str>,
+    /// A serde_json `RawValue`: its one field is JSON text, parsed at the end.
+    raw: bool,
 }
 
+/// The struct name serde_json's `RawValue` serializes as.
+const RAW_VALUE: &str = "$serde_json::private::RawValue";
+
 impl Entries {
-    fn done(self) -> Value {
+    fn done(self) -> Result<Value, Error> {
+        if self.raw {
+            return match self.entries.into_iter().next() {
+                Some((_, Value::String(text))) => Value::parse(text.as_str().to_owned()),
+                _ => Err(ser::Error::custom("a raw JSON value without its text")),
+            };
+        }
+        Ok(self.done_object())
+    }
+
+    fn done_object(self) -> Value {
         let mut map = Map::from_unique(self.entries);
         map.dedup_keys();
         let object = Value::Object(map);
@@ -246,7 +275,7 @@ impl ser::SerializeMap for Entries {
     type Ok = Value;
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        self.key = Some(key_text(key.serialize(ValueSerializer)?)?);
+        self.key = Some(key.serialize(KeySerializer)?);
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
@@ -255,7 +284,7 @@ impl ser::SerializeMap for Entries {
         Ok(())
     }
     fn end(self) -> Result<Value, Error> {
-        Ok(self.done())
+        self.done()
     }
 }
 
@@ -267,7 +296,7 @@ impl ser::SerializeStruct for Entries {
         Ok(())
     }
     fn end(self) -> Result<Value, Error> {
-        Ok(self.done())
+        self.done()
     }
 }
 
@@ -279,17 +308,124 @@ impl ser::SerializeStructVariant for Entries {
         Ok(())
     }
     fn end(self) -> Result<Value, Error> {
-        Ok(self.done())
+        self.done()
     }
 }
 
-/// A map key as JSON writes it: strings as they are, numbers and booleans as text.
-fn key_text(key: Value) -> Result<Text, Error> {
-    match key {
-        Value::String(text) => Ok(text),
-        Value::Number(n) => Ok(Text::from(n.to_string())),
-        Value::Bool(b) => Ok(Text::from(if b { "true" } else { "false" })),
-        other => Err(ser::Error::custom(format!("a map key must be a string, not {}", super::unexpected(&other)))),
+/// Map keys as JSON writes them: strings as they are; numbers, booleans and
+/// chars as their text; anything else is an error (as in `serde_json`).
+struct KeySerializer;
+
+fn no_key<T>(kind: &str) -> Result<T, Error> {
+    Err(ser::Error::custom(format!("a map key must be a string, not {kind}")))
+}
+
+macro_rules! key_as_text {
+    ($($method:ident: $t:ty),*) => {
+        $(
+            fn $method(self, v: $t) -> Result<Text, Error> {
+                Ok(Text::from(v.to_string()))
+            }
+        )*
+    };
+}
+
+impl ser::Serializer for KeySerializer {
+    type Ok = Text;
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<Text, Error>;
+    type SerializeTuple = ser::Impossible<Text, Error>;
+    type SerializeTupleStruct = ser::Impossible<Text, Error>;
+    type SerializeTupleVariant = ser::Impossible<Text, Error>;
+    type SerializeMap = ser::Impossible<Text, Error>;
+    type SerializeStruct = ser::Impossible<Text, Error>;
+    type SerializeStructVariant = ser::Impossible<Text, Error>;
+
+    key_as_text!(
+        serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+        serialize_i128: i128, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64,
+        serialize_u128: u128, serialize_char: char
+    );
+
+    fn serialize_f32(self, v: f32) -> Result<Text, Error> {
+        if v.is_finite() {
+            Ok(Text::from(v.to_string()))
+        } else {
+            no_key("a non-finite number")
+        }
+    }
+    fn serialize_f64(self, v: f64) -> Result<Text, Error> {
+        if v.is_finite() {
+            Ok(Text::from(v.to_string()))
+        } else {
+            no_key("a non-finite number")
+        }
+    }
+    fn serialize_str(self, v: &str) -> Result<Text, Error> {
+        Ok(Text::from(v))
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<Text, Error> {
+        no_key("bytes")
+    }
+    fn serialize_none(self) -> Result<Text, Error> {
+        no_key("an option")
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<Text, Error> {
+        no_key("an option")
+    }
+    fn serialize_unit(self) -> Result<Text, Error> {
+        no_key("null")
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<Text, Error> {
+        no_key("null")
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<Text, Error> {
+        Ok(Text::from(variant))
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Result<Text, Error> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<Text, Error> {
+        no_key("an enum with content")
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
+        no_key("a list")
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
+        no_key("a list")
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, Error> {
+        no_key("a list")
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Error> {
+        no_key("an enum with content")
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
+        no_key("an object")
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
+        no_key("an object")
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Error> {
+        no_key("an enum with content")
     }
 }
 
@@ -327,5 +463,36 @@ mod tests {
     fn a_key_that_is_no_scalar_is_an_error() {
         let bad: BTreeMap<Vec<u8>, u8> = BTreeMap::from([(vec![1], 1)]);
         assert!(to_value(&bad).is_err());
+        let optional: BTreeMap<Option<u8>, u8> = BTreeMap::from([(Some(1), 1)]);
+        assert!(to_value(&optional).is_err(), "serde_json refuses option keys too");
+        assert!(serde_json::to_value(&optional).is_err());
+    }
+
+    #[test]
+    fn wide_integers_and_scalar_keys_as_serde_json_writes_them() {
+        #[derive(serde::Serialize, PartialEq, Eq, PartialOrd, Ord)]
+        enum Kind {
+            Small,
+        }
+        assert_eq!(to_value(&5i128).unwrap(), Value::from(5));
+        assert_eq!(to_value(&u128::from(u64::MAX)).unwrap(), Value::from(u64::MAX));
+        assert_eq!(to_value(&-5i128).unwrap(), Value::from(-5));
+        assert!(to_value(&u128::MAX).is_err());
+        let keys = (BTreeMap::from([(Kind::Small, 1)]), BTreeMap::from([(true, 1)]), BTreeMap::from([('c', 1)]));
+        assert_eq!(serde_json::Value::from(to_value(&keys).unwrap()), serde_json::to_value(&keys).unwrap());
+        let float_keys = vec![(0.1f32, 1)].into_iter().collect::<Vec<_>>();
+        let mut map = Map::new();
+        for (k, v) in &float_keys {
+            map.insert(ser::Serialize::serialize(k, KeySerializer).unwrap(), Value::from(*v));
+        }
+        assert_eq!(map.keys().next().map(|k| k.as_str()), Some("0.1"));
+    }
+
+    #[test]
+    fn a_raw_json_value_is_its_parsed_text() {
+        let raw = serde_json::value::RawValue::from_string(r#"{"b": [1, "x"]}"#.to_owned()).unwrap();
+        let value = to_value(&raw).unwrap();
+        assert_eq!(value, crate::json!({"b": [1, "x"]}));
+        assert_eq!(crate::json!({"a": raw}), crate::json!({"a": {"b": [1, "x"]}}));
     }
 }
