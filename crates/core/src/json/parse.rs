@@ -59,7 +59,8 @@ impl Parser<'_> {
     fn text(&self, s: &str) -> Text {
         let start = (s.as_ptr() as usize).checked_sub(self.base);
         match start.filter(|start| start.checked_add(s.len()).is_some_and(|end| end <= self.buf.len())) {
-            Some(start) => Text::slice(self.buf, start, s.len()),
+            // `s` lies in the text and is a `&str`: on character boundaries.
+            Some(start) => Text::within(self.buf, start, s),
             None => Text::from(s),
         }
     }

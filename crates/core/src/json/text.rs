@@ -47,6 +47,18 @@ impl Text {
         }
     }
 
+    /// `s`, which lies in `buf` at `start`, as a range of `buf` (no check of
+    /// character boundaries: a `&str` inside a `str` starts and ends on them).
+    pub(crate) fn within(buf: &Arc<str>, start: usize, s: &str) -> Text {
+        let same_place = (buf.as_ptr() as usize).checked_add(start) == Some(s.as_ptr() as usize);
+        match (u32::try_from(start), u32::try_from(s.len())) {
+            (Ok(at), Ok(len)) if same_place && len != u32::MAX && start + s.len() <= buf.len() => {
+                Text { buf: Arc::clone(buf), start: at, len }
+            }
+            _ => Text::from(s),
+        }
+    }
+
     /// The string.
     #[inline]
     pub fn as_str(&self) -> &str {
