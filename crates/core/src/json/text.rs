@@ -52,7 +52,8 @@ impl Text {
     pub(crate) fn within(buf: &Arc<str>, start: usize, s: &str) -> Text {
         let same_place = (buf.as_ptr() as usize).checked_add(start) == Some(s.as_ptr() as usize);
         match (u32::try_from(start), u32::try_from(s.len())) {
-            (Ok(at), Ok(len)) if same_place && len != u32::MAX && start + s.len() <= buf.len() => {
+            // (An empty `s` proves no boundary: it is copied, which allocates nothing much.)
+            (Ok(at), Ok(len)) if same_place && len != 0 && len != u32::MAX && start + s.len() <= buf.len() => {
                 Text { buf: Arc::clone(buf), start: at, len }
             }
             _ => Text::from(s),
