@@ -16,6 +16,33 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 
+/// The visits of JSON's scalars (`null`, booleans, numbers) every `Value`
+/// visitor shares.
+macro_rules! scalar_visits {
+    () => {
+        fn visit_unit<E>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+
+        fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+            Ok(Value::Bool(b))
+        }
+
+        fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+            Ok(Value::from(n))
+        }
+
+        fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+            Ok(Value::from(n))
+        }
+
+        fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
+            Ok(Value::from(n))
+        }
+    };
+}
+use scalar_visits;
+
 mod convert;
 mod de;
 mod map;

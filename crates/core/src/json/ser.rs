@@ -193,49 +193,30 @@ impl Items {
     }
 }
 
-impl ser::SerializeSeq for Items {
-    type Ok = Value;
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, Error> {
-        Ok(self.done())
-    }
+/// The four list-like serializer traits, each pushing an item.
+macro_rules! items_impl {
+    ($($trait:ident :: $method:ident),*) => {
+        $(
+            impl ser::$trait for Items {
+                type Ok = Value;
+                type Error = Error;
+                fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                    self.push(value)
+                }
+                fn end(self) -> Result<Value, Error> {
+                    Ok(self.done())
+                }
+            }
+        )*
+    };
 }
 
-impl ser::SerializeTuple for Items {
-    type Ok = Value;
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, Error> {
-        Ok(self.done())
-    }
-}
-
-impl ser::SerializeTupleStruct for Items {
-    type Ok = Value;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, Error> {
-        Ok(self.done())
-    }
-}
-
-impl ser::SerializeTupleVariant for Items {
-    type Ok = Value;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Value, Error> {
-        Ok(self.done())
-    }
-}
+items_impl!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 /// The entries of an object (or of a struct variant's content).
 struct Entries {
@@ -288,29 +269,26 @@ impl ser::SerializeMap for Entries {
     }
 }
 
-impl ser::SerializeStruct for Entries {
-    type Ok = Value;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
-        self.entries.push((Text::from(key), value.serialize(ValueSerializer)?));
-        Ok(())
-    }
-    fn end(self) -> Result<Value, Error> {
-        self.done()
-    }
+/// Struct fields, of a struct or a struct variant.
+macro_rules! fields_impl {
+    ($($trait:ident),*) => {
+        $(
+            impl ser::$trait for Entries {
+                type Ok = Value;
+                type Error = Error;
+                fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+                    self.entries.push((Text::from(key), value.serialize(ValueSerializer)?));
+                    Ok(())
+                }
+                fn end(self) -> Result<Value, Error> {
+                    self.done()
+                }
+            }
+        )*
+    };
 }
 
-impl ser::SerializeStructVariant for Entries {
-    type Ok = Value;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
-        self.entries.push((Text::from(key), value.serialize(ValueSerializer)?));
-        Ok(())
-    }
-    fn end(self) -> Result<Value, Error> {
-        self.done()
-    }
-}
+fields_impl!(SerializeStruct, SerializeStructVariant);
 
 /// Map keys as JSON writes them: strings as they are; numbers, booleans and
 /// chars as their text; anything else is an error (as in `serde_json`).
