@@ -43,6 +43,21 @@ impl Value {
     }
 }
 
+impl std::str::FromStr for Value {
+    type Err = serde_json::Error;
+
+    /// [`Value::parse`] of a copy of `text`.
+    ///
+    /// ```
+    /// let v: rdc_core::json::Value = r#"{"a": [1]}"#.parse()?;
+    /// assert_eq!(v["a"][0], 1);
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    fn from_str(text: &str) -> Result<Value, serde_json::Error> {
+        Value::parse(text.to_owned())
+    }
+}
+
 struct Parser<'b> {
     buf: &'b Arc<str>,
     /// The address of the text, to turn borrowed strings into ranges.
