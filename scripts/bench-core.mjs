@@ -6,4 +6,4 @@ const { run_workloads } = require(process.argv[2]);
 const dir = process.argv[3];
 const projects = fs.readFileSync(`${dir}/projects.json`, 'utf8');
 const user = fs.readFileSync(`${dir}/user.json`, 'utf8');
-process.stdout.write(run_workloads(projects, user, Number(process.env.MIN_MS || 1500)));
+process.stdout.write(run_workloads(projects, user, Number(process.env.MIN_MS || 1500), process.env.RDC_BENCH_ONLY || ''));

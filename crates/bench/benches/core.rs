@@ -24,7 +24,9 @@ fn main() {
     let start = Instant::now();
     let now = move || start.elapsed().as_secs_f64() * 1000.0;
     let min_ms = std::env::var("MIN_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000.0);
-    if let Err(e) = fixtures.run(min_ms, &now, &mut |name, us| println!("{name}\t{us:.1}")) {
+    if let Err(e) = fixtures
+        .run(min_ms, std::env::var("RDC_BENCH_ONLY").ok().as_deref(), &now, &mut |name, us| println!("{name}\t{us:.1}"))
+    {
         eprintln!("the fixtures do not normalize: {e}");
         std::process::exit(1);
     }

@@ -8,12 +8,14 @@ extern "C" {
     fn performance_now() -> f64;
 }
 
-/// Runs every workload; returns one `"<name>\t<median us>"` line each, like the
-/// JavaScript anchor's output.
+/// Runs the workloads whose names start with `only` (every one when it is
+/// empty); returns one `"<name>\t<median us>"` line each, like the JavaScript
+/// anchor's output.
 #[wasm_bindgen]
-pub fn run_workloads(projects_text: String, user_text: &str, min_ms: f64) -> Result<String, JsError> {
+pub fn run_workloads(projects_text: String, user_text: &str, min_ms: f64, only: &str) -> Result<String, JsError> {
     let fixtures = crate::Fixtures::new(projects_text, user_text)?;
     let mut out = String::new();
-    fixtures.run(min_ms, &performance_now, &mut |name, us| out.push_str(&format!("{name}\t{us:.1}\n")))?;
+    let only = (!only.is_empty()).then_some(only);
+    fixtures.run(min_ms, only, &performance_now, &mut |name, us| out.push_str(&format!("{name}\t{us:.1}\n")))?;
     Ok(out)
 }

@@ -88,7 +88,8 @@ impl Fixtures {
         Ok(state)
     }
 
-    /// Runs every workload, reporting `(name, median microseconds)` to `report`.
+    /// Runs every workload (or those whose names start with `only`), reporting
+    /// `(name, median microseconds)` to `report`.
     /// `now` returns milliseconds (`performance.now()` in the browser or Node).
     ///
     /// # Errors
@@ -96,12 +97,12 @@ impl Fixtures {
     pub fn run(
         &self,
         min_ms: f64,
+        only: Option<&str>,
         now: &dyn Fn() -> f64,
         report: &mut dyn FnMut(&str, f64),
     ) -> Result<(), NormalizeError> {
         let schema = Projects::schema();
-        let only = std::env::var("RDC_BENCH_ONLY").ok();
-        let wanted = |name: &str| only.as_deref().is_none_or(|o| name.starts_with(o));
+        let wanted = |name: &str| only.is_none_or(|o| name.starts_with(o));
         if wanted("normalizeLong") {
             let us = median_us_with(min_ms, now, &mut || Box::new(self.projects.clone()), &mut |input| {
                 let mut state = State::default();
