@@ -58,7 +58,11 @@ impl Map {
 
     /// Sets `key` (in place when it is there, else at the end); returns the value it replaced.
     pub fn insert(&mut self, key: impl Into<Text>, value: Value) -> Option<Value> {
-        let key = key.into();
+        self.insert_text(key.into(), value)
+    }
+
+    /// [`Map::insert`] once for every key type.
+    fn insert_text(&mut self, key: Text, value: Value) -> Option<Value> {
         match self.position(&key) {
             Some(at) => self.entries.get_mut(at).map(|(_, v)| std::mem::replace(v, value)),
             None => {

@@ -216,9 +216,14 @@ pub fn canonical_text(value: &Value) -> String {
     fn canonical(value: &Value) -> Value {
         match value {
             Value::Object(map) => {
-                let mut entries: Vec<(&crate::json::Text, &Value)> = map.iter().collect();
-                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                Value::Object(entries.into_iter().map(|(k, v)| (k.clone(), canonical(v))).collect())
+                // Keys sorted with their places (keys are unique, so places
+                // never decide; a plain tuple sort, no closure instance).
+                let mut keys: Vec<(&str, usize)> = map.keys().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
+                keys.sort_unstable();
+                let values: Vec<&Value> = map.values().collect();
+                let entries =
+                    keys.into_iter().map(|(k, i)| (k, values.get(i).map(|v| canonical(v)).unwrap_or_default()));
+                Value::Object(entries.collect())
             }
             Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
             other => other.clone(),

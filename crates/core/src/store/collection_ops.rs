@@ -103,7 +103,11 @@ impl State {
         let mut rows = Vec::new();
         for (index, (pk, row)) in table.rows.iter_mut().enumerate() {
             let Some(object) = row.value.as_deref() else { continue };
-            let args: Object = serde_json::from_str(pk).unwrap_or_default();
+            // A list's pk is its args' canonical JSON text.
+            let args = match Value::parse(pk.to_string()) {
+                Ok(Value::Object(args)) => args,
+                _ => Object::new(),
+            };
             let mut items = object.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
             if edit(&args, &mut items) {
                 let mut updated = object.clone();
