@@ -113,26 +113,23 @@ impl Fixtures {
             });
             report("normalizeLong", us);
         }
-        if wanted("parse") {
-            // The same text parsed into `serde_json::Value` and into rdc's own
-            // value (whose strings are ranges of the text, moved in as a
-            // response's body would be; its copy is made before the clock starts).
-            let text = || -> Keep { Box::new(self.projects_text.clone()) };
+        // The same text parsed into `serde_json::Value` and into rdc's own
+        // value (whose strings are ranges of the text, moved in as a response's
+        // body would be; its copy is made before the clock starts).
+        let text = || -> Keep { Box::new(self.projects_text.clone()) };
+        let owned = |input: Keep| input.downcast::<String>().map(|t| *t).unwrap_or_default();
+        if wanted("parse into serde_json::Value") {
             let us = median_us_with(min_ms, now, &mut || text(), &mut |input| {
-                let text = input.downcast::<String>().map(|t| *t).unwrap_or_default();
-                Box::new(serde_json::from_str::<serde_json::Value>(&text).ok())
+                Box::new(serde_json::from_str::<serde_json::Value>(&owned(input)).ok())
             });
             report("parse into serde_json::Value", us);
-            let us = median_us_with(min_ms, now, &mut || text(), &mut |input| {
-                let text = input.downcast::<String>().map(|t| *t).unwrap_or_default();
-                Box::new(rdc_core::json::Value::parse(text).ok())
-            });
+        }
+        if wanted("parse into rdc json::Value") {
+            let us =
+                median_us_with(min_ms, now, &mut || text(), &mut |input| Box::new(Value::parse(owned(input)).ok()));
             report("parse into rdc json::Value", us);
         }
-        // Parsing starts from the response's text, moved in as a body would be
-        // (its copy is made before the clock starts).
-        let text = || -> Keep { Box::new(self.projects_text.clone()) };
-        let parsed = |input: Keep| input.downcast::<String>().ok().and_then(|t| Value::parse(*t).ok());
+        let parsed = |input: Keep| Value::parse(owned(input)).ok();
         if wanted("parse+normalizeLong") {
             let us = median_us_with(min_ms, now, &mut || text(), &mut |input| {
                 let mut state = State::default();

@@ -430,5 +430,11 @@ fn a_reference_is_not_read_as_text() {
     let note = json!({ "id": "n1", "writer": { "id": "w1", "name": "Ada" } });
     state.write_result("note", &Note::schema(), note, &Value::Null, WriteMeta::at(0, 1000)).unwrap();
     let read = MemoCache::default().entity::<Note>(&state, "n1");
-    assert!(read.is_err(), "{read:?}");
+    match read {
+        Err(ReadError::Type { path, message }) => {
+            assert_eq!(path, "writer");
+            assert!(message.contains("expected a string"), "{message}");
+        }
+        other => panic!("expected a type error at `writer`, got {other:?}"),
+    }
 }

@@ -144,8 +144,5 @@ pub fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
 
 /// Whether an `Option<...>` type holds a `String`.
 pub fn option_of_string(ty: &syn::Type) -> bool {
-    let syn::Type::Path(p) = ty else { return false };
-    let Some(last) = p.path.segments.last() else { return false };
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return false };
-    matches!(args.args.first(), Some(syn::GenericArgument::Type(inner)) if is_string(inner))
+    option_inner(ty).is_some_and(is_string)
 }

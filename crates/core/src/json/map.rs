@@ -23,11 +23,19 @@ pub struct Map {
 
 impl Map {
     /// An empty object.
+    ///
+    /// ```
+    /// assert!(rdc_core::json::Map::new().is_empty());
+    /// ```
     pub fn new() -> Map {
         Map::default()
     }
 
     /// An empty object with room for `n` keys.
+    ///
+    /// ```
+    /// assert_eq!(rdc_core::json::Map::with_capacity(4).len(), 0);
+    /// ```
     pub fn with_capacity(n: usize) -> Map {
         Map { entries: Vec::with_capacity(n) }
     }
@@ -42,21 +50,44 @@ impl Map {
     }
 
     /// The value under `key`.
+    ///
+    /// ```
+    /// let m: rdc_core::json::Map = [("a", rdc_core::json!(1))].into_iter().collect();
+    /// assert_eq!(m.get("a"), Some(&rdc_core::json!(1)));
+    /// assert_eq!(m.get("b"), None);
+    /// ```
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.entries.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
     }
 
     /// The value under `key`, to change.
+    ///
+    /// ```
+    /// let mut m: rdc_core::json::Map = [("a", rdc_core::json!(1))].into_iter().collect();
+    /// *m.get_mut("a").unwrap() = rdc_core::json!(2);
+    /// assert_eq!(m["a"], 2);
+    /// ```
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
         self.entries.iter_mut().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
     }
 
     /// Whether `key` is there.
+    ///
+    /// ```
+    /// let m: rdc_core::json::Map = [("a", rdc_core::json!(null))].into_iter().collect();
+    /// assert!(m.contains_key("a"));
+    /// ```
     pub fn contains_key(&self, key: &str) -> bool {
         self.position(key).is_some()
     }
 
     /// Sets `key` (in place when it is there, else at the end); returns the value it replaced.
+    ///
+    /// ```
+    /// let mut m = rdc_core::json::Map::new();
+    /// assert_eq!(m.insert("a", rdc_core::json!(1)), None);
+    /// assert_eq!(m.insert("a", rdc_core::json!(2)), Some(rdc_core::json!(1)));
+    /// ```
     pub fn insert(&mut self, key: impl Into<Text>, value: Value) -> Option<Value> {
         self.insert_text(key.into(), value)
     }
@@ -73,20 +104,21 @@ impl Map {
     }
 
     /// Takes `key` out, keeping the others' order.
+    ///
+    /// ```
+    /// let mut m: rdc_core::json::Map = [("a", rdc_core::json!(1))].into_iter().collect();
+    /// assert_eq!(m.remove("a"), Some(rdc_core::json!(1)));
+    /// assert!(m.is_empty());
+    /// ```
     pub fn remove(&mut self, key: &str) -> Option<Value> {
         let at = self.position(key)?;
         Some(self.entries.remove(at).1)
     }
 
     /// Room for keys without reallocating.
-    pub fn capacity(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn capacity(&self) -> usize {
         self.entries.capacity()
-    }
-
-    /// Takes `key` out with its key, keeping the others' order.
-    pub fn remove_entry(&mut self, key: &str) -> Option<(Text, Value)> {
-        let at = self.position(key)?;
-        Some(self.entries.remove(at))
     }
 
     /// Takes `key` out with its place and key (see [`Map::insert_at`]).
@@ -102,43 +134,52 @@ impl Map {
     }
 
     /// Number of keys.
+    ///
+    /// ```
+    /// assert_eq!(rdc_core::json!({"a": 1, "b": 2}).as_object().unwrap().len(), 2);
+    /// ```
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
     /// Whether there are no keys.
+    ///
+    /// ```
+    /// assert!(rdc_core::json!({}).as_object().unwrap().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
     /// Entries in order.
+    ///
+    /// ```
+    /// let v = rdc_core::json!({"a": 1});
+    /// let pairs: Vec<(&str, u64)> = v.as_object().unwrap().iter().map(|(k, v)| (k.as_str(), v.as_u64().unwrap())).collect();
+    /// assert_eq!(pairs, [("a", 1)]);
+    /// ```
     pub fn iter(&self) -> Iter<'_> {
         self.into_iter()
     }
 
-    /// Entries in order, values to change.
-    pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (&Text, &mut Value)> + DoubleEndedIterator {
-        self.entries.iter_mut().map(|(k, v)| (&*k, v))
-    }
-
     /// Keys in order.
+    ///
+    /// ```
+    /// let v = rdc_core::json!({"a": 1, "b": 2});
+    /// assert_eq!(v.as_object().unwrap().keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+    /// ```
     pub fn keys(&self) -> impl ExactSizeIterator<Item = &Text> + DoubleEndedIterator {
         self.entries.iter().map(|(k, _)| k)
     }
 
     /// Values in order.
+    ///
+    /// ```
+    /// let v = rdc_core::json!({"a": 1});
+    /// assert_eq!(v.as_object().unwrap().values().next(), Some(&rdc_core::json!(1)));
+    /// ```
     pub fn values(&self) -> impl ExactSizeIterator<Item = &Value> + DoubleEndedIterator {
         self.entries.iter().map(|(_, v)| v)
-    }
-
-    /// Values in order, to change.
-    pub fn values_mut(&mut self) -> impl ExactSizeIterator<Item = &mut Value> + DoubleEndedIterator {
-        self.entries.iter_mut().map(|(_, v)| v)
-    }
-
-    /// Keeps the entries `keep` says yes to.
-    pub fn retain(&mut self, mut keep: impl FnMut(&Text, &mut Value) -> bool) {
-        self.entries.retain_mut(|(k, v)| keep(k, v));
     }
 
     /// Keeps, of keys met more than once, the last value at the first place
@@ -245,6 +286,12 @@ impl IntoIterator for Map {
 }
 
 /// The entries of a [`Map`], in order.
+///
+/// ```
+/// let v = rdc_core::json!({"a": 1, "b": 2});
+/// let iter: rdc_core::json::Iter<'_> = v.as_object().unwrap().iter();
+/// assert_eq!(iter.len(), 2);
+/// ```
 #[derive(Debug, Clone)]
 pub struct Iter<'a>(std::slice::Iter<'a, (Text, Value)>);
 

@@ -3,10 +3,10 @@
 //! response's text: parsing allocates no string) and its objects are [`Map`]s
 //! (entries in a vector, in their order).
 //!
-//! This is the first part of moving the store off `serde_json::Value`: parsing a
-//! response into it allocates about a third less than `serde_json` does (see
-//! `docs/benchmarks.md`), and reads can share its strings. Converts to and from
-//! `serde_json::Value`.
+//! The store holds it, endpoints parse responses into it, and reads share its
+//! strings (a field typed [`Text`] takes the stored one). Parsing a response
+//! takes about a third less time than into `serde_json::Value` (see
+//! `docs/benchmarks.md`). Converts to and from `serde_json::Value`.
 //!
 //! ```
 //! use rdc_core::json::Value;
@@ -57,11 +57,24 @@ pub use map::{Iter, Map};
 pub use ser::to_value;
 #[doc(hidden)]
 pub use ser::to_value_or_panic as __to_value_or_panic;
+/// A JSON number (serde_json's own type: integers exactly, floats as `f64`).
+///
+/// ```
+/// let n = rdc_core::json::Number::from(7u8);
+/// assert_eq!(rdc_core::json::Value::Number(n), 7);
+/// ```
 pub use serde_json::Number;
 pub use text::Text;
 pub(crate) use text::{hand_over, TEXT_MARKER};
 
 /// A JSON value. See the [module documentation](self).
+///
+/// ```
+/// use rdc_core::json::Value;
+/// let v: Value = r#"{"tags": ["a"], "n": null}"#.parse().unwrap();
+/// assert!(matches!(&v["tags"], Value::Array(items) if items.len() == 1));
+/// assert!(v["n"].is_null());
+/// ```
 #[derive(Clone, PartialEq, Eq, Default)]
 pub enum Value {
     /// `null`.
@@ -96,6 +109,12 @@ impl Value {
     }
 
     /// The value under `key` of an object, to change.
+    ///
+    /// ```
+    /// let mut v = rdc_core::json!({"n": 1});
+    /// *v.get_mut("n").unwrap() = rdc_core::json!(2);
+    /// assert_eq!(v["n"], 2);
+    /// ```
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
         match self {
             Value::Object(map) => map.get_mut(key),
@@ -104,6 +123,11 @@ impl Value {
     }
 
     /// The string, if this is one.
+    ///
+    /// ```
+    /// assert_eq!(rdc_core::json!("a").as_str(), Some("a"));
+    /// assert_eq!(rdc_core::json!(1).as_str(), None);
+    /// ```
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::String(s) => Some(s.as_str()),
@@ -112,6 +136,10 @@ impl Value {
     }
 
     /// The object, if this is one.
+    ///
+    /// ```
+    /// assert_eq!(rdc_core::json!({"a": 1}).as_object().map(|m| m.len()), Some(1));
+    /// ```
     pub fn as_object(&self) -> Option<&Map> {
         match self {
             Value::Object(map) => Some(map),
@@ -120,6 +148,12 @@ impl Value {
     }
 
     /// The object, if this is one, to change.
+    ///
+    /// ```
+    /// let mut v = rdc_core::json!({});
+    /// v.as_object_mut().unwrap().insert("a", rdc_core::json!(1));
+    /// assert_eq!(v["a"], 1);
+    /// ```
     pub fn as_object_mut(&mut self) -> Option<&mut Map> {
         match self {
             Value::Object(map) => Some(map),
@@ -128,6 +162,10 @@ impl Value {
     }
 
     /// The array, if this is one.
+    ///
+    /// ```
+    /// assert_eq!(rdc_core::json!([1, 2]).as_array().map(Vec::len), Some(2));
+    /// ```
     pub fn as_array(&self) -> Option<&Vec<Value>> {
         match self {
             Value::Array(items) => Some(items),
@@ -136,6 +174,12 @@ impl Value {
     }
 
     /// The array, if this is one, to change.
+    ///
+    /// ```
+    /// let mut v = rdc_core::json!([1]);
+    /// v.as_array_mut().unwrap().push(rdc_core::json!(2));
+    /// assert_eq!(v, rdc_core::json!([1, 2]));
+    /// ```
     pub fn as_array_mut(&mut self) -> Option<&mut Vec<Value>> {
         match self {
             Value::Array(items) => Some(items),
@@ -144,6 +188,10 @@ impl Value {
     }
 
     /// The boolean, if this is one.
+    ///
+    /// ```
+    /// assert_eq!(rdc_core::json!(true).as_bool(), Some(true));
+    /// ```
     pub fn as_bool(&self) -> Option<bool> {
         match self {
             Value::Bool(b) => Some(*b),
@@ -152,6 +200,11 @@ impl Value {
     }
 
     /// The number as a `u64`, if it is one that fits.
+    ///
+    /// ```
+    /// assert_eq!(rdc_core::json!(7).as_u64(), Some(7));
+    /// assert_eq!(rdc_core::json!(-7).as_u64(), None);
+    /// ```
     pub fn as_u64(&self) -> Option<u64> {
         match self {
             Value::Number(n) => n.as_u64(),
@@ -160,6 +213,10 @@ impl Value {
     }
 
     /// The number as an `i64`, if it is one that fits.
+    ///
+    /// ```
+    /// assert_eq!(rdc_core::json!(-7).as_i64(), Some(-7));
+    /// ```
     pub fn as_i64(&self) -> Option<i64> {
         match self {
             Value::Number(n) => n.as_i64(),
@@ -168,6 +225,10 @@ impl Value {
     }
 
     /// The number as an `f64`, if it is one.
+    ///
+    /// ```
+    /// assert_eq!(rdc_core::json!(1.5).as_f64(), Some(1.5));
+    /// ```
     pub fn as_f64(&self) -> Option<f64> {
         match self {
             Value::Number(n) => n.as_f64(),
@@ -176,26 +237,49 @@ impl Value {
     }
 
     /// Whether this is `null`.
+    ///
+    /// ```
+    /// assert!(rdc_core::json!(null).is_null());
+    /// ```
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
     }
 
     /// Whether this is an object.
+    ///
+    /// ```
+    /// assert!(rdc_core::json!({}).is_object());
+    /// ```
     pub fn is_object(&self) -> bool {
         matches!(self, Value::Object(_))
     }
 
     /// Whether this is an array.
+    ///
+    /// ```
+    /// assert!(rdc_core::json!([]).is_array());
+    /// ```
     pub fn is_array(&self) -> bool {
         matches!(self, Value::Array(_))
     }
 
     /// Whether this is a string.
+    ///
+    /// ```
+    /// assert!(rdc_core::json!("").is_string());
+    /// ```
     pub fn is_string(&self) -> bool {
         matches!(self, Value::String(_))
     }
 
     /// Takes the value out, leaving `null`.
+    ///
+    /// ```
+    /// let mut v = rdc_core::json!([1]);
+    /// let taken = v.take();
+    /// assert!(v.is_null());
+    /// assert_eq!(taken, rdc_core::json!([1]));
+    /// ```
     pub fn take(&mut self) -> Value {
         std::mem::take(self)
     }
@@ -432,7 +516,8 @@ impl std::ops::IndexMut<usize> for Value {
 }
 
 impl fmt::Display for Value {
-    /// Compact JSON text.
+    /// Compact JSON text (written by serde_json, without its pretty printer;
+    /// writing cannot fail, as the keys are strings).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let text = serde_json::to_string(self).map_err(|_| fmt::Error)?;
         f.write_str(&text)

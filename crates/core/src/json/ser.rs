@@ -326,15 +326,16 @@ impl ser::Serializer for KeySerializer {
     );
 
     fn serialize_f32(self, v: f32) -> Result<Text, Error> {
+        // Written as serde_json writes numbers (`1.0`, `1e+20`).
         if v.is_finite() {
-            Ok(Text::from(v.to_string()))
+            serde_json::to_string(&v).map(Text::from)
         } else {
             no_key("a non-finite number")
         }
     }
     fn serialize_f64(self, v: f64) -> Result<Text, Error> {
         if v.is_finite() {
-            Ok(Text::from(v.to_string()))
+            serde_json::to_string(&v).map(Text::from)
         } else {
             no_key("a non-finite number")
         }
@@ -458,12 +459,26 @@ mod tests {
         assert!(to_value(&u128::MAX).is_err());
         let keys = (BTreeMap::from([(Kind::Small, 1)]), BTreeMap::from([(true, 1)]), BTreeMap::from([('c', 1)]));
         assert_eq!(serde_json::Value::from(to_value(&keys).unwrap()), serde_json::to_value(&keys).unwrap());
-        let float_keys = vec![(0.1f32, 1)].into_iter().collect::<Vec<_>>();
-        let mut map = Map::new();
-        for (k, v) in &float_keys {
-            map.insert(ser::Serialize::serialize(k, KeySerializer).unwrap(), Value::from(*v));
+        for (key, text) in [(0.1f32, "0.1"), (1.0, "1.0"), (1e20, "1e+20")] {
+            assert_eq!(ser::Serialize::serialize(&key, KeySerializer).unwrap(), text);
+            let theirs = serde_json::to_value(std::collections::HashMap::from([(FloatKey(key), 1)])).unwrap();
+            assert!(theirs.get(text).is_some(), "{theirs}");
         }
-        assert_eq!(map.keys().next().map(|k| k.as_str()), Some("0.1"));
+    }
+
+    /// A float usable as a map key, serialized as its number.
+    #[derive(PartialEq)]
+    struct FloatKey(f32);
+    impl Eq for FloatKey {}
+    impl std::hash::Hash for FloatKey {
+        fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+            self.0.to_bits().hash(state);
+        }
+    }
+    impl serde::Serialize for FloatKey {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_f32(self.0)
+        }
     }
 
     #[test]

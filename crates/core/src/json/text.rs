@@ -47,21 +47,25 @@ impl Text {
         }
     }
 
-    /// `s`, which lies in `buf` at `start`, as a range of `buf` (no check of
-    /// character boundaries: a `&str` inside a `str` starts and ends on them).
-    pub(crate) fn within(buf: &Arc<str>, start: usize, s: &str) -> Text {
-        let same_place = (buf.as_ptr() as usize).checked_add(start) == Some(s.as_ptr() as usize);
-        match (u32::try_from(start), u32::try_from(s.len())) {
-            // (An empty `s` proves no boundary: it is copied, which allocates nothing much.)
-            (Ok(at), Ok(len)) if same_place && len != 0 && len != u32::MAX && start + s.len() <= buf.len() => {
-                Text { buf: Arc::clone(buf), start: at, len }
-            }
+    /// `s` as a range of `buf` when it lies in `buf` (a string borrowed from
+    /// it), else a copy. No check of character boundaries is needed: a non-empty
+    /// `&str` lying inside a `str` starts and ends on them.
+    pub(crate) fn within(buf: &Arc<str>, s: &str) -> Text {
+        let start = (s.as_ptr() as usize).checked_sub(buf.as_ptr() as usize);
+        let inside = start.filter(|start| start.checked_add(s.len()).is_some_and(|end| end <= buf.len()));
+        match (inside.map(u32::try_from), u32::try_from(s.len())) {
+            // (An empty `s` proves no boundary: it is copied, which allocates little.)
+            (Some(Ok(at)), Ok(len)) if len != 0 && len != u32::MAX => Text { buf: Arc::clone(buf), start: at, len },
             _ => Text::from(s),
         }
     }
 
     /// The string.
     #[inline]
+    ///
+    /// ```
+    /// assert_eq!(rdc_core::json::Text::from("a").as_str(), "a");
+    /// ```
     pub fn as_str(&self) -> &str {
         if self.len == u32::MAX {
             return &self.buf;
@@ -69,9 +73,11 @@ impl Text {
         let start = self.start as usize;
         let range = start..start + self.len as usize;
         debug_assert!(self.buf.get(range.clone()).is_some());
-        // SAFETY: `slice` (the only maker of a range other than the whole
-        // buffer) checked that this range lies in `buf` on character
-        // boundaries, and neither the range nor `buf` ever changes.
+        // SAFETY: a range other than the whole buffer is made by `slice` (which
+        // checks it lies in `buf` on character boundaries) or by `within` (which
+        // checks it lies in `buf` and takes it from a non-empty `&str` found
+        // there, so on character boundaries); neither the range nor `buf` ever
+        // changes.
         #[allow(unsafe_code)]
         unsafe {
             self.buf.get_unchecked(range)
@@ -208,7 +214,7 @@ impl From<&str> for Text {
 
 impl From<&String> for Text {
     fn from(s: &String) -> Text {
-        Text::new(s.clone())
+        Text::from(s.as_str())
     }
 }
 
@@ -335,8 +341,13 @@ mod tests {
     #[test]
     fn a_slice_on_character_boundaries_shares() {
         let buf: Arc<str> = Arc::from("héllo");
-        assert_eq!(Text::slice(&buf, 0, 3).as_str(), "hé");
-        assert_eq!(Text::slice(&buf, 3, 3).as_str(), "llo");
+        let (head, tail) = (Text::slice(&buf, 0, 3), Text::slice(&buf, 3, 3));
+        assert_eq!((head.as_str(), tail.as_str()), ("hé", "llo"));
+        assert_eq!(Arc::strong_count(&buf), 3, "both share the buffer");
+        assert_eq!(Text::within(&buf, &buf[1..3]), "é");
+        assert_eq!(Arc::strong_count(&buf), 3, "a temporary range, dropped");
+        assert!(!Text::within(&buf, "elsewhere").same_buffer(&head), "a string from elsewhere is copied");
+        drop((head, tail));
         assert_eq!(Arc::strong_count(&buf), 1, "temporaries dropped");
     }
 }

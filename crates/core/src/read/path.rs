@@ -106,8 +106,7 @@ pub fn deserialize_at<'a, T: serde::Deserialize<'a>>(value: &'a Value) -> Result
 }
 
 /// Visits plain JSON: maps and lists through this module's accessors (which
-/// record paths), scalars straight. serde_json's own `&Value` deserializer is
-/// never instantiated for the visitor (in wasm, each instance per type read costs).
+/// record paths), scalars straight.
 pub(crate) fn visit_plain<'a, V: Visitor<'a>>(
     value: &'a Value,
     path: &ErrorPath<'a>,
@@ -171,30 +170,13 @@ impl<'a> Deserializer<'a> for PlainDe<'a, '_> {
         visitor.visit_unit()
     }
 
+    // Scalars too: a JSON value's kind decides what the visitor hears.
     serde::forward_to_deserialize_any! {
         <W: Visitor<'a>>
-        seq tuple tuple_struct map struct unit_struct
-    }
-
-    scalars! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
-        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128 deserialize_f32
-        deserialize_f64 deserialize_char deserialize_str deserialize_string deserialize_bytes
-        deserialize_byte_buf deserialize_unit deserialize_identifier
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
+        identifier seq tuple tuple_struct map struct unit_struct
     }
 }
-
-/// Scalars go straight to serde_json (no inner path to record).
-macro_rules! scalars {
-    ($($method:ident)*) => {
-        $(
-            fn $method<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
-                self.value.$method(visitor)
-            }
-        )*
-    };
-}
-use scalars;
 
 struct PlainMap<'a, 'p> {
     iter: crate::json::Iter<'a>,

@@ -41,6 +41,13 @@ pub struct EntityDef {
     /// Primary key of a wire object.
     pub pk: fn(&Object) -> Option<String>,
     /// The wire field that is the primary key, when one field is.
+    ///
+    /// ```
+    /// # use rdc_core::Entity;
+    /// #[derive(serde::Deserialize, rdc_core::Entity)]
+    /// struct User { id: String }
+    /// assert_eq!(User::DEF.pk_field, Some("id"));
+    /// ```
     pub pk_field: Option<&'static str>,
     /// Nested schema fields.
     pub nested: fn() -> &'static [NestedField],
@@ -100,6 +107,14 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
 
     /// The wire field that is the primary key, when one field is (the derive
     /// sets it; references to the entity then share that field's text).
+    ///
+    /// ```
+    /// use rdc_core::Entity;
+    /// #[derive(serde::Deserialize, rdc_core::Entity)]
+    /// #[entity(pk = "user_id")]
+    /// struct Member { #[serde(rename = "userId")] user_id: String }
+    /// assert_eq!(Member::PK_FIELD, Some("userId"));
+    /// ```
     const PK_FIELD: Option<&'static str> = None;
 
     /// Fields holding nested schemas. The derive fills this from `#[entity(nested)]`.
@@ -198,8 +213,7 @@ pub fn pk_string(value: &Value) -> Option<String> {
 /// assert_eq!(rdc_core::json_text(&json!({"b": [1, "x"]})), r#"{"b":[1,"x"]}"#);
 /// ```
 pub fn json_text(value: &Value) -> String {
-    // Writing a `Value` to a `Vec` cannot fail (its keys are strings).
-    serde_json::to_string(value).unwrap_or_default()
+    value.to_string()
 }
 
 /// A value as compact JSON text with the keys of every object sorted: the same
@@ -221,9 +235,10 @@ pub fn canonical_text(value: &Value) -> String {
                 let mut keys: Vec<(&str, usize)> = map.keys().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
                 keys.sort_unstable();
                 let values: Vec<&Value> = map.values().collect();
-                let entries =
-                    keys.into_iter().map(|(k, i)| (k, values.get(i).map(|v| canonical(v)).unwrap_or_default()));
-                Value::Object(entries.collect())
+                let canonical_at = |i: usize| values.get(i).map(|v| canonical(v)).unwrap_or_default();
+                // Keys unique already: no dedup.
+                let entries = keys.into_iter().map(|(k, i)| (crate::json::Text::from(k), canonical_at(i))).collect();
+                Value::Object(crate::json::Map::from_unique(entries))
             }
             Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
             other => other.clone(),
