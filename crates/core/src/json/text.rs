@@ -84,16 +84,6 @@ impl Text {
         }
     }
 
-    /// The same string in a buffer of its own: a clone when it already has one,
-    /// else a copy (so a short string does not keep a long text alive).
-    pub(crate) fn detached(&self) -> Text {
-        if self.start == 0 && (self.len == u32::MAX || self.len as usize == self.buf.len()) {
-            self.clone()
-        } else {
-            Text::from(self.as_str())
-        }
-    }
-
     /// Whether both are ranges of one buffer.
     #[cfg(test)]
     pub(crate) fn same_buffer(&self, other: &Text) -> bool {
@@ -324,18 +314,6 @@ mod tests {
         assert_eq!(list, ["a", "b"]);
         let after: Text = serde_json::from_str(r#""other""#).unwrap();
         assert_eq!(after, "other", "nothing handed over stays behind");
-    }
-
-    #[test]
-    fn a_detached_range_lets_its_buffer_go() {
-        let buf: Arc<str> = Arc::from("a long response text");
-        let range = Text::slice(&buf, 2, 4);
-        let detached = range.detached();
-        assert_eq!(detached, "long");
-        assert!(!detached.same_buffer(&range));
-        drop(range);
-        assert_eq!(Arc::strong_count(&buf), 1);
-        assert!(detached.detached().ptr_eq(&detached), "already its own: shared");
     }
 
     #[test]

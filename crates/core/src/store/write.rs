@@ -237,21 +237,18 @@ impl State {
         log: Option<&mut Changes>,
         undo: Option<&mut UndoLog>,
     ) {
-        let found = table.rows.get_index_of(write.pk.as_str());
+        // A new row's key was copied out of the response's text already
+        // (`detach_new_keys`); a row that exists keeps its own key.
+        let entry = table.rows.entry(write.pk);
+        let index = entry.index();
         if undo.is_some() {
-            let prior = found.and_then(|i| table.rows.get_index(i)).map(|(_, row)| row);
-            Self::note_row(undo, write.key, found.unwrap_or(table.rows.len()), prior);
+            let prior = match &entry {
+                indexmap::map::Entry::Occupied(row) => Some(row.get()),
+                indexmap::map::Entry::Vacant(_) => None,
+            };
+            Self::note_row(undo, write.key, index, prior);
         }
-        let index = match found {
-            Some(index) => index,
-            // A new row's key is not a range of a response's text (which it
-            // would keep alive as long as the row): see `detach_new_keys`.
-            None => {
-                let pk = if write.new { write.pk } else { write.pk.detached() };
-                table.rows.insert_full(pk, StoredEntity { value: None, meta, version }).0
-            }
-        };
-        let Some((_, row)) = table.rows.get_index_mut(index) else { return };
+        let row = entry.or_insert(StoredEntity { value: None, meta, version });
         if write.newer {
             row.meta = meta;
         }
@@ -319,4 +316,49 @@ struct Plan {
     deletes: Vec<(&'static str, Text)>,
     adds: Vec<(Arc<Collection>, Value, Object, bool)>,
     meta: EntityMeta,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::json::{Map, Text, Value};
+    use crate::{Entity, State, WriteMeta};
+
+    /// Newer data replaces the stored object whole (its field names too).
+    #[derive(serde::Deserialize, crate::Entity)]
+    #[entity(key = "Keyed", merge = "newest")]
+    #[allow(dead_code)]
+    struct Keyed {
+        id: String,
+        name: String,
+    }
+
+    fn newest(_: &crate::Object, incoming: &crate::Object) -> crate::Object {
+        incoming.clone()
+    }
+
+    /// A response whose strings are ranges of `buf` (as `Value::parse` makes them).
+    fn response(buf: &Arc<str>) -> Value {
+        let mut object = Map::new();
+        object.insert(Text::slice(buf, 0, 2), Value::String(Text::slice(buf, 2, 3)));
+        object.insert(Text::slice(buf, 5, 4), Value::String(Text::slice(buf, 9, 3)));
+        Value::Object(object)
+    }
+
+    #[test]
+    fn a_new_rows_key_does_not_keep_its_response_alive() {
+        let buf: Arc<str> = Arc::from("idu-1nameAda");
+        let mut state = State::default();
+        state.write_entities(&Keyed::schema(), response(&buf), &Value::Null, WriteMeta::at(0, 1000)).unwrap();
+        assert_eq!(
+            state.entity("Keyed", "u-1").and_then(|r| r.value.as_ref()).map(|o| o["name"].clone()),
+            Some("Ada".into())
+        );
+        // The object replaced by a later response of strings of their own: only
+        // the row's key could still hold the first response's text.
+        let later = crate::json!({"id": "u-1", "name": "Bea"});
+        state.write_entities(&Keyed::schema(), later, &Value::Null, WriteMeta::at(1, 1000)).unwrap();
+        assert_eq!(Arc::strong_count(&buf), 1, "nothing in the store holds the first response's text");
+    }
 }
