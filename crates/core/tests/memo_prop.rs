@@ -51,8 +51,22 @@ struct PersonNick {
 /// One write of a random sequence.
 #[derive(Debug, Clone)]
 enum Op {
-    Person { id: u32, name: u8, nick: Option<u8> },
-    Note { id: u32, title: u8, views: u8, author: u32, editor: Option<u32> },
+    /// `reversed`: the object's keys come in the other order (as another
+    /// server, or the same one after a change, may write them).
+    Person {
+        id: u32,
+        name: u8,
+        nick: Option<u8>,
+        reversed: bool,
+    },
+    Note {
+        id: u32,
+        title: u8,
+        views: u8,
+        author: u32,
+        editor: Option<u32>,
+        reversed: bool,
+    },
     DeletePerson(u32),
     DeleteNote(u32),
     List(Vec<u32>),
@@ -61,9 +75,11 @@ enum Op {
 fn op() -> impl Strategy<Value = Op> {
     let id = 0u32..4;
     prop_oneof![
-        (id.clone(), 0u8..3, proptest::option::of(0u8..3)).prop_map(|(id, name, nick)| Op::Person { id, name, nick }),
-        (id.clone(), 0u8..3, 0u8..3, id.clone(), proptest::option::of(0u32..5))
-            .prop_map(|(id, title, views, author, editor)| Op::Note { id, title, views, author, editor }),
+        (id.clone(), 0u8..3, proptest::option::of(0u8..3), any::<bool>())
+            .prop_map(|(id, name, nick, reversed)| Op::Person { id, name, nick, reversed }),
+        (id.clone(), 0u8..3, 0u8..3, id.clone(), proptest::option::of(0u32..5), any::<bool>()).prop_map(
+            |(id, title, views, author, editor, reversed)| Op::Note { id, title, views, author, editor, reversed }
+        ),
         id.clone().prop_map(Op::DeletePerson),
         id.clone().prop_map(Op::DeleteNote),
         proptest::collection::vec(id, 0..5).prop_map(Op::List),
@@ -76,19 +92,19 @@ fn apply(state: &mut State, op: &Op, at: u64) {
     // A write may be refused (a note whose author is missing from the store and
     // from the write): the store is then unchanged, which is fine here.
     let _ = match op {
-        Op::Person { id, name, nick } => {
+        Op::Person { id, name, nick, reversed } => {
             let mut person = json!({ "id": id, "name": format!("n{name}") });
             if let Some(nick) = nick {
                 person["nick"] = json!(format!("k{nick}"));
             }
-            state.write_entities(&Person::schema(), person, null, meta).map(drop)
+            state.write_entities(&Person::schema(), in_order(person, *reversed), null, meta).map(drop)
         }
-        Op::Note { id, title, views, author, editor } => {
+        Op::Note { id, title, views, author, editor, reversed } => {
             let mut note = json!({ "id": id, "title": format!("t{title}"), "views": views, "author": author });
             if let Some(editor) = editor {
                 note["editor"] = json!(editor);
             }
-            state.write_entities(&Note::schema(), note, null, meta).map(drop)
+            state.write_entities(&Note::schema(), in_order(note, *reversed), null, meta).map(drop)
         }
         Op::DeletePerson(id) => state.write_entities(&Schema::invalidate::<Person>(), json!(id), null, meta).map(drop),
         Op::DeleteNote(id) => state.write_entities(&Schema::invalidate::<Note>(), json!(id), null, meta).map(drop),
@@ -97,6 +113,14 @@ fn apply(state: &mut State, op: &Op, at: u64) {
             state.write_result("GET /notes", &Schema::array(Note::schema()), Value::Array(notes), null, meta)
         }
     };
+}
+
+/// `object` with its keys as built, or in the other order.
+fn in_order(object: Value, reversed: bool) -> Value {
+    match object {
+        Value::Object(map) if reversed => Value::Object(map.into_iter().rev().collect()),
+        other => other,
+    }
 }
 
 /// Reads `T` through `memo` and fresh, and asserts they agree.
