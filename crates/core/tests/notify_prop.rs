@@ -40,7 +40,8 @@ struct NoteTitle {
 #[derive(Debug, Clone)]
 enum Op {
     Person(u32, u8),
-    Note(u32, u8, u32),
+    /// A note; `true`: its keys written in the other order.
+    Note(u32, u8, u32, bool),
     DeletePerson(u32),
     DeleteNote(u32),
     List(Vec<u32>),
@@ -66,7 +67,8 @@ fn op() -> impl Strategy<Value = Op> {
     let id = 0u32..4;
     prop_oneof![
         (id.clone(), 0u8..3).prop_map(|(id, name)| Op::Person(id, name)),
-        (id.clone(), 0u8..3, id.clone()).prop_map(|(id, title, author)| Op::Note(id, title, author)),
+        (id.clone(), 0u8..3, id.clone(), any::<bool>())
+            .prop_map(|(id, title, author, reversed)| Op::Note(id, title, author, reversed)),
         id.clone().prop_map(Op::DeletePerson),
         id.clone().prop_map(Op::DeleteNote),
         proptest::collection::vec(id.clone(), 0..5).prop_map(Op::List),
@@ -140,8 +142,13 @@ proptest! {
             // A write may be refused (a note whose author is not stored): nothing changes then.
             match op {
                 Op::Person(id, name) => drop(c.set(&Person::schema(), json!({ "id": id, "name": format!("n{name}") }))),
-                Op::Note(id, title, author) => {
-                    drop(c.set(&Note::schema(), json!({ "id": id, "title": format!("t{title}"), "author": author })))
+                Op::Note(id, title, author, reversed) => {
+                    let note = json!({ "id": id, "title": format!("t{title}"), "author": author });
+                    let note = match note {
+                        Value::Object(map) if *reversed => Value::Object(map.into_iter().rev().collect()),
+                        other => other,
+                    };
+                    drop(c.set(&Note::schema(), note))
                 }
                 Op::DeletePerson(id) => drop(c.set(&Schema::invalidate::<Person>(), json!(id))),
                 Op::DeleteNote(id) => drop(c.set(&Schema::invalidate::<Note>(), json!(id))),
