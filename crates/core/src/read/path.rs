@@ -145,13 +145,11 @@ impl<'a> Deserializer<'a> for PlainDe<'a, '_> {
     }
 
     fn deserialize_newtype_struct<V: Visitor<'a>>(self, name: &'static str, visitor: V) -> Result<V::Value, Error> {
-        match self.value {
-            // A `Text`: the stored string itself.
-            Value::String(text) if name == crate::json::TEXT_MARKER => {
-                crate::json::hand_over(text, || visitor.visit_newtype_struct(self))
-            }
-            _ => visitor.visit_newtype_struct(self),
+        if name == crate::json::TEXT_MARKER {
+            // A `Text`: the stored string itself, as plain `&Value` hands it over.
+            return self.value.deserialize_newtype_struct(name, visitor);
         }
+        visitor.visit_newtype_struct(self)
     }
 
     fn deserialize_enum<V: Visitor<'a>>(
