@@ -13,6 +13,8 @@ pub struct ContainerAttrs {
     pub merge: Option<syn::Path>,
     pub should_update: Option<syn::Path>,
     pub rename_all: Option<String>,
+    /// `#[entity(serde_read)]`: reads go through serde's visitor only.
+    pub serde_read: bool,
 }
 
 /// `#[entity(...)]` on a field.
@@ -41,8 +43,9 @@ pub fn container(attrs: &[Attribute]) -> syn::Result<ContainerAttrs> {
                     "validate" => out.validate = Some(string_value(&meta)?.parse()?),
                     "merge" => out.merge = Some(string_value(&meta)?.parse()?),
                     "should_update" => out.should_update = Some(string_value(&meta)?.parse()?),
+                    "serde_read" => out.serde_read = true,
                     _ => return Err(meta.error(
-                        "unknown entity option; expected key, pk, pk_with, process, validate, merge or should_update",
+                        "unknown entity option; expected key, pk, pk_with, process, validate, merge, should_update or serde_read",
                     )),
                 }
                 Ok(())
@@ -145,4 +148,60 @@ pub fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
 /// Whether an `Option<...>` type holds a `String`.
 pub fn option_of_string(ty: &syn::Type) -> bool {
     option_inner(ty).is_some_and(is_string)
+}
+
+/// The options of every `#[serde(...)]` attribute; `None` when one does not parse.
+fn serde_options(attrs: &[Attribute]) -> Option<Vec<Meta>> {
+    let mut out = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let Meta::List(list) = &attr.meta else { return None };
+        let nested =
+            list.parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated).ok()?;
+        out.extend(nested);
+    }
+    Some(out)
+}
+
+/// Whether `meta` is `name = "..."`.
+fn is_string_option(meta: &Meta, name: &str) -> bool {
+    matches!(meta, Meta::NameValue(nv) if nv.path.is_ident(name)
+        && matches!(&nv.value, Expr::Lit(syn::ExprLit { lit: Lit::Str(_), .. })))
+}
+
+/// Whether the container's serde options are ones a generated reader mirrors
+/// (wire names and nothing that changes how the struct is deserialized).
+pub fn container_readable(attrs: &[Attribute]) -> bool {
+    serde_options(attrs).is_some_and(|options| {
+        options
+            .iter()
+            .all(|meta| ["rename_all", "rename", "crate", "expecting"].iter().any(|n| is_string_option(meta, n)))
+    })
+}
+
+/// How a field reads when its member is missing.
+pub enum Missing {
+    /// As serde does: `None` for an `Option`, an error otherwise.
+    Serde,
+    /// `#[serde(default)]`.
+    Default,
+    /// `#[serde(default = "path")]`.
+    Call(syn::ExprPath),
+}
+
+/// What a generated reader does with a missing member of a field with these
+/// attributes; `None` when the field has a serde option the reader does not mirror.
+pub fn field_missing(attrs: &[Attribute]) -> Option<Missing> {
+    let mut missing = Missing::Serde;
+    for meta in serde_options(attrs)? {
+        match &meta {
+            Meta::Path(path) if path.is_ident("default") => missing = Missing::Default,
+            Meta::NameValue(nv) if nv.path.is_ident("default") => {
+                let Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) = &nv.value else { return None };
+                missing = Missing::Call(s.parse().ok()?);
+            }
+            meta if is_string_option(meta, "rename") => {}
+            _ => return None,
+        }
+    }
+    Some(missing)
 }

@@ -34,6 +34,9 @@ struct Field {
     nested: bool,
     schema: Option<syn::Expr>,
     serde_attrs: Vec<syn::Attribute>,
+    /// How the generated reader fills the field when its member is missing;
+    /// `None` when a serde option on it is one the reader does not mirror.
+    missing: Option<attrs::Missing>,
 }
 
 pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
@@ -61,6 +64,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
             }
         };
         let serde_attrs = f.attrs.iter().filter(|a| a.path().is_ident("serde")).cloned().collect();
+        let missing = attrs::field_missing(&f.attrs);
         fields.push(Field {
             ident,
             ty: f.ty.clone(),
@@ -68,6 +72,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
             nested: field_attrs.nested,
             schema: field_attrs.schema,
             serde_attrs,
+            missing,
         });
     }
 
@@ -166,9 +171,24 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         quote!(fn should_update(existing: &#core::EntityMeta, incoming: &#core::EntityMeta) -> bool { HOOK(existing, incoming) }),
     );
 
+    let reader = (!container.serde_read
+        && attrs::container_readable(&input.attrs)
+        && fields.iter().all(|f| f.missing.is_some()))
+    .then(|| reader(&core, name, &fields));
+    let reader_const = reader.as_ref().map(|_| {
+        quote!(
+            const READER: ::std::option::Option<
+                &'static (dyn ::std::any::Any + ::std::marker::Send + ::std::marker::Sync),
+            > = ::std::option::Option::Some(&__RDC_READ);
+        )
+    });
+
     Ok(quote! {
         const _: () = {
+            #reader
+
             impl #core::Entity for #name {
+                #reader_const
                 const KEY: &'static str = #key;
                 const PK_FIELD: ::std::option::Option<&'static str> = #pk_field;
 
@@ -221,4 +241,55 @@ fn call_hook(path: &syn::Path, template: TokenStream) -> TokenStream {
             other => std::iter::once(other).collect(),
         })
         .collect()
+}
+
+/// The entity's [`ReadFn`](rdc_core::ReadFn): members matched to fields by
+/// wire name, each read by its type's direct path or serde, missing ones
+/// filled as serde's derive fills them.
+fn reader(core: &TokenStream, name: &syn::Ident, fields: &[Field]) -> TokenStream {
+    let vars: Vec<_> = (0..fields.len()).map(|i| format_ident!("__field{}", i)).collect();
+    let members = fields.iter().map(|f| {
+        let (wire, nested) = (&f.wire, f.nested);
+        quote!(#core::__private::Member { name: #wire, nested: #nested })
+    });
+    let declarations = fields.iter().zip(&vars).map(|(f, var)| {
+        let ty = &f.ty;
+        quote!(let mut #var: ::std::option::Option<#ty> = ::std::option::Option::None;)
+    });
+    let arms = fields.iter().zip(&vars).enumerate().map(|(i, (f, var))| {
+        let (ty, wire) = (&f.ty, &f.wire);
+        let read = if f.nested {
+            quote!(reader.nested::<#ty>(#wire, value)?)
+        } else {
+            quote!((&#core::__private::Probe::<#ty>::NEW).read_field(reader, #wire, value)?)
+        };
+        quote!(#i => #var = ::std::option::Option::Some(#read),)
+    });
+    let inits = fields.iter().zip(&vars).map(|(f, var)| {
+        let (ident, ty, wire) = (&f.ident, &f.ty, &f.wire);
+        let missing = match &f.missing {
+            Some(attrs::Missing::Default) => quote!(::std::default::Default::default()),
+            Some(attrs::Missing::Call(path)) => quote!(#path()),
+            _ => quote!(reader.missing::<#ty>(#wire)?),
+        };
+        quote!(#ident: match #var { ::std::option::Option::Some(v) => v, ::std::option::Option::None => #missing })
+    });
+    quote! {
+        #[allow(unused_imports, unused_mut, clippy::needless_borrow)]
+        fn __rdc_read(
+            reader: &mut #core::__private::EntityReader<'_, '_>,
+        ) -> ::std::result::Result<#name, #core::__private::serde_json::Error> {
+            use #core::__private::{ReadSerde as _, ReadStored as _};
+            const FIELDS: &[#core::__private::Member] = &[#(#members),*];
+            #(#declarations)*
+            while let ::std::option::Option::Some((index, value)) = reader.next(FIELDS) {
+                match index {
+                    #(#arms)*
+                    _ => {}
+                }
+            }
+            ::std::result::Result::Ok(#name { #(#inits),* })
+        }
+        const __RDC_READ: #core::ReadFn<#name> = __rdc_read;
+    }
 }

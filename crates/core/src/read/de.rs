@@ -433,12 +433,12 @@ impl<'a, 's, 'c> SeqAccess<'a> for Items<'a, 's, 'c> {
 }
 
 /// Whether an item of a list or map is shown: entity references must be valid.
-fn resolves(ctx: &Ctx<'_>, schema: &Schema, item: &Value) -> bool {
+pub(crate) fn resolves(ctx: &Ctx<'_>, schema: &Schema, item: &Value) -> bool {
     !is_reference(schema) || ctx.value_valid(schema, Some(item))
 }
 
 /// Whether a schema stands for a single entity reference.
-fn is_reference(schema: &Schema) -> bool {
+pub(crate) fn is_reference(schema: &Schema) -> bool {
     match schema {
         Schema::Entity(_) | Schema::Union(_) | Schema::Invalidate(_) | Schema::Lazy(_) => true,
         Schema::CollectionAdd(c, _) => is_reference(&c.item),

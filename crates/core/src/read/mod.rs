@@ -3,6 +3,7 @@
 
 mod ctx;
 pub(crate) mod de;
+pub(crate) mod generated;
 mod memo;
 pub(crate) mod path;
 mod pk;
@@ -12,6 +13,7 @@ use crate::json::Value;
 use serde::de::DeserializeOwned;
 
 pub(crate) use ctx::Dep;
+pub use generated::ReadFn;
 pub use memo::MemoCache;
 pub use pk::Pk;
 pub use query::Query;
@@ -20,7 +22,6 @@ use crate::error::ReadError;
 use crate::schema::{pk_string_ref, Schema};
 use crate::store::State;
 use ctx::Ctx;
-use de::ValueDe;
 
 /// Reads `input` (a normalized value, e.g. a stored result) through `schema`
 /// into `T`, without memoization. `Ok(None)` means "not found": an entity that is
@@ -34,13 +35,17 @@ use de::ValueDe;
 /// let user: User = denormalize(&state, &User::schema(), &rdc_core::json!("1")).unwrap().unwrap();
 /// assert_eq!(user.name, "Ada");
 /// ```
-pub fn denormalize<T: DeserializeOwned>(state: &State, schema: &Schema, input: &Value) -> Result<Option<T>, ReadError> {
+pub fn denormalize<T: DeserializeOwned + 'static>(
+    state: &State,
+    schema: &Schema,
+    input: &Value,
+) -> Result<Option<T>, ReadError> {
     let ctx = Ctx::unrecorded(state);
     read_with(&ctx, schema, input)
 }
 
 /// Reads through an existing context (so the caller can collect its dependencies).
-pub(crate) fn read_with<'a, T: DeserializeOwned>(
+pub(crate) fn read_with<'a, T: DeserializeOwned + 'static>(
     ctx: &Ctx<'a>,
     schema: &Schema,
     input: &'a Value,
@@ -49,7 +54,7 @@ pub(crate) fn read_with<'a, T: DeserializeOwned>(
         return Ok(None);
     }
     ctx.set_root(input);
-    T::deserialize(ValueDe { value: input, schema, ctx, revisit: false, token: 0 })
+    generated::read_value::<T>(ctx, schema, input, false)
         .map(Some)
         .map_err(|err| ReadError::Type { path: ctx.path.render(), message: err.to_string() })
 }

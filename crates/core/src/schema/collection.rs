@@ -86,6 +86,7 @@ fn table_def(name: &'static str) -> &'static EntityDef {
             default_merge: false,
             replaces: true,
             should_update: |existing: &EntityMeta, incoming: &EntityMeta| incoming.fetched_at >= existing.fetched_at,
+            reader: None,
         }))
     })
 }

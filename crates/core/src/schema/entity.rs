@@ -67,6 +67,9 @@ pub struct EntityDef {
     pub replaces: bool,
     /// The `should_update` hook.
     pub should_update: fn(&EntityMeta, &EntityMeta) -> bool,
+    /// The type's generated reader, a [`ReadFn`](crate::ReadFn) of the entity
+    /// type (see [`Entity::READER`]).
+    pub reader: Option<&'static (dyn std::any::Any + Send + Sync)>,
 }
 
 impl EntityDef {
@@ -168,6 +171,20 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
         incoming.fetched_at >= existing.fetched_at
     }
 
+    /// A [`ReadFn`](crate::ReadFn)`<Self>` that builds `Self` from its stored
+    /// object directly, in place of serde's visitor. The derive sets it unless a
+    /// serde attribute it does not mirror is present (or `#[entity(serde_read)]`
+    /// asks for serde); reads are the same either way, only faster with it.
+    ///
+    /// ```
+    /// # use rdc_core::Entity;
+    /// #[derive(serde::Deserialize, rdc_core::Entity)]
+    /// #[serde(deny_unknown_fields)]
+    /// struct User { id: String }
+    /// assert!(User::READER.is_none());
+    /// ```
+    const READER: Option<&'static (dyn std::any::Any + Send + Sync)> = None;
+
     /// The type-erased description normalization uses.
     const DEF: &'static EntityDef = &EntityDef {
         key: Self::KEY,
@@ -181,6 +198,7 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
         default_merge: Self::DEFAULT_MERGE,
         replaces: false,
         should_update: Self::should_update,
+        reader: Self::READER,
     };
 
     /// This entity as a schema.

@@ -1,0 +1,364 @@
+//! What the readers `#[derive(Entity)]` generates call: a stored entity read
+//! straight into its struct, member by member, without going through serde's
+//! visitor for the struct. Strings, numbers and booleans are taken from the
+//! stored value directly; every other field type, and every value that does not
+//! fit its type (for the error message), goes through serde as before.
+//!
+//! A reader runs where the type read is known: the top of a read and the nested
+//! fields of a generated reader ([`read_value`]). Entities reached through a
+//! plain serde type (a `Vec<User>` inside a user's own struct) are read by
+//! serde's visitor, with the same result.
+
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
+use serde_json::Error;
+
+use super::ctx::Ctx;
+use super::de::{resolves, ValueDe};
+use super::path::{PlainDe, Segment};
+use crate::json::{Number, Text, Value};
+use crate::schema::{pk_string_ref, EntityDef, NestedField, Schema};
+
+/// The reader of entity type `T`, as the derive generates it.
+///
+/// ```
+/// # use rdc_core::Entity;
+/// #[derive(serde::Deserialize, rdc_core::Entity)]
+/// struct User { id: String, name: String }
+/// assert!(User::DEF.reader.is_some());
+/// ```
+pub type ReadFn<T> = for<'r, 'a> fn(&mut EntityReader<'r, 'a>) -> Result<T, Error>;
+
+/// A field of a struct a generated reader builds: its wire name, and whether
+/// it holds a nested schema (`#[entity(nested)]`).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Member {
+    /// The name on the wire.
+    pub name: &'static str,
+    /// Whether the field holds a nested schema.
+    pub nested: bool,
+}
+
+/// One stored entity as a generated reader walks it: the members in stored
+/// order, each matched to a field of the struct.
+#[doc(hidden)]
+pub struct EntityReader<'r, 'a> {
+    ctx: &'r Ctx<'a>,
+    iter: crate::json::Iter<'a>,
+    nested: &'static [NestedField],
+    /// Inside an entity already on the path (see `ValueDe::revisit`).
+    revisit: bool,
+    /// The entity's dependency slot, when the read records fields.
+    track: Option<usize>,
+    /// Position in the object of the next member.
+    position: usize,
+    /// Positions read so far.
+    read: u64,
+    /// The field the next member most likely is (structs mostly list their
+    /// fields in the order the wire does).
+    guess: usize,
+    /// The schema of the nested member `next` returned last.
+    schema: Option<&'static Schema>,
+}
+
+impl std::fmt::Debug for EntityReader<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EntityReader").field("position", &self.position).field("revisit", &self.revisit).finish()
+    }
+}
+
+impl<'r, 'a> EntityReader<'r, 'a> {
+    /// The next member that is a field of the struct: its index in `fields` and
+    /// its value. Nested members that do not resolve are left out (the field
+    /// then reads as missing), as are optional references inside a cycle.
+    #[inline]
+    pub fn next(&mut self, fields: &'static [Member]) -> Option<(usize, &'a Value)> {
+        while let Some((name, value)) = self.iter.next() {
+            self.position += 1;
+            let name = name.as_str();
+            let (index, field) = match fields.get(self.guess) {
+                Some(field) if same(field.name, name) => (self.guess, field),
+                _ => match fields.iter().enumerate().find(|(_, f)| same(f.name, name)) {
+                    Some(found) => found,
+                    None => continue,
+                },
+            };
+            self.guess = index + 1;
+            if field.nested {
+                let Some(field) = self.nested.iter().find(|f| f.name == name) else { continue };
+                if self.revisit && !field.required && super::de::is_reference(&field.schema) {
+                    continue;
+                }
+                if !value.is_null() && !resolves(self.ctx, &field.schema, value) {
+                    // Left out because of its value: the read depends on it.
+                    self.mark_read();
+                    continue;
+                }
+                self.schema = Some(&field.schema);
+            }
+            self.mark_read();
+            return Some((index, value));
+        }
+        if let Some(slot) = self.track.take() {
+            self.ctx.fields_read(slot, self.read);
+        }
+        None
+    }
+
+    /// Marks the member at `position` as read (when the read records fields).
+    #[inline]
+    fn mark_read(&mut self) {
+        if self.track.is_some() {
+            // Positions past 63 always count (see `Dep::Entity`).
+            self.read |= 1u64.checked_shl((self.position - 1) as u32).unwrap_or(0);
+        }
+    }
+
+    /// Reads a plain member through serde (what a stored value that is not a
+    /// [`StoredField`] takes).
+    pub fn plain<T: DeserializeOwned>(&self, name: &'static str, value: &'a Value) -> Result<T, Error> {
+        let path = &self.ctx.path;
+        path.at(Segment::Field(name), T::deserialize(PlainDe { value, path, ignored: None }))
+    }
+
+    /// Reads the nested member `next` returned last, through its schema.
+    pub fn nested<T: DeserializeOwned + 'static>(&mut self, name: &'static str, value: &'a Value) -> Result<T, Error> {
+        let read = match self.schema.take() {
+            Some(schema) => read_value::<T>(self.ctx, schema, value, self.revisit),
+            None => Err(de::Error::custom(format!("no schema for nested field `{name}`"))),
+        };
+        self.ctx.path.at(Segment::Field(name), read)
+    }
+
+    /// A field the entity has no member for: `None` for an `Option`, otherwise
+    /// serde's "missing field" error.
+    pub fn missing<T: DeserializeOwned>(&self, name: &'static str) -> Result<T, Error> {
+        self.ctx.path.succeeded();
+        T::deserialize(Missing(name))
+    }
+}
+
+/// Whether two field names are equal: inline, a word at a time (names are
+/// short; a call to `memcmp` per member was a sixth of a read in wasm).
+#[inline]
+fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    let word = |bytes: &[u8], at: usize| match bytes.get(at..at + 8) {
+        Some(chunk) => u64::from_ne_bytes(chunk.try_into().unwrap_or([0; 8])),
+        None => 0,
+    };
+    if len < 8 {
+        return a.iter().zip(b).all(|(x, y)| x == y);
+    }
+    // Whole words, then the last word (overlapping the one before it).
+    let mut at = 0;
+    while at + 8 < len {
+        if word(a, at) != word(b, at) {
+            return false;
+        }
+        at += 8;
+    }
+    word(a, len - 8) == word(b, len - 8)
+}
+
+/// Reads `value` through `schema` into `T`: by `T`'s generated reader when
+/// `schema` is an entity of type `T`, otherwise through serde.
+pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
+    ctx: &Ctx<'a>,
+    schema: &Schema,
+    value: &'a Value,
+    revisit: bool,
+) -> Result<T, Error> {
+    if let Schema::Entity(def) | Schema::Invalidate(def) = schema {
+        if let Some(read) = def.reader.and_then(|reader| reader.downcast_ref::<ReadFn<T>>()) {
+            return read_entity(ctx, def, value, *read);
+        }
+    }
+    T::deserialize(ValueDe { value, schema, ctx, revisit, token: 0 })
+}
+
+/// The stored entity `value` refers to, read by `read`.
+fn read_entity<'a, T>(ctx: &Ctx<'a>, def: &'static EntityDef, value: &'a Value, read: ReadFn<T>) -> Result<T, Error> {
+    let pk = pk_string_ref(value).ok_or_else(|| {
+        de::Error::custom(format!("expected a {} reference, found {}", def.key, crate::json_text(value)))
+    })?;
+    let (pk, object, slot) = ctx
+        .lookup_fields(def, &pk, true)
+        .ok_or_else(|| de::Error::custom(format!("{} {pk:?} is not in the store", def.key)))?;
+    let revisit = ctx.enter(def.key, pk).map_err(de::Error::custom)?;
+    let mut reader = EntityReader {
+        ctx,
+        iter: object.iter(),
+        nested: (def.nested)(),
+        revisit,
+        track: ctx.record.then_some(slot),
+        position: 0,
+        read: 0,
+        guess: 0,
+        schema: None,
+    };
+    let out = read(&mut reader);
+    ctx.leave();
+    out
+}
+
+/// A field type a generated reader takes from the stored value without serde.
+/// `None` when the value does not fit (serde then says why).
+///
+/// ```
+/// use rdc_core::__private::StoredField;
+/// assert_eq!(u8::from_stored(&rdc_core::json!(7)), Some(7));
+/// assert_eq!(u8::from_stored(&rdc_core::json!(300)), None);
+/// assert_eq!(Option::<bool>::from_stored(&rdc_core::json!(null)), Some(None));
+/// ```
+pub trait StoredField: Sized {
+    /// The field's value, when `value` is one.
+    fn from_stored(value: &Value) -> Option<Self>;
+}
+
+impl StoredField for Text {
+    #[inline]
+    fn from_stored(value: &Value) -> Option<Self> {
+        match value {
+            Value::String(text) => Some(text.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl StoredField for String {
+    #[inline]
+    fn from_stored(value: &Value) -> Option<Self> {
+        value.as_str().map(str::to_owned)
+    }
+}
+
+impl StoredField for bool {
+    #[inline]
+    fn from_stored(value: &Value) -> Option<Self> {
+        value.as_bool()
+    }
+}
+
+impl<T: StoredField> StoredField for Option<T> {
+    #[inline]
+    fn from_stored(value: &Value) -> Option<Self> {
+        match value {
+            Value::Null => Some(None),
+            other => T::from_stored(other).map(Some),
+        }
+    }
+}
+
+fn number(value: &Value) -> Option<&Number> {
+    match value {
+        Value::Number(n) => Some(n),
+        _ => None,
+    }
+}
+
+macro_rules! stored_integers {
+    ($($ty:ty),*) => {$(
+        impl StoredField for $ty {
+            #[inline]
+            fn from_stored(value: &Value) -> Option<Self> {
+                let n = number(value)?;
+                match n.as_u64() {
+                    Some(u) => <$ty>::try_from(u).ok(),
+                    None => <$ty>::try_from(n.as_i64()?).ok(),
+                }
+            }
+        }
+    )*};
+}
+stored_integers!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+impl StoredField for f64 {
+    #[inline]
+    fn from_stored(value: &Value) -> Option<Self> {
+        number(value)?.as_f64()
+    }
+}
+
+impl StoredField for f32 {
+    #[inline]
+    fn from_stored(value: &Value) -> Option<Self> {
+        // What serde's `f32` does with a JSON number.
+        number(value)?.as_f64().map(|f| f as f32)
+    }
+}
+
+/// Picks, for a field type known where the reader is generated, the direct
+/// path ([`ReadStored`], for [`StoredField`] types) or serde ([`ReadSerde`]):
+/// `(&Probe::<T>::NEW).read_field(..)` resolves to the first when `T`
+/// implements `StoredField`, to the second otherwise.
+#[doc(hidden)]
+pub struct Probe<T>(PhantomData<T>);
+
+impl<T> std::fmt::Debug for Probe<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(std::any::type_name::<Self>())
+    }
+}
+
+impl<T> Probe<T> {
+    /// The probe for `T`.
+    pub const NEW: Self = Probe(PhantomData);
+}
+
+/// See [`Probe`].
+#[doc(hidden)]
+pub trait ReadStored<T> {
+    /// Reads member `name`.
+    fn read_field<'a>(&self, reader: &EntityReader<'_, 'a>, name: &'static str, value: &'a Value) -> Result<T, Error>;
+}
+
+impl<T: StoredField + DeserializeOwned> ReadStored<T> for Probe<T> {
+    #[inline]
+    fn read_field<'a>(&self, reader: &EntityReader<'_, 'a>, name: &'static str, value: &'a Value) -> Result<T, Error> {
+        match T::from_stored(value) {
+            Some(field) => Ok(field),
+            None => reader.plain(name, value),
+        }
+    }
+}
+
+/// See [`Probe`].
+#[doc(hidden)]
+pub trait ReadSerde<T> {
+    /// Reads member `name`.
+    fn read_field<'a>(&self, reader: &EntityReader<'_, 'a>, name: &'static str, value: &'a Value) -> Result<T, Error>;
+}
+
+impl<T: DeserializeOwned> ReadSerde<T> for &Probe<T> {
+    #[inline]
+    fn read_field<'a>(&self, reader: &EntityReader<'_, 'a>, name: &'static str, value: &'a Value) -> Result<T, Error> {
+        reader.plain(name, value)
+    }
+}
+
+/// A member that is not there: what serde's derive gives a missing field.
+struct Missing(&'static str);
+
+impl<'de> Deserializer<'de> for Missing {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Error> {
+        Err(de::Error::missing_field(self.0))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_none()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}

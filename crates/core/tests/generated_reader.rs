@@ -1,0 +1,257 @@
+//! The reader `#[derive(Entity)]` generates gives what serde's visitor gives:
+//! the same value, or the same error at the same path, for any stored object
+//! (fields missing, null, of the wrong type, unknown, in any order; nested
+//! references that resolve or not). `Fast` and `Slow` are the same struct; only
+//! `Slow` asks for serde (`#[entity(serde_read)]`). Objects are put in the store
+//! through its serialized form, so values the field check would refuse at
+//! normalize time reach the reader too.
+
+use chrono::{DateTime, Utc};
+use proptest::prelude::*;
+use rdc_core::json;
+use rdc_core::json::{Text, Value};
+use rdc_core::{denormalize, Entity, MemoCache, State, WriteMeta};
+use serde::Deserialize;
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+struct Owner {
+    id: String,
+    name: Text,
+}
+
+fn seven() -> i8 {
+    7
+}
+
+macro_rules! twin {
+    ($name:ident $(, $attr:meta)?) => {
+        #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+        #[serde(rename_all = "camelCase")]
+        $(#[$attr])?
+        struct $name {
+            id: String,
+            title: Text,
+            count: u32,
+            score: f64,
+            flag: Option<bool>,
+            note: Option<String>,
+            #[serde(rename = "type")]
+            kind: Text,
+            #[serde(default)]
+            tags: Vec<String>,
+            #[serde(default = "seven")]
+            level: i8,
+            created_at: Option<DateTime<Utc>>,
+            #[entity(nested)]
+            owner: Option<Owner>,
+            #[entity(nested)]
+            #[serde(default)]
+            friends: Vec<Owner>,
+        }
+    };
+}
+
+twin!(Fast);
+twin!(Slow, entity(serde_read));
+
+/// `Slow` as a `Fast`, to compare the two reads.
+fn same_as_fast(slow: Slow) -> Fast {
+    let Slow { id, title, count, score, flag, note, kind, tags, level, created_at, owner, friends } = slow;
+    Fast { id, title, count, score, flag, note, kind, tags, level, created_at, owner, friends }
+}
+
+const META: WriteMeta = WriteMeta { fetched_at: 1, date: 1, expires_at: u64::MAX };
+
+/// Values a member may have: right for some fields, wrong for others.
+fn member_value() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(json!(null)),
+        Just(json!(true)),
+        Just(json!(7)),
+        Just(json!(-3)),
+        Just(json!(300)),
+        Just(json!(1.5)),
+        Just(json!(1e20)),
+        Just(json!("text")),
+        Just(json!("2024-01-02T03:04:05Z")),
+        Just(json!("o1")),
+        Just(json!("o9")),
+        Just(json!([])),
+        Just(json!(["o1", "o9"])),
+        Just(json!(["a", "b"])),
+        Just(json!({"x": 1})),
+    ]
+}
+
+const MEMBERS: [&str; 13] = [
+    "id",
+    "title",
+    "count",
+    "score",
+    "flag",
+    "note",
+    "type",
+    "tags",
+    "level",
+    "createdAt",
+    "owner",
+    "friends",
+    "extra",
+];
+
+/// A stored object: each member present (with some value) or not, in some order.
+fn object() -> impl Strategy<Value = Vec<(String, Value)>> {
+    let members =
+        MEMBERS.iter().map(|name| proptest::option::weighted(0.85, member_value()).prop_map(move |v| (name, v)));
+    (members.collect::<Vec<_>>(), Just(()).prop_perturb(|_, mut rng| rng.random::<u64>())).prop_map(
+        |(members, seed)| {
+            let mut present: Vec<(String, Value)> =
+                members.into_iter().filter_map(|(name, value)| value.map(|v| (name.to_string(), v))).collect();
+            // A deterministic shuffle by the seed (key order carries no meaning).
+            let mut state = seed | 1;
+            for i in (1..present.len()).rev() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                present.swap(i, (state % (i as u64 + 1)) as usize);
+            }
+            present
+        },
+    )
+}
+
+/// A store with owner `o1`, and `object` stored as both `Fast` and `Slow` "1".
+fn store_with(object: &[(String, Value)]) -> State {
+    let mut state = State::default();
+    state.write_entities(&Owner::schema(), json!({"id": "o1", "name": "Ada"}), &Value::Null, META).unwrap();
+    let valid = json!({"id": "1", "title": "t", "count": 1, "score": 1.0, "type": "k"});
+    state.write_entities(&Fast::schema(), valid.clone(), &Value::Null, META).unwrap();
+    state.write_entities(&Slow::schema(), valid, &Value::Null, META).unwrap();
+    // Swap in the object through the serialized store.
+    let mut snapshot = serde_json::to_value(&state).unwrap();
+    let mut map = serde_json::Map::new();
+    for (name, value) in object {
+        map.insert(name.clone(), serde_json::Value::from(value.clone()));
+    }
+    let mut replaced = 0;
+    for key in ["Fast", "Slow"] {
+        let rows = snapshot["entities"][key]["rows"].as_object_mut().unwrap();
+        for row in rows.values_mut() {
+            row["value"] = serde_json::Value::Object(map.clone());
+            replaced += 1;
+        }
+    }
+    assert_eq!(replaced, 2, "the snapshot's layout changed: {snapshot}");
+    serde_json::from_value(snapshot).unwrap()
+}
+
+#[test]
+fn the_derive_generates_a_reader_unless_asked_not_to() {
+    assert!(Fast::READER.is_some());
+    assert!(Owner::READER.is_some());
+    assert!(Slow::READER.is_none());
+}
+
+/// A serde option the reader does not mirror leaves the type to serde.
+#[test]
+fn an_unmirrored_serde_option_leaves_reads_to_serde() {
+    #[derive(Debug, Deserialize, Entity)]
+    struct Aliased {
+        id: String,
+        #[serde(alias = "label")]
+        name: String,
+    }
+    #[derive(Debug, Deserialize, Entity)]
+    #[serde(deny_unknown_fields)]
+    struct Strict {
+        id: String,
+    }
+    assert!(Aliased::READER.is_none());
+    assert!(Strict::READER.is_none());
+    let mut state = State::default();
+    state.write_entities(&Aliased::schema(), json!({"id": "1", "label": "Ada"}), &Value::Null, META).unwrap();
+    let read: Aliased = denormalize(&state, &Aliased::schema(), &json!("1")).unwrap().unwrap();
+    assert_eq!((read.id.as_str(), read.name.as_str()), ("1", "Ada"));
+    state.write_entities(&Strict::schema(), json!({"id": "2"}), &Value::Null, META).unwrap();
+    let strict: Strict = denormalize(&state, &Strict::schema(), &json!("2")).unwrap().unwrap();
+    assert_eq!(strict.id, "2");
+}
+
+#[test]
+fn fields_in_any_order_and_unknown_ones_read_as_serde_reads_them() {
+    let object: Vec<(String, Value)> = [
+        ("extra", json!({"x": 1})),
+        ("owner", json!("o1")),
+        ("type", json!("k")),
+        ("score", json!(2)),
+        ("title", json!("Hello")),
+        ("count", json!(3)),
+        ("id", json!("1")),
+        ("createdAt", json!("2024-01-02T03:04:05Z")),
+        ("friends", json!(["o1", "o9"])),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    let state = store_with(&object);
+    let fast: Fast = denormalize(&state, &Fast::schema(), &json!("1")).unwrap().unwrap();
+    let slow: Slow = denormalize(&state, &Slow::schema(), &json!("1")).unwrap().unwrap();
+    assert_eq!(fast, same_as_fast(slow));
+    assert_eq!(fast.title, "Hello");
+    assert_eq!(fast.score, 2.0);
+    assert_eq!(fast.level, 7, "the default function fills a missing member");
+    assert_eq!(fast.tags, Vec::<String>::new());
+    assert_eq!(fast.owner.as_ref().map(|o| o.name.as_str()), Some("Ada"));
+    assert_eq!(fast.friends.len(), 1, "a friend not in the store is left out");
+}
+
+#[test]
+fn a_wrong_member_is_the_same_error_at_the_same_path() {
+    let object: Vec<(String, Value)> =
+        [("id", json!("1")), ("title", json!("t")), ("count", json!(-3)), ("score", json!(1)), ("type", json!("k"))]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect();
+    let state = store_with(&object);
+    let fast = denormalize::<Fast>(&state, &Fast::schema(), &json!("1")).unwrap_err();
+    let slow = denormalize::<Slow>(&state, &Slow::schema(), &json!("1")).unwrap_err();
+    assert_eq!(fast.to_string(), slow.to_string());
+    assert!(fast.to_string().contains("count"), "{fast}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_generated_reader_reads_what_serde_reads(object in object()) {
+        let state = store_with(&object);
+        let fast = denormalize::<Fast>(&state, &Fast::schema(), &json!("1"));
+        let slow = denormalize::<Slow>(&state, &Slow::schema(), &json!("1"));
+        match (fast, slow) {
+            (Ok(fast), Ok(slow)) => prop_assert_eq!(fast, slow.map(same_as_fast)),
+            (Err(fast), Err(slow)) => prop_assert_eq!(fast.to_string(), slow.to_string()),
+            (fast, slow) => prop_assert!(false, "reader {:?}, serde {:?}", fast, slow),
+        }
+        // Memoized reads (fields narrowed to those read) agree too.
+        let mut memo = MemoCache::default();
+        let fast = memo.entity::<Fast>(&state, "1").map(|r| r.map(|f| (*f).clone()));
+        let slow = memo.entity::<Slow>(&state, "1").map(|r| r.map(|s| same_as_fast((*s).clone())));
+        prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"));
+    }
+}
+
+/// A reference left out because it does not resolve still counts as read: when
+/// it changes to one that does, the memoized read is done again.
+#[test]
+fn a_reference_left_out_is_a_field_the_read_depends_on() {
+    let mut state = State::default();
+    state.write_entities(&Owner::schema(), json!({"id": "o1", "name": "Ada"}), &Value::Null, META).unwrap();
+    let fast = |owner: &str| json!({"id": "1", "title": "t", "count": 1, "score": 1.0, "type": "k", "owner": owner});
+    state.write_entities(&Fast::schema(), fast("o9"), &Value::Null, META).unwrap();
+    let mut memo = MemoCache::default();
+    let first = memo.entity::<Fast>(&state, "1").unwrap().unwrap();
+    assert_eq!(first.owner, None);
+    state.write_entities(&Fast::schema(), fast("o1"), &Value::Null, META).unwrap();
+    let second = memo.entity::<Fast>(&state, "1").unwrap().unwrap();
+    assert_eq!(second.owner.as_ref().map(|o| o.name.as_str()), Some("Ada"));
+}
