@@ -43,7 +43,7 @@ pub use controller::{
 };
 pub use error::{NormalizeError, ReadError};
 pub use rdc_macros::Entity;
-pub use read::{denormalize, MemoCache, Pk, Query, ReadFn};
+pub use read::{denormalize, MemoCache, Pk, Query, ReadFn, ReadListFn};
 pub use schema::{
     canonical_text, entry, json_text, pk_string, All, ChooseFn, Chooser, Collection, Entity, EntityDef, FieldError,
     HasSchema, NestedField, Object, Polymorphic, Schema, Union,
@@ -59,7 +59,9 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
-    pub use crate::read::generated::{EntityReader, Member, Probe, ReadSerde, ReadStored, StoredField};
+    pub use crate::read::generated::{
+        read_list, EntityReader, ListReader, Member, Probe, ReadSerde, ReadStored, StoredField,
+    };
     pub use crate::read::path::deserialize_at;
 
     /// Checks that a field is a string without allocating it (field checks at

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use proptest::prelude::*;
 use rdc_core::json;
 use rdc_core::json::{Text, Value};
-use rdc_core::{denormalize, Entity, MemoCache, State, WriteMeta};
+use rdc_core::{denormalize, All, Entity, MemoCache, Schema, State, WriteMeta};
 use serde::Deserialize;
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
@@ -150,6 +150,8 @@ fn the_derive_generates_a_reader_unless_asked_not_to() {
     assert!(Fast::READER.is_some());
     assert!(Owner::READER.is_some());
     assert!(Slow::READER.is_none());
+    assert!(Fast::LIST_READER.is_some());
+    assert!(Slow::LIST_READER.is_none());
 }
 
 /// A serde option the reader does not mirror leaves the type to serde.
@@ -232,6 +234,14 @@ proptest! {
             (Err(fast), Err(slow)) => prop_assert_eq!(fast.to_string(), slow.to_string()),
             (fast, slow) => prop_assert!(false, "reader {:?}, serde {:?}", fast, slow),
         }
+        // Lists: an array (with a reference to nothing, left out) and an `All`.
+        let refs = json!(["1", "2", "1"]);
+        let fast = denormalize::<Vec<Fast>>(&state, &Schema::array(Fast::schema()), &refs);
+        let slow = denormalize::<Vec<Slow>>(&state, &Schema::array(Slow::schema()), &refs);
+        prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}").replace("Slow", "Fast"));
+        let fast = denormalize::<Vec<Fast>>(&state, &All::of::<Fast>().into(), &Value::Null);
+        let slow = denormalize::<Vec<Slow>>(&state, &All::of::<Slow>().into(), &Value::Null);
+        prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}").replace("Slow", "Fast"));
         // Memoized reads (fields narrowed to those read) agree too.
         let mut memo = MemoCache::default();
         let fast = memo.entity::<Fast>(&state, "1").map(|r| r.map(|f| (*f).clone()));

@@ -180,6 +180,9 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
             const READER: ::std::option::Option<
                 &'static (dyn ::std::any::Any + ::std::marker::Send + ::std::marker::Sync),
             > = ::std::option::Option::Some(&__RDC_READ);
+            const LIST_READER: ::std::option::Option<
+                &'static (dyn ::std::any::Any + ::std::marker::Send + ::std::marker::Sync),
+            > = ::std::option::Option::Some(&__RDC_READ_LIST);
         )
     });
 
@@ -291,5 +294,6 @@ fn reader(core: &TokenStream, name: &syn::Ident, fields: &[Field]) -> TokenStrea
             ::std::result::Result::Ok(#name { #(#inits),* })
         }
         const __RDC_READ: #core::ReadFn<#name> = __rdc_read;
+        const __RDC_READ_LIST: #core::ReadListFn<::std::vec::Vec<#name>> = #core::__private::read_list::<#name>;
     }
 }

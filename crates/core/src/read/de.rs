@@ -49,7 +49,7 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
 
 /// What a normalized value presents to serde, worked out without the visitor's
 /// type (so this code exists once, not once per type read).
-enum Shape<'a, 's, 'c> {
+pub(crate) enum Shape<'a, 's, 'c> {
     Entity(EntityDe<'a, 'c>),
     /// An entity as the enum variant named after its type key.
     Tagged(EntityDe<'a, 'c>),
@@ -65,7 +65,7 @@ enum Shape<'a, 's, 'c> {
 static EMPTY: std::sync::LazyLock<Object> = std::sync::LazyLock::new(Object::new);
 
 impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
-    fn shape(self) -> Result<Shape<'a, 's, 'c>, Error> {
+    pub(crate) fn shape(self) -> Result<Shape<'a, 's, 'c>, Error> {
         let ctx = self.ctx;
         let value = self.value;
         let members = |map: &'a Object, fields, revisit| Members {
@@ -286,7 +286,7 @@ impl<'a, 'c> Deserializer<'a> for EntityDe<'a, 'c> {
 
 /// An entity presented as the enum variant named after its type key
 /// (`FeedItem::Link(..)`), for unions and polymorphic `All`.
-struct Tagged<'a, 'c>(EntityDe<'a, 'c>);
+pub(crate) struct Tagged<'a, 'c>(pub EntityDe<'a, 'c>);
 
 impl<'a, 'c> Deserializer<'a> for Tagged<'a, 'c> {
     type Error = Error;
@@ -370,66 +370,99 @@ impl<'a, 'c> MapAccess<'a> for OneEntry<'a, 'c> {
 }
 
 /// Every list a read presents, as one type (so a `Vec<T>` visitor is built once).
-enum List<'a, 's, 'c> {
+pub(crate) enum List<'a, 's, 'c> {
     Items(Items<'a, 's, 'c>),
     Rows(AllRows<'a, 's, 'c>),
+}
+
+/// The next item of a [`List`] that is shown, and its index for error paths.
+pub(crate) enum Item<'a, 's, 'c> {
+    /// A value read through the list's item schema.
+    Value(usize, ValueDe<'a, 's, 'c>),
+    /// A row of an `All`, already looked up (`true`: as its type's variant).
+    Row(usize, EntityDe<'a, 'c>, bool),
+}
+
+impl<'a, 's, 'c> List<'a, 's, 'c> {
+    /// The next item shown (invalid entities are skipped).
+    pub(crate) fn next_item(&mut self) -> Option<Item<'a, 's, 'c>> {
+        match self {
+            List::Items(items) => {
+                let ctx = items.ctx;
+                for (i, item) in items.items.by_ref() {
+                    let shown = if items.tracked && is_reference(items.schema) {
+                        ctx.item_valid(i, items.schema, item)
+                    } else {
+                        resolves(ctx, items.schema, item)
+                    };
+                    if shown {
+                        return Some(Item::Value(
+                            i,
+                            ValueDe { value: item, schema: items.schema, ctx, revisit: false, token: 0 },
+                        ));
+                    }
+                }
+                None
+            }
+            List::Rows(rows) => {
+                let ctx = rows.ctx;
+                for (def, pk, row) in rows.rows.by_ref() {
+                    let Some(object) = row.value.as_deref() else { continue };
+                    if !ctx.entity_valid(def, pk) {
+                        continue;
+                    }
+                    let Some((pk, _, slot)) = ctx.lookup_fields(def, pk, true) else { continue };
+                    rows.read += 1;
+                    let entity = EntityDe { def, pk, object, slot: Some(slot), ctx };
+                    return Some(Item::Row(rows.read - 1, entity, matches!(rows.all, All::Poly(_))));
+                }
+                None
+            }
+        }
+    }
+
+    /// At most the items left (invalid ones are skipped): lets a `Vec` allocate once.
+    pub(crate) fn size_hint(&self) -> usize {
+        match self {
+            List::Items(items) => items.items.len(),
+            List::Rows(rows) => rows.rows.len(),
+        }
+    }
+
+    /// The read's context.
+    pub(crate) fn ctx(&self) -> &'c Ctx<'a> {
+        match self {
+            List::Items(items) => items.ctx,
+            List::Rows(rows) => rows.ctx,
+        }
+    }
 }
 
 impl<'a> SeqAccess<'a> for List<'a, '_, '_> {
     type Error = Error;
 
     fn next_element_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<Option<S::Value>, Error> {
-        match self {
-            List::Items(items) => items.next_element_seed(seed),
-            List::Rows(rows) => rows.next_element_seed(seed),
+        let path = &self.ctx().path;
+        match self.next_item() {
+            None => Ok(None),
+            Some(Item::Value(i, item)) => path.at(Segment::Index(i), seed.deserialize(item).map(Some)),
+            Some(Item::Row(i, entity, false)) => path.at(Segment::Index(i), seed.deserialize(entity).map(Some)),
+            Some(Item::Row(i, entity, true)) => path.at(Segment::Index(i), seed.deserialize(Tagged(entity)).map(Some)),
         }
     }
 
     fn size_hint(&self) -> Option<usize> {
-        match self {
-            List::Items(items) => items.size_hint(),
-            List::Rows(rows) => rows.size_hint(),
-        }
+        Some(List::size_hint(self))
     }
 }
 
 /// Items of a list, leaving out entities that are deleted or invalid.
-struct Items<'a, 's, 'c> {
+pub(crate) struct Items<'a, 's, 'c> {
     items: std::iter::Enumerate<std::slice::Iter<'a, Value>>,
     schema: &'s Schema,
     ctx: &'c Ctx<'a>,
     /// The read's top-level list: validity through [`Ctx::item_valid`].
     tracked: bool,
-}
-
-impl<'a, 's, 'c> SeqAccess<'a> for Items<'a, 's, 'c> {
-    type Error = Error;
-
-    fn next_element_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<Option<S::Value>, Error> {
-        for (i, item) in self.items.by_ref() {
-            let shown = if self.tracked && is_reference(self.schema) {
-                self.ctx.item_valid(i, self.schema, item)
-            } else {
-                resolves(self.ctx, self.schema, item)
-            };
-            if shown {
-                let read = seed.deserialize(ValueDe {
-                    value: item,
-                    schema: self.schema,
-                    ctx: self.ctx,
-                    revisit: false,
-                    token: 0,
-                });
-                return self.ctx.path.at(Segment::Index(i), read.map(Some));
-            }
-        }
-        Ok(None)
-    }
-
-    /// At most the items left (invalid ones are skipped): lets a `Vec` allocate once.
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.items.len())
-    }
 }
 
 /// Whether an item of a list or map is shown: entity references must be valid.
@@ -447,38 +480,12 @@ pub(crate) fn is_reference(schema: &Schema) -> bool {
 }
 
 /// The rows of an `All`, live and valid ones only.
-struct AllRows<'a, 's, 'c> {
+pub(crate) struct AllRows<'a, 's, 'c> {
     rows: std::vec::IntoIter<(&'static EntityDef, &'a str, &'a StoredEntity)>,
     /// Items read so far (the index an error reports).
     read: usize,
     all: &'s All,
     ctx: &'c Ctx<'a>,
-}
-
-impl<'a, 's, 'c> SeqAccess<'a> for AllRows<'a, 's, 'c> {
-    type Error = Error;
-
-    fn next_element_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<Option<S::Value>, Error> {
-        for (def, pk, row) in self.rows.by_ref() {
-            let Some(object) = row.value.as_deref() else { continue };
-            if !self.ctx.entity_valid(def, pk) {
-                continue;
-            }
-            let Some((pk, _, slot)) = self.ctx.lookup_fields(def, pk, true) else { continue };
-            let entity = EntityDe { def, pk, object, slot: Some(slot), ctx: self.ctx };
-            let read = match self.all {
-                All::Single(_) => seed.deserialize(entity).map(Some),
-                All::Poly(_) => seed.deserialize(Tagged(entity)).map(Some),
-            };
-            self.read += 1;
-            return self.ctx.path.at(Segment::Index(self.read - 1), read);
-        }
-        Ok(None)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.rows.len())
-    }
 }
 
 /// Which members of an object have schemas.
@@ -509,7 +516,7 @@ impl<'s> Fields<'s> {
 /// For an entity, `track` is its dependency slot and a token: each value a
 /// visitor does not ignore marks its position as read, so a later change to the
 /// other fields leaves the read as it was.
-struct Members<'a, 's, 'c> {
+pub(crate) struct Members<'a, 's, 'c> {
     iter: crate::json::Iter<'a>,
     fields: Fields<'s>,
     pending: Option<(&'a str, &'a Value, Option<&'s Schema>)>,

@@ -15,10 +15,10 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::Error;
 
 use super::ctx::Ctx;
-use super::de::{resolves, ValueDe};
+use super::de::{resolves, Item, List, Shape, Tagged, ValueDe};
 use super::path::{PlainDe, Segment};
 use crate::json::{Number, Text, Value};
-use crate::schema::{pk_string_ref, EntityDef, NestedField, Schema};
+use crate::schema::{pk_string_ref, All, Entity, EntityDef, NestedField, Object, Schema};
 
 /// The reader of entity type `T`, as the derive generates it.
 ///
@@ -168,19 +168,42 @@ fn same(a: &str, b: &str) -> bool {
 }
 
 /// Reads `value` through `schema` into `T`: by `T`'s generated reader when
-/// `schema` is an entity of type `T`, otherwise through serde.
+/// `schema` is an entity of type `T`, by its list reader when `schema` is a
+/// list of them (an array, a collection, an `All`) and `T` a `Vec` of them,
+/// otherwise through serde.
 pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
     ctx: &Ctx<'a>,
     schema: &Schema,
     value: &'a Value,
     revisit: bool,
 ) -> Result<T, Error> {
-    if let Schema::Entity(def) | Schema::Invalidate(def) = schema {
-        if let Some(read) = def.reader.and_then(|reader| reader.downcast_ref::<ReadFn<T>>()) {
-            return read_entity(ctx, def, value, *read);
+    let entity = |schema: &Schema| match schema {
+        Schema::Entity(def) | Schema::Invalidate(def) => Some(*def),
+        _ => None,
+    };
+    let de = ValueDe { value, schema, ctx, revisit, token: 0 };
+    let list_of = match schema {
+        Schema::Entity(def) | Schema::Invalidate(def) => {
+            if let Some(read) = def.reader.and_then(|reader| reader.downcast_ref::<ReadFn<T>>()) {
+                return read_entity(ctx, def, value, *read);
+            }
+            None
         }
+        Schema::Array(item) => entity(item),
+        Schema::Collection(collection) => entity(&collection.item),
+        Schema::All(all) => match **all {
+            All::Single(def) => Some(def),
+            All::Poly(_) => None,
+        },
+        _ => None,
+    };
+    if let Some(read) = list_of.and_then(|def| def.list_reader).and_then(|r| r.downcast_ref::<ReadListFn<T>>()) {
+        if let Shape::List(list) = de.shape()? {
+            return read(&mut ListReader { list });
+        }
+        return T::deserialize(ValueDe { value, schema, ctx, revisit, token: 0 });
     }
-    T::deserialize(ValueDe { value, schema, ctx, revisit, token: 0 })
+    T::deserialize(de)
 }
 
 /// The stored entity `value` refers to, read by `read`.
@@ -191,6 +214,18 @@ fn read_entity<'a, T>(ctx: &Ctx<'a>, def: &'static EntityDef, value: &'a Value, 
     let (pk, object, slot) = ctx
         .lookup_fields(def, &pk, true)
         .ok_or_else(|| de::Error::custom(format!("{} {pk:?} is not in the store", def.key)))?;
+    run(ctx, def, pk, object, slot, read)
+}
+
+/// Entity `def`/`pk`, stored as `object` with dependency `slot`, read by `read`.
+fn run<'a, T>(
+    ctx: &Ctx<'a>,
+    def: &'static EntityDef,
+    pk: &'a str,
+    object: &'a Object,
+    slot: usize,
+    read: ReadFn<T>,
+) -> Result<T, Error> {
     let revisit = ctx.enter(def.key, pk).map_err(de::Error::custom)?;
     let mut reader = EntityReader {
         ctx,
@@ -206,6 +241,54 @@ fn read_entity<'a, T>(ctx: &Ctx<'a>, def: &'static EntityDef, value: &'a Value, 
     let out = read(&mut reader);
     ctx.leave();
     out
+}
+
+/// The list reader of entity type `T`'s lists (`T` a `Vec` of the entity).
+///
+/// ```
+/// # use rdc_core::Entity;
+/// #[derive(serde::Deserialize, rdc_core::Entity)]
+/// struct User { id: String, name: String }
+/// assert!(User::DEF.list_reader.is_some());
+/// ```
+pub type ReadListFn<T> = for<'r, 'a> fn(&mut ListReader<'r, 'a>) -> Result<T, Error>;
+
+/// The items of a list of entities, as [`read_list`] walks them.
+#[doc(hidden)]
+pub struct ListReader<'r, 'a> {
+    list: List<'a, 'r, 'r>,
+}
+
+impl std::fmt::Debug for ListReader<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ListReader").field("left", &self.list.size_hint()).finish()
+    }
+}
+
+/// Reads a list of entities of type `E`, each by `E`'s generated reader (what
+/// [`ReadListFn`]s the derive generates are).
+#[doc(hidden)]
+pub fn read_list<E: Entity>(reader: &mut ListReader<'_, '_>) -> Result<Vec<E>, Error> {
+    let read = E::DEF.reader.and_then(|r| r.downcast_ref::<ReadFn<E>>()).copied();
+    let list = &mut reader.list;
+    let ctx = list.ctx();
+    let mut out = Vec::with_capacity(list.size_hint());
+    while let Some(item) = list.next_item() {
+        let (index, value) = match (item, read) {
+            (Item::Value(i, item), Some(read)) => match item.schema {
+                Schema::Entity(def) | Schema::Invalidate(def) => (i, read_entity(ctx, def, item.value, read)),
+                _ => (i, E::deserialize(item)),
+            },
+            (Item::Value(i, item), None) => (i, E::deserialize(item)),
+            (Item::Row(i, row, false), Some(read)) => {
+                (i, run(ctx, row.def, row.pk, row.object, row.slot.unwrap_or(0), read))
+            }
+            (Item::Row(i, row, false), None) => (i, E::deserialize(row)),
+            (Item::Row(i, row, true), _) => (i, E::deserialize(Tagged(row))),
+        };
+        out.push(ctx.path.at(Segment::Index(index), value)?);
+    }
+    Ok(out)
 }
 
 /// A field type a generated reader takes from the stored value without serde.

@@ -13,7 +13,7 @@ use crate::json::Value;
 use serde::de::DeserializeOwned;
 
 pub(crate) use ctx::Dep;
-pub use generated::ReadFn;
+pub use generated::{ReadFn, ReadListFn};
 pub use memo::MemoCache;
 pub use pk::Pk;
 pub use query::Query;

@@ -87,6 +87,7 @@ fn table_def(name: &'static str) -> &'static EntityDef {
             replaces: true,
             should_update: |existing: &EntityMeta, incoming: &EntityMeta| incoming.fetched_at >= existing.fetched_at,
             reader: None,
+            list_reader: None,
         }))
     })
 }

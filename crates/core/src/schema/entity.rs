@@ -70,6 +70,9 @@ pub struct EntityDef {
     /// The type's generated reader, a [`ReadFn`](crate::ReadFn) of the entity
     /// type (see [`Entity::READER`]).
     pub reader: Option<&'static (dyn std::any::Any + Send + Sync)>,
+    /// The reader of lists of the type, a [`ReadListFn`](crate::ReadListFn) of
+    /// a `Vec` of it (see [`Entity::LIST_READER`]).
+    pub list_reader: Option<&'static (dyn std::any::Any + Send + Sync)>,
 }
 
 impl EntityDef {
@@ -185,6 +188,19 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
     /// ```
     const READER: Option<&'static (dyn std::any::Any + Send + Sync)> = None;
 
+    /// A [`ReadListFn`](crate::ReadListFn)`<Vec<Self>>`: lists of the type
+    /// (arrays, collections, `All`) read into a `Vec`, each item by
+    /// [`Entity::READER`]. The derive sets it with `READER`.
+    ///
+    /// ```
+    /// # use rdc_core::Entity;
+    /// #[derive(serde::Deserialize, rdc_core::Entity)]
+    /// #[entity(serde_read)]
+    /// struct User { id: String }
+    /// assert!(User::LIST_READER.is_none());
+    /// ```
+    const LIST_READER: Option<&'static (dyn std::any::Any + Send + Sync)> = None;
+
     /// The type-erased description normalization uses.
     const DEF: &'static EntityDef = &EntityDef {
         key: Self::KEY,
@@ -199,6 +215,7 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
         replaces: false,
         should_update: Self::should_update,
         reader: Self::READER,
+        list_reader: Self::LIST_READER,
     };
 
     /// This entity as a schema.
