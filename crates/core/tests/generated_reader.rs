@@ -54,6 +54,29 @@ macro_rules! twin {
 twin!(Fast);
 twin!(Slow, entity(serde_read));
 
+macro_rules! node_twin {
+    ($name:ident $(, $attr:meta)?) => {
+        /// A graph node: `Self` in field types, an `f32`, a required reference,
+        /// and cycles through the optional ones.
+        #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+        $(#[$attr])?
+        struct $name {
+            id: u32,
+            weight: f32,
+            #[entity(nested)]
+            owner: Owner,
+            #[entity(nested)]
+            parent: Option<Box<Self>>,
+            #[entity(nested)]
+            #[serde(default)]
+            children: Vec<Self>,
+        }
+    };
+}
+
+node_twin!(FastNode);
+node_twin!(SlowNode, entity(serde_read));
+
 /// `Slow` as a `Fast`, to compare the two reads.
 fn same_as_fast(slow: Slow) -> Fast {
     let Slow { id, title, count, score, flag, note, kind, tags, level, created_at, owner, friends } = slow;
@@ -143,6 +166,121 @@ fn store_with(object: &[(String, Value)]) -> State {
     }
     assert_eq!(replaced, 2, "the snapshot's layout changed: {snapshot}");
     serde_json::from_value(snapshot).unwrap()
+}
+
+/// Nodes 0 to 3 as `FastNode` and as `SlowNode`: weights, owners (`o1` is
+/// stored, `o9` not), parents and children drawn from the seeds.
+fn graph(nodes: &[(u8, u8, Option<u8>, Vec<u8>)]) -> State {
+    let mut state = State::default();
+    state.write_entities(&Owner::schema(), json!({"id": "o1", "name": "Ada"}), &Value::Null, META).unwrap();
+    let weights = [json!(1.5), json!(-3), json!(16_777_217), json!(9_007_199_791_611_905u64), json!(0)];
+    for (id, (weight, owner, parent, children)) in nodes.iter().enumerate() {
+        let mut node = json!({
+            "id": id,
+            "weight": weights[*weight as usize % weights.len()].clone(),
+            "owner": {"id": if *owner % 3 == 0 { "o9" } else { "o1" }, "name": "Ada"},
+            "children": children.iter().map(|c| json!(c % 5)).collect::<Vec<_>>(),
+        });
+        if let Some(parent) = parent {
+            node["parent"] = json!(parent % 5);
+        }
+        // Owner "o9" is written nowhere: a reference to it does not resolve.
+        if *owner % 3 == 0 {
+            node["owner"] = json!("o9");
+        }
+        for schema in [FastNode::schema(), SlowNode::schema()] {
+            // A node whose owner is missing is refused; the graph goes on without it.
+            let _ = state.write_entities(&schema, node.clone(), &Value::Null, META);
+        }
+    }
+    state
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    #[test]
+    fn graphs_with_cycles_read_as_serde_reads_them(
+        nodes in proptest::collection::vec(
+            (any::<u8>(), any::<u8>(), proptest::option::of(any::<u8>()), proptest::collection::vec(any::<u8>(), 0..3)),
+            1..5,
+        )
+    ) {
+        let state = graph(&nodes);
+        for id in 0..5u32 {
+            let fast = denormalize::<FastNode>(&state, &FastNode::schema(), &json!(id));
+            let slow = denormalize::<SlowNode>(&state, &SlowNode::schema(), &json!(id));
+            prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}").replace("SlowNode", "FastNode"));
+        }
+        let all_fast = denormalize::<Vec<FastNode>>(&state, &All::of::<FastNode>().into(), &Value::Null);
+        let all_slow = denormalize::<Vec<SlowNode>>(&state, &All::of::<SlowNode>().into(), &Value::Null);
+        prop_assert_eq!(format!("{all_fast:?}"), format!("{all_slow:?}").replace("SlowNode", "FastNode"));
+    }
+}
+
+/// A hand-written `Deserialize` is what reads use: the first read finds that
+/// serde's view of the type is not the derive's, and leaves it to serde.
+#[test]
+fn a_hand_written_deserialize_keeps_its_reads() {
+    #[derive(Debug, Entity)]
+    struct Trimmed {
+        id: String,
+        name: String,
+    }
+    impl<'de> Deserialize<'de> for Trimmed {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            #[derive(Deserialize)]
+            struct Raw {
+                id: String,
+                name: String,
+            }
+            let raw = Raw::deserialize(d)?;
+            Ok(Trimmed { id: raw.id, name: raw.name.trim().to_owned() })
+        }
+    }
+    assert!(Trimmed::READER.is_some(), "the derive cannot see the hand-written impl");
+    let mut state = State::default();
+    state.write_entities(&Trimmed::schema(), json!({"id": "1", "name": " Ada "}), &Value::Null, META).unwrap();
+    let one: Trimmed = denormalize(&state, &Trimmed::schema(), &json!("1")).unwrap().unwrap();
+    assert_eq!((one.id.as_str(), one.name.as_str()), ("1", "Ada"));
+    let list: Vec<Trimmed> = denormalize(&state, &Schema::array(Trimmed::schema()), &json!(["1"])).unwrap().unwrap();
+    assert_eq!(list[0].name, "Ada");
+}
+
+mod shared {
+    // serde's derive matches the shared name twice: the second arm never runs.
+    #![allow(unreachable_patterns)]
+    use rdc_core::Entity;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize, Entity)]
+    pub struct Shared {
+        pub id: String,
+        pub a: Option<u32>,
+        #[serde(rename = "a")]
+        pub c: Option<u32>,
+    }
+}
+
+/// Wire names follow serde's rules exactly (`lowercase` leaves a field name as
+/// it is); a field whose name two fields share is left to serde.
+#[test]
+fn wire_names_are_serdes() {
+    #[derive(Debug, Deserialize, Entity)]
+    #[serde(rename_all = "lowercase")]
+    #[allow(non_snake_case)]
+    struct Lower {
+        id: String,
+        userName: String,
+    }
+    assert!(shared::Shared::READER.is_none());
+    let mut state = State::default();
+    state.write_entities(&Lower::schema(), json!({"id": "1", "userName": "ada"}), &Value::Null, META).unwrap();
+    let lower: Lower = denormalize(&state, &Lower::schema(), &json!("1")).unwrap().unwrap();
+    assert_eq!((lower.id.as_str(), lower.userName.as_str()), ("1", "ada"));
+    state.write_entities(&shared::Shared::schema(), json!({"id": "1", "a": 1}), &Value::Null, META).unwrap();
+    let shared: shared::Shared = denormalize(&state, &shared::Shared::schema(), &json!("1")).unwrap().unwrap();
+    assert_eq!((shared.id.as_str(), shared.a, shared.c), ("1", Some(1), None));
 }
 
 #[test]

@@ -15,6 +15,8 @@ pub struct ContainerAttrs {
     pub rename_all: Option<String>,
     /// `#[entity(serde_read)]`: reads go through serde's visitor only.
     pub serde_read: bool,
+    /// `#[serde(rename = "...")]` on the struct: the name serde gives it.
+    pub rename: Option<String>,
 }
 
 /// `#[entity(...)]` on a field.
@@ -52,6 +54,7 @@ pub fn container(attrs: &[Attribute]) -> syn::Result<ContainerAttrs> {
             })?;
         } else if attr.path().is_ident("serde") {
             out.rename_all = serde_string(attr, "rename_all").or(out.rename_all.take());
+            out.rename = serde_string(attr, "rename").or(out.rename.take());
         }
     }
     Ok(out)

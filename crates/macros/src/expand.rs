@@ -171,15 +171,20 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         quote!(fn should_update(existing: &#core::EntityMeta, incoming: &#core::EntityMeta) -> bool { HOOK(existing, incoming) }),
     );
 
+    // serde gives a wire name to the first field that has it; the reader
+    // leaves such structs to serde rather than mirror that.
+    let unique = fields.iter().enumerate().all(|(i, f)| fields.iter().skip(i + 1).all(|g| g.wire != f.wire));
+    let serde_name = container.rename.clone().unwrap_or_else(|| name.to_string());
     let reader = (!container.serde_read
+        && unique
         && attrs::container_readable(&input.attrs)
         && fields.iter().all(|f| f.missing.is_some()))
-    .then(|| reader(&core, name, &fields));
+    .then(|| reader(&core, name, &serde_name, &fields));
     let reader_const = reader.as_ref().map(|_| {
         quote!(
             const READER: ::std::option::Option<
                 &'static (dyn ::std::any::Any + ::std::marker::Send + ::std::marker::Sync),
-            > = ::std::option::Option::Some(&__RDC_READ);
+            > = ::std::option::Option::Some(&__RDC_READER);
             const LIST_READER: ::std::option::Option<
                 &'static (dyn ::std::any::Any + ::std::marker::Send + ::std::marker::Sync),
             > = ::std::option::Option::Some(&__RDC_READ_LIST);
@@ -208,7 +213,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
                     #[derive(#core::__private::serde::Deserialize)]
                     #[serde(crate = #serde_path)]
                     #rename_all
-                    #[allow(dead_code)]
+                    #[allow(dead_code, non_snake_case)]
                     struct __RdcShape { #(#shape_fields),* }
                     #core::__private::deserialize_at::<__RdcShape>(value).map(|_| ())
                 }
@@ -249,51 +254,78 @@ fn call_hook(path: &syn::Path, template: TokenStream) -> TokenStream {
 /// The entity's [`ReadFn`](rdc_core::ReadFn): members matched to fields by
 /// wire name, each read by its type's direct path or serde, missing ones
 /// filled as serde's derive fills them.
-fn reader(core: &TokenStream, name: &syn::Ident, fields: &[Field]) -> TokenStream {
-    let vars: Vec<_> = (0..fields.len()).map(|i| format_ident!("__field{}", i)).collect();
+fn reader(core: &TokenStream, name: &syn::Ident, serde_name: &str, fields: &[Field]) -> TokenStream {
+    let vars: Vec<_> = (0..fields.len()).map(|i| format_ident!("__rdc_field{}", i)).collect();
+    // `Self` in a field type means the struct (the reader is a free function).
+    let types: Vec<TokenStream> = fields
+        .iter()
+        .map(|f| {
+            let ty = &f.ty;
+            replace_self(quote!(#ty), name)
+        })
+        .collect();
     let members = fields.iter().map(|f| {
         let (wire, nested) = (&f.wire, f.nested);
         quote!(#core::__private::Member { name: #wire, nested: #nested })
     });
-    let declarations = fields.iter().zip(&vars).map(|(f, var)| {
-        let ty = &f.ty;
-        quote!(let mut #var: ::std::option::Option<#ty> = ::std::option::Option::None;)
-    });
-    let arms = fields.iter().zip(&vars).enumerate().map(|(i, (f, var))| {
-        let (ty, wire) = (&f.ty, &f.wire);
+    let declarations = types
+        .iter()
+        .zip(&vars)
+        .map(|(ty, var)| quote!(let mut #var: ::std::option::Option<#ty> = ::std::option::Option::None;));
+    let arms = fields.iter().zip(&types).zip(&vars).enumerate().map(|(i, ((f, ty), var))| {
+        let wire = &f.wire;
         let read = if f.nested {
-            quote!(reader.nested::<#ty>(#wire, value)?)
+            quote!(__rdc_reader.nested::<#ty>(#wire, __rdc_value)?)
         } else {
-            quote!((&#core::__private::Probe::<#ty>::NEW).read_field(reader, #wire, value)?)
+            quote!((&#core::__private::Probe::<#ty>::NEW).read_field(__rdc_reader, #wire, __rdc_value)?)
         };
         quote!(#i => #var = ::std::option::Option::Some(#read),)
     });
-    let inits = fields.iter().zip(&vars).map(|(f, var)| {
-        let (ident, ty, wire) = (&f.ident, &f.ty, &f.wire);
+    let inits = fields.iter().zip(&types).zip(&vars).map(|((f, ty), var)| {
+        let (ident, wire) = (&f.ident, &f.wire);
         let missing = match &f.missing {
             Some(attrs::Missing::Default) => quote!(::std::default::Default::default()),
             Some(attrs::Missing::Call(path)) => quote!(#path()),
-            _ => quote!(reader.missing::<#ty>(#wire)?),
+            _ => quote!(__rdc_reader.missing::<#ty>(#wire)?),
         };
         quote!(#ident: match #var { ::std::option::Option::Some(v) => v, ::std::option::Option::None => #missing })
     });
     quote! {
+        const __RDC_FIELDS: &[#core::__private::Member] = &[#(#members),*];
+
         #[allow(unused_imports, unused_mut, clippy::needless_borrow)]
         fn __rdc_read(
-            reader: &mut #core::__private::EntityReader<'_, '_>,
+            __rdc_reader: &mut #core::__private::EntityReader<'_, '_>,
         ) -> ::std::result::Result<#name, #core::__private::serde_json::Error> {
             use #core::__private::{ReadSerde as _, ReadStored as _};
-            const FIELDS: &[#core::__private::Member] = &[#(#members),*];
             #(#declarations)*
-            while let ::std::option::Option::Some((index, value)) = reader.next(FIELDS) {
-                match index {
+            while let ::std::option::Option::Some((__rdc_index, __rdc_value)) = __rdc_reader.next(__RDC_FIELDS) {
+                match __rdc_index {
                     #(#arms)*
                     _ => {}
                 }
             }
             ::std::result::Result::Ok(#name { #(#inits),* })
         }
-        const __RDC_READ: #core::ReadFn<#name> = __rdc_read;
+
+        static __RDC_READER: #core::__private::Reader<#name> =
+            #core::__private::Reader::new(__rdc_read, #serde_name, __RDC_FIELDS);
         const __RDC_READ_LIST: #core::ReadListFn<::std::vec::Vec<#name>> = #core::__private::read_list::<#name>;
     }
+}
+
+/// `tokens` with every `Self` replaced by `name`.
+fn replace_self(tokens: TokenStream, name: &syn::Ident) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tt| match tt {
+            proc_macro2::TokenTree::Ident(ident) if ident == "Self" => quote!(#name),
+            proc_macro2::TokenTree::Group(group) => {
+                let mut new = proc_macro2::Group::new(group.delimiter(), replace_self(group.stream(), name));
+                new.set_span(group.span());
+                std::iter::once(proc_macro2::TokenTree::Group(new)).collect()
+            }
+            other => std::iter::once(other).collect(),
+        })
+        .collect()
 }

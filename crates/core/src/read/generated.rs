@@ -20,7 +20,8 @@ use super::path::{PlainDe, Segment};
 use crate::json::{Number, Text, Value};
 use crate::schema::{pk_string_ref, All, Entity, EntityDef, NestedField, Object, Schema};
 
-/// The reader of entity type `T`, as the derive generates it.
+/// The reader of entity type `T`, as the derive generates it (held by
+/// [`EntityDef::reader`] with the check that it reads what serde reads).
 ///
 /// ```
 /// # use rdc_core::Entity;
@@ -29,6 +30,79 @@ use crate::schema::{pk_string_ref, All, Entity, EntityDef, NestedField, Object, 
 /// assert!(User::DEF.reader.is_some());
 /// ```
 pub type ReadFn<T> = for<'r, 'a> fn(&mut EntityReader<'r, 'a>) -> Result<T, Error>;
+
+/// A type's generated reader, used once serde's own view of the type says it
+/// reads the same: the first read of the type asks `T`'s `Deserialize` for the
+/// struct it deserializes (serde's derive names it and its wire fields); a
+/// different name or field list (a hand-written `Deserialize`, say) leaves the
+/// type to serde.
+#[doc(hidden)]
+pub struct Reader<T> {
+    read: ReadFn<T>,
+    name: &'static str,
+    fields: &'static [Member],
+    verdict: std::sync::OnceLock<bool>,
+}
+
+impl<T> std::fmt::Debug for Reader<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reader").field("name", &self.name).field("verdict", &self.verdict.get()).finish()
+    }
+}
+
+impl<T> Reader<T> {
+    /// The reader `read` of a struct serde calls `name`, with `fields`.
+    pub const fn new(read: ReadFn<T>, name: &'static str, fields: &'static [Member]) -> Self {
+        Reader { read, name, fields, verdict: std::sync::OnceLock::new() }
+    }
+}
+
+impl<T: DeserializeOwned> Reader<T> {
+    /// The reader, when `T`'s `Deserialize` reads what it reads.
+    fn get(&self) -> Option<ReadFn<T>> {
+        let same = *self.verdict.get_or_init(|| {
+            let seen = std::cell::Cell::new(None);
+            let _ = T::deserialize(StructProbe(&seen));
+            seen.get().is_some_and(|(name, fields): (&str, &[&str])| {
+                name == self.name
+                    && fields.len() == self.fields.len()
+                    && fields.iter().zip(self.fields).all(|(a, b)| *a == b.name)
+            })
+        });
+        same.then_some(self.read)
+    }
+}
+
+/// `T`'s reader, from the `reader` of its definition.
+fn reader_of<T: DeserializeOwned + 'static>(def: &EntityDef) -> Option<ReadFn<T>> {
+    def.reader?.downcast_ref::<Reader<T>>()?.get()
+}
+
+/// Records the struct a `Deserialize` asks for, and fails.
+struct StructProbe<'p>(&'p std::cell::Cell<Option<(&'static str, &'static [&'static str])>>);
+
+impl<'de> Deserializer<'de> for StructProbe<'_> {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
+        Err(de::Error::custom("a probe, not data"))
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.0.set(Some((name, fields)));
+        Err(de::Error::custom("a probe, not data"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+    }
+}
 
 /// A field of a struct a generated reader builds: its wire name, and whether
 /// it holds a nested schema (`#[entity(nested)]`).
@@ -184,8 +258,8 @@ pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
     let de = ValueDe { value, schema, ctx, revisit, token: 0 };
     let list_of = match schema {
         Schema::Entity(def) | Schema::Invalidate(def) => {
-            if let Some(read) = def.reader.and_then(|reader| reader.downcast_ref::<ReadFn<T>>()) {
-                return read_entity(ctx, def, value, *read);
+            if let Some(read) = reader_of::<T>(def) {
+                return read_entity(ctx, def, value, read);
             }
             None
         }
@@ -269,7 +343,7 @@ impl std::fmt::Debug for ListReader<'_, '_> {
 /// [`ReadListFn`]s the derive generates are).
 #[doc(hidden)]
 pub fn read_list<E: Entity>(reader: &mut ListReader<'_, '_>) -> Result<Vec<E>, Error> {
-    let read = E::DEF.reader.and_then(|r| r.downcast_ref::<ReadFn<E>>()).copied();
+    let read = reader_of::<E>(E::DEF);
     let list = &mut reader.list;
     let ctx = list.ctx();
     let mut out = Vec::with_capacity(list.size_hint());
@@ -372,8 +446,14 @@ impl StoredField for f64 {
 impl StoredField for f32 {
     #[inline]
     fn from_stored(value: &Value) -> Option<Self> {
-        // What serde's `f32` does with a JSON number.
-        number(value)?.as_f64().map(|f| f as f32)
+        // What serde's `f32` does with a JSON number: integers cast directly
+        // (not through `f64`, which would round twice).
+        let n = number(value)?;
+        match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => Some(u as f32),
+            (None, Some(i)) => Some(i as f32),
+            _ => n.as_f64().map(|f| f as f32),
+        }
     }
 }
 

@@ -67,7 +67,7 @@ pub struct EntityDef {
     pub replaces: bool,
     /// The `should_update` hook.
     pub should_update: fn(&EntityMeta, &EntityMeta) -> bool,
-    /// The type's generated reader, a [`ReadFn`](crate::ReadFn) of the entity
+    /// The type's generated reader, a `__private::Reader` of the entity
     /// type (see [`Entity::READER`]).
     pub reader: Option<&'static (dyn std::any::Any + Send + Sync)>,
     /// The reader of lists of the type, a [`ReadListFn`](crate::ReadListFn) of
@@ -174,10 +174,13 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
         incoming.fetched_at >= existing.fetched_at
     }
 
-    /// A [`ReadFn`](crate::ReadFn)`<Self>` that builds `Self` from its stored
-    /// object directly, in place of serde's visitor. The derive sets it unless a
-    /// serde attribute it does not mirror is present (or `#[entity(serde_read)]`
-    /// asks for serde); reads are the same either way, only faster with it.
+    /// The generated reader (a hidden `Reader<Self>` around a
+    /// [`ReadFn`](crate::ReadFn)`<Self>`): builds `Self` from its stored object
+    /// directly, in place of serde's visitor, once the first read has checked
+    /// that `Self`'s `Deserialize` is serde's derive over the same wire names (a
+    /// hand-written `Deserialize` keeps its reads). The derive sets it unless a
+    /// serde attribute it does not mirror is present or `#[entity(serde_read)]`
+    /// asks for serde; reads are the same either way, only faster with it.
     ///
     /// ```
     /// # use rdc_core::Entity;
