@@ -31,12 +31,13 @@ pub struct BuildType {
 }
 
 /// A project's build types: a plain object holding a list of entities.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Schema)]
 pub struct BuildTypes {
     /// How many.
     pub count: u32,
     /// The build types.
     #[serde(rename = "buildType")]
+    #[entity(nested)]
     pub build_type: Vec<BuildType>,
 }
 
@@ -61,26 +62,16 @@ pub struct Project {
     /// Web link.
     pub web_url: Text,
     /// Nested build types.
-    #[entity(schema = "build_types_schema()")]
+    #[entity(nested)]
     pub build_types: BuildTypes,
 }
 
-fn build_types_schema() -> Schema {
-    Schema::object([("buildType", Schema::array(BuildType::schema()))])
-}
-
-/// The `projects.json` response.
-#[derive(Debug, Clone, Deserialize)]
+/// The `projects.json` response: `{project: [Project]}`.
+#[derive(Debug, Clone, Deserialize, Schema)]
 pub struct Projects {
     /// Every project.
+    #[entity(nested)]
     pub project: Vec<Project>,
-}
-
-impl Projects {
-    /// `{project: [Project]}`.
-    pub fn schema() -> Schema {
-        Schema::object([("project", Schema::array(Project::schema()))])
-    }
 }
 
 /// The `user.json` user (all 32 fields typed; the instants kept as text, as the

@@ -54,6 +54,29 @@ macro_rules! twin {
 twin!(Fast);
 twin!(Slow, entity(serde_read));
 
+/// A plain response holding entities (`#[derive(Schema)]`), read by a reader
+/// too; `SlowPage` leaves it to serde.
+#[derive(Debug, Clone, PartialEq, Deserialize, rdc_core::Schema)]
+struct FastPage {
+    #[entity(nested)]
+    items: Vec<Fast>,
+    #[entity(nested)]
+    first: Option<Fast>,
+    total: u32,
+    next: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, rdc_core::Schema)]
+#[entity(serde_read)]
+struct SlowPage {
+    #[entity(nested)]
+    items: Vec<Slow>,
+    #[entity(nested)]
+    first: Option<Slow>,
+    total: u32,
+    next: Option<String>,
+}
+
 macro_rules! node_twin {
     ($name:ident $(, $attr:meta)?) => {
         /// A graph node: `Self` in field types, an `f32`, a required reference,
@@ -289,6 +312,10 @@ fn the_derive_generates_a_reader_unless_asked_not_to() {
     assert!(Owner::READER.is_some());
     assert!(Slow::READER.is_none());
     assert!(Fast::LIST_READER.is_some());
+    let page = format!("{:?}", FastPage::schema());
+    assert_eq!(page, r#"{"items": Array(Entity(Fast)), "first": Entity(Fast)}"#);
+    let (Schema::Object(fast), Schema::Object(slow)) = (FastPage::schema(), SlowPage::schema()) else { panic!() };
+    assert!(fast.reader().is_some() && slow.reader().is_none());
     assert!(Slow::LIST_READER.is_none());
 }
 
@@ -379,6 +406,17 @@ proptest! {
         prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}").replace("Slow", "Fast"));
         let fast = denormalize::<Vec<Fast>>(&state, &All::of::<Fast>().into(), &Value::Null);
         let slow = denormalize::<Vec<Slow>>(&state, &All::of::<Slow>().into(), &Value::Null);
+        prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}").replace("Slow", "Fast"));
+        // A plain object holding them (its other members drawn like the entity's).
+        let member = |name: &str| object.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+        let mut page = json!({"items": ["1", "2"], "first": "1"});
+        for (name, from) in [("total", "count"), ("next", "note")] {
+            if let Some(value) = member(from) {
+                page[name] = value;
+            }
+        }
+        let fast = denormalize::<FastPage>(&state, &FastPage::schema(), &page);
+        let slow = denormalize::<SlowPage>(&state, &SlowPage::schema(), &page);
         prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}").replace("Slow", "Fast"));
         // Memoized reads (fields narrowed to those read) agree too.
         let mut memo = MemoCache::default();

@@ -39,16 +39,21 @@ struct Field {
     missing: Option<attrs::Missing>,
 }
 
-pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
+/// The struct's serde-relevant container options and its fields, for the
+/// derive named `derive` (in error messages).
+fn parse(input: &DeriveInput, derive: &str) -> syn::Result<(attrs::ContainerAttrs, Vec<Field>)> {
     let name = &input.ident;
     if !input.generics.params.is_empty() {
-        return Err(syn::Error::new_spanned(&input.generics, "#[derive(Entity)] does not support generic types"));
+        return Err(syn::Error::new_spanned(
+            &input.generics,
+            format!("#[derive({derive})] does not support generic types"),
+        ));
     }
     let Data::Struct(data) = &input.data else {
-        return Err(syn::Error::new_spanned(name, "#[derive(Entity)] needs a struct with named fields"));
+        return Err(syn::Error::new_spanned(name, format!("#[derive({derive})] needs a struct with named fields")));
     };
     let Fields::Named(named) = &data.fields else {
-        return Err(syn::Error::new_spanned(name, "#[derive(Entity)] needs a struct with named fields"));
+        return Err(syn::Error::new_spanned(name, format!("#[derive({derive})] needs a struct with named fields")));
     };
     let container = attrs::container(&input.attrs)?;
     let mut fields = Vec::new();
@@ -75,7 +80,91 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
             missing,
         });
     }
+    Ok((container, fields))
+}
 
+/// The generated reader of the struct, when it can mirror serde's derive
+/// (see `reader`), and the expression of its type-erased `Reader`.
+fn readable(
+    input: &DeriveInput,
+    container: &attrs::ContainerAttrs,
+    fields: &[Field],
+    core: &TokenStream,
+) -> Option<TokenStream> {
+    // serde gives a wire name to the first field that has it; the reader
+    // leaves such structs to serde rather than mirror that.
+    let unique = fields.iter().enumerate().all(|(i, f)| fields.iter().skip(i + 1).all(|g| g.wire != f.wire));
+    let serde_name = container.rename.clone().unwrap_or_else(|| input.ident.to_string());
+    (!container.serde_read
+        && unique
+        && attrs::container_readable(&input.attrs)
+        && fields.iter().all(|f| f.missing.is_some()))
+    .then(|| reader(core, &input.ident, &serde_name, fields))
+}
+
+/// The schema of a nested field: its `schema = "..."`, or its type's.
+fn nested_schema(f: &Field, core: &TokenStream) -> TokenStream {
+    let ty = &f.ty;
+    match &f.schema {
+        Some(expr) => quote!(#expr),
+        None => quote!(<#ty as #core::HasSchema>::schema()),
+    }
+}
+
+/// `#[derive(Schema)]`: a plain struct whose nested fields have schemas, as an
+/// `Object` schema (`HasSchema`), read by a generated reader.
+pub fn expand_object(input: DeriveInput) -> syn::Result<TokenStream> {
+    let (container, fields) = parse(&input, "Schema")?;
+    if container.key.is_some()
+        || container.pk.is_some()
+        || container.pk_with.is_some()
+        || container.process.is_some()
+        || container.validate.is_some()
+        || container.merge.is_some()
+        || container.should_update.is_some()
+    {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "#[derive(Schema)] takes only #[entity(serde_read)]; key, pk and the hooks belong to entities",
+        ));
+    }
+    let name = &input.ident;
+    let core = core_path();
+    let members = fields.iter().filter(|f| f.nested).map(|f| {
+        let wire = &f.wire;
+        let schema = nested_schema(f, &core);
+        quote!((::std::string::String::from(#wire), #schema))
+    });
+    let reader = readable(&input, &container, &fields, &core);
+    let reader_ref = match reader {
+        Some(_) => quote!(::std::option::Option::Some(&__RDC_READER)),
+        None => quote!(::std::option::Option::None),
+    };
+    Ok(quote! {
+        const _: () = {
+            #reader
+
+            impl #core::HasSchema for #name {
+                fn schema() -> #core::Schema {
+                    static SCHEMA: ::std::sync::OnceLock<#core::Schema> = ::std::sync::OnceLock::new();
+                    SCHEMA.get_or_init(|| #core::Schema::derived_object(::std::vec![#(#members),*], #reader_ref)).clone()
+                }
+            }
+
+            impl #name {
+                /// This struct's `Object` schema (its `#[entity(nested)]` fields').
+                #[allow(dead_code)]
+                pub fn schema() -> #core::Schema {
+                    <#name as #core::HasSchema>::schema()
+                }
+            }
+        };
+    })
+}
+
+pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
+    let name = &input.ident;
+    let (container, fields) = parse(&input, "Entity")?;
     let core = core_path();
     let key = container.key.clone().unwrap_or_else(|| name.to_string());
 
@@ -108,12 +197,8 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
 
     let nested_entries = fields.iter().filter(|f| f.nested).map(|f| {
         let wire = &f.wire;
-        let ty = &f.ty;
-        let schema = match &f.schema {
-            Some(expr) => quote!(#expr),
-            None => quote!(<#ty as #core::HasSchema>::schema()),
-        };
-        let required = !is_option(ty);
+        let schema = nested_schema(f, &core);
+        let required = !is_option(&f.ty);
         quote!(#core::NestedField { name: #wire, schema: #schema, required: #required })
     });
 
@@ -171,15 +256,12 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         quote!(fn should_update(existing: &#core::EntityMeta, incoming: &#core::EntityMeta) -> bool { HOOK(existing, incoming) }),
     );
 
-    // serde gives a wire name to the first field that has it; the reader
-    // leaves such structs to serde rather than mirror that.
-    let unique = fields.iter().enumerate().all(|(i, f)| fields.iter().skip(i + 1).all(|g| g.wire != f.wire));
-    let serde_name = container.rename.clone().unwrap_or_else(|| name.to_string());
-    let reader = (!container.serde_read
-        && unique
-        && attrs::container_readable(&input.attrs)
-        && fields.iter().all(|f| f.missing.is_some()))
-    .then(|| reader(&core, name, &serde_name, &fields));
+    let reader = readable(&input, &container, &fields, &core).map(|reader| {
+        quote! {
+            #reader
+            const __RDC_READ_LIST: #core::ReadListFn<::std::vec::Vec<#name>> = #core::__private::read_list::<#name>;
+        }
+    });
     let reader_const = reader.as_ref().map(|_| {
         quote!(
             const READER: ::std::option::Option<
@@ -310,7 +392,6 @@ fn reader(core: &TokenStream, name: &syn::Ident, serde_name: &str, fields: &[Fie
 
         static __RDC_READER: #core::__private::Reader<#name> =
             #core::__private::Reader::new(__rdc_read, #serde_name, __RDC_FIELDS);
-        const __RDC_READ_LIST: #core::ReadListFn<::std::vec::Vec<#name>> = #core::__private::read_list::<#name>;
     }
 }
 

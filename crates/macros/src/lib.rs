@@ -1,6 +1,7 @@
 //! # rdc-macros
 //!
-//! `#[derive(Entity)]` for rdc. See `rdc_core::Entity` for the trait it implements.
+//! `#[derive(Entity)]` and `#[derive(Schema)]` for rdc. See `rdc_core::Entity`
+//! and `rdc_core::HasSchema` for the traits they implement.
 //!
 //! ```ignore
 //! #[derive(serde::Deserialize, rdc::Entity)]
@@ -28,6 +29,26 @@ mod case;
 mod expand;
 
 use proc_macro::TokenStream;
+
+/// Derives `rdc_core::HasSchema` for a plain struct (not an entity) whose
+/// `#[entity(nested)]` fields hold entities, lists of them or other schemas: its
+/// schema is an `Object` of those fields, and reads build the struct with a
+/// generated reader (as entities are read). `#[entity(schema = "...")]` gives a
+/// field's schema explicitly; `#[entity(serde_read)]` leaves reads to serde.
+///
+/// ```ignore
+/// #[derive(serde::Deserialize, rdc::Schema)]
+/// struct Page {
+///     #[entity(nested)] results: Vec<User>,
+///     next: Option<String>,
+/// }
+/// let schema = Page::schema();   // {"results": [User]} (also `HasSchema::schema`)
+/// ```
+#[proc_macro_derive(Schema, attributes(entity))]
+pub fn derive_schema(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    expand::expand_object(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
 
 /// Derives `rdc_core::Entity` (and `rdc_core::HasSchema`) for a struct with named fields.
 #[proc_macro_derive(Entity, attributes(entity))]

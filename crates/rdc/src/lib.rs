@@ -9,7 +9,7 @@ pub use rdc_leptos as leptos;
 pub use rdc_rest as rest;
 
 /// `#[derive(Entity)]`.
-pub use rdc_macros::Entity;
+pub use rdc_macros::{Entity, Schema};
 
 /// rdc's JSON value (`rdc::json::Value`, `Map`, `Text`) and the `rdc::json!`
 /// macro that builds one with `serde_json::json!`'s syntax.

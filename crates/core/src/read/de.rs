@@ -115,7 +115,7 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
                 other => Shape::Plain(other),
             },
             Schema::Object(fields) => match value {
-                Value::Object(map) => Shape::Map(members(map, Fields::Named(fields), self.revisit)),
+                Value::Object(map) => Shape::Map(members(map, Fields::Named(&fields[..]), self.revisit)),
                 other => Shape::Plain(other),
             },
             Schema::CollectionAdd(collection, _) => {

@@ -73,9 +73,16 @@ impl<T: DeserializeOwned> Reader<T> {
     }
 }
 
+impl<T: DeserializeOwned + 'static> Reader<T> {
+    /// `T`'s reader, when `reader` (type-erased) is one.
+    fn of(reader: &'static (dyn std::any::Any + Send + Sync)) -> Option<ReadFn<T>> {
+        reader.downcast_ref::<Reader<T>>()?.get()
+    }
+}
+
 /// `T`'s reader, from the `reader` of its definition.
 fn reader_of<T: DeserializeOwned + 'static>(def: &EntityDef) -> Option<ReadFn<T>> {
-    def.reader?.downcast_ref::<Reader<T>>()?.get()
+    def.reader.and_then(Reader::<T>::of)
 }
 
 /// Records the struct a `Deserialize` asks for, and fails.
@@ -121,7 +128,7 @@ pub struct Member {
 pub struct EntityReader<'r, 'a> {
     ctx: &'r Ctx<'a>,
     iter: crate::json::Iter<'a>,
-    nested: &'static [NestedField],
+    nested: Nested<'r>,
     /// Inside an entity already on the path (see `ValueDe::revisit`).
     revisit: bool,
     /// The entity's dependency slot, when the read records fields.
@@ -134,7 +141,26 @@ pub struct EntityReader<'r, 'a> {
     /// fields in the order the wire does).
     guess: usize,
     /// The schema of the nested member `next` returned last.
-    schema: Option<&'static Schema>,
+    schema: Option<&'r Schema>,
+}
+
+/// Where the schemas of a reader's nested members are.
+#[derive(Clone, Copy)]
+enum Nested<'r> {
+    /// An entity's nested fields.
+    Entity(&'static [NestedField]),
+    /// An object schema's members (all required, as `Fields::Named` has them).
+    Object(&'r [(String, Schema)]),
+}
+
+impl<'r> Nested<'r> {
+    /// The schema of member `name`, and whether it is required.
+    fn get(self, name: &str) -> Option<(&'r Schema, bool)> {
+        match self {
+            Nested::Entity(fields) => fields.iter().find(|f| f.name == name).map(|f| (&f.schema, f.required)),
+            Nested::Object(fields) => fields.iter().find(|(n, _)| n == name).map(|(_, s)| (s, true)),
+        }
+    }
 }
 
 impl std::fmt::Debug for EntityReader<'_, '_> {
@@ -161,16 +187,16 @@ impl<'r, 'a> EntityReader<'r, 'a> {
             };
             self.guess = index + 1;
             if field.nested {
-                let Some(field) = self.nested.iter().find(|f| f.name == name) else { continue };
-                if self.revisit && !field.required && super::de::is_reference(&field.schema) {
+                let Some((schema, required)) = self.nested.get(name) else { continue };
+                if self.revisit && !required && super::de::is_reference(schema) {
                     continue;
                 }
-                if !value.is_null() && !resolves(self.ctx, &field.schema, value) {
+                if !value.is_null() && !resolves(self.ctx, schema, value) {
                     // Left out because of its value: the read depends on it.
                     self.mark_read();
                     continue;
                 }
-                self.schema = Some(&field.schema);
+                self.schema = Some(schema);
             }
             self.mark_read();
             return Some((index, value));
@@ -263,6 +289,23 @@ pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
             }
             None
         }
+        Schema::Object(object) => {
+            if let (Some(read), Value::Object(map)) = (object.reader.and_then(Reader::<T>::of), value) {
+                let mut reader = EntityReader {
+                    ctx,
+                    iter: map.iter(),
+                    nested: Nested::Object(&object[..]),
+                    revisit,
+                    track: None,
+                    position: 0,
+                    read: 0,
+                    guess: 0,
+                    schema: None,
+                };
+                return read(&mut reader);
+            }
+            None
+        }
         Schema::Array(item) => entity(item),
         Schema::Collection(collection) => entity(&collection.item),
         Schema::All(all) => match **all {
@@ -304,7 +347,7 @@ fn run<'a, T>(
     let mut reader = EntityReader {
         ctx,
         iter: object.iter(),
-        nested: (def.nested)(),
+        nested: Nested::Entity((def.nested)()),
         revisit,
         track: ctx.record.then_some(slot),
         position: 0,

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 pub use all::All;
 pub use collection::Collection;
+
 pub(crate) use collection::{args_key, item_matches};
 pub(crate) use entity::pk_string_ref;
 pub use entity::{canonical_text, json_text, pk_string, Entity, EntityDef, FieldError, NestedField, Object};
@@ -36,7 +37,7 @@ pub enum Schema {
     /// A list, each item of the inner schema.
     Array(Arc<Schema>),
     /// An object whose named members have schemas; other members pass through.
-    Object(Arc<Vec<(String, Schema)>>),
+    Object(Arc<ObjectSchema>),
     /// A map whose every value has the inner schema.
     Values(Arc<Schema>),
     /// One entity of several types, chosen per value.
@@ -52,6 +53,36 @@ pub enum Schema {
     CollectionAdd(Arc<Collection>, bool),
     /// A schema built on first use: for circular definitions between schemas.
     Lazy(fn() -> Schema),
+}
+
+/// The members of an [`Schema::Object`] that have schemas (it derefs to
+/// them, by wire name), and, when the schema was derived from a struct
+/// (`#[derive(Schema)]`), that struct's generated reader.
+///
+/// ```
+/// let schema = rdc_core::Schema::object([("id", rdc_core::Schema::array(rdc_core::Schema::object::<&str>([])))]);
+/// let rdc_core::Schema::Object(object) = schema else { unreachable!() };
+/// assert_eq!(object[0].0, "id");
+/// ```
+#[derive(Debug, Clone)]
+pub struct ObjectSchema {
+    fields: Vec<(String, Schema)>,
+    pub(crate) reader: Option<&'static (dyn std::any::Any + Send + Sync)>,
+}
+
+impl ObjectSchema {
+    /// The generated reader of the struct the schema was derived from, if any
+    /// (a hidden `Reader` of it).
+    pub fn reader(&self) -> Option<&'static (dyn std::any::Any + Send + Sync)> {
+        self.reader
+    }
+}
+
+impl std::ops::Deref for ObjectSchema {
+    type Target = [(String, Schema)];
+    fn deref(&self) -> &Self::Target {
+        &self.fields
+    }
 }
 
 impl fmt::Debug for Schema {
@@ -79,7 +110,18 @@ impl Schema {
 
     /// An object with schema'd members; members not named pass through as they are.
     pub fn object<K: Into<String>>(fields: impl IntoIterator<Item = (K, Schema)>) -> Schema {
-        Schema::Object(Arc::new(fields.into_iter().map(|(k, s)| (k.into(), s)).collect()))
+        let fields = fields.into_iter().map(|(k, s)| (k.into(), s)).collect();
+        Schema::Object(Arc::new(ObjectSchema { fields, reader: None }))
+    }
+
+    /// The object schema `#[derive(Schema)]` builds: `fields`, and the reader
+    /// of the struct (a hidden `Reader` of it) its values are read into.
+    #[doc(hidden)]
+    pub fn derived_object(
+        fields: Vec<(String, Schema)>,
+        reader: Option<&'static (dyn std::any::Any + Send + Sync)>,
+    ) -> Schema {
+        Schema::Object(Arc::new(ObjectSchema { fields, reader }))
     }
 
     /// A map (string keys) whose every value is `inner`.
