@@ -60,7 +60,7 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::read::generated::{
-        read_list, EntityReader, ListReader, Member, Probe, ReadSerde, ReadStored, Reader, StoredField,
+        object_schema, read_list, EntityReader, ListReader, Member, Probe, ReadSerde, ReadStored, Reader, StoredField,
     };
     pub use crate::read::path::deserialize_at;
 

@@ -441,3 +441,55 @@ fn a_reference_left_out_is_a_field_the_read_depends_on() {
     let second = memo.entity::<Fast>(&state, "1").unwrap().unwrap();
     assert_eq!(second.owner.as_ref().map(|o| o.name.as_str()), Some("Ada"));
 }
+
+/// A plain struct that contains itself gets a schema (lazy where it meets
+/// itself again) and reads like serde.
+#[test]
+fn a_derived_object_may_contain_itself() {
+    #[derive(Debug, Clone, PartialEq, Deserialize, rdc_core::Schema)]
+    struct Tree {
+        #[entity(nested)]
+        owner: Option<Owner>,
+        #[entity(nested)]
+        #[serde(default)]
+        children: Vec<Tree>,
+    }
+    let schema = Tree::schema();
+    assert_eq!(format!("{schema:?}"), r#"{"owner": Entity(Owner), "children": Array(Lazy(..))}"#);
+    let mut state = State::default();
+    let tree = json!({"owner": {"id": "o1", "name": "Ada"}, "children": [{"owner": {"id": "o2", "name": "Bo"}}, {}]});
+    state.write_result("tree", &schema, tree, &Value::Null, META).unwrap();
+    let mut memo = MemoCache::default();
+    let read = memo.read_result::<Tree>(&state, "tree", &schema).unwrap().unwrap();
+    assert_eq!(read.owner.as_ref().map(|o| o.name.as_str()), Some("Ada"));
+    assert_eq!(read.children.len(), 2);
+    assert_eq!(read.children[0].owner.as_ref().map(|o| o.name.as_str()), Some("Bo"));
+    assert_eq!(read.children[1], Tree { owner: None, children: vec![] });
+}
+
+/// A hand-written `Deserialize` that asks for a struct of the same name and
+/// fields (serde's documented manual pattern) keeps its reads too.
+#[test]
+fn a_hand_written_visitor_of_the_same_struct_keeps_its_reads() {
+    #[derive(Debug, Entity)]
+    struct Shouted {
+        id: String,
+        name: String,
+    }
+    impl<'de> Deserialize<'de> for Shouted {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            #[derive(Deserialize)]
+            #[serde(rename = "Shouted")]
+            struct Raw {
+                id: String,
+                name: String,
+            }
+            let raw = Raw::deserialize(d)?;
+            Ok(Shouted { id: raw.id, name: raw.name.to_uppercase() })
+        }
+    }
+    let mut state = State::default();
+    state.write_entities(&Shouted::schema(), json!({"id": "1", "name": "ada"}), &Value::Null, META).unwrap();
+    let one: Shouted = denormalize(&state, &Shouted::schema(), &json!("1")).unwrap().unwrap();
+    assert_eq!((one.id.as_str(), one.name.as_str()), ("1", "ADA"));
+}

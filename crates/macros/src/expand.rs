@@ -147,12 +147,17 @@ pub fn expand_object(input: DeriveInput) -> syn::Result<TokenStream> {
             impl #core::HasSchema for #name {
                 fn schema() -> #core::Schema {
                     static SCHEMA: ::std::sync::OnceLock<#core::Schema> = ::std::sync::OnceLock::new();
-                    SCHEMA.get_or_init(|| #core::Schema::derived_object(::std::vec![#(#members),*], #reader_ref)).clone()
+                    #core::__private::object_schema(
+                        &SCHEMA,
+                        || #core::Schema::derived_object(::std::vec![#(#members),*], #reader_ref),
+                        <#name as #core::HasSchema>::schema,
+                    )
                 }
             }
 
             impl #name {
-                /// This struct's `Object` schema (its `#[entity(nested)]` fields').
+                /// This struct's `Object` schema: its `#[entity(nested)]` fields'
+                /// schemas (`HasSchema::schema`, callable without the trait).
                 #[allow(dead_code)]
                 pub fn schema() -> #core::Schema {
                     <#name as #core::HasSchema>::schema()

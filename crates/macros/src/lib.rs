@@ -35,6 +35,8 @@ use proc_macro::TokenStream;
 /// schema is an `Object` of those fields, and reads build the struct with a
 /// generated reader (as entities are read). `#[entity(schema = "...")]` gives a
 /// field's schema explicitly; `#[entity(serde_read)]` leaves reads to serde.
+/// The struct gets an inherent `schema()` too (so a type of that name must not
+/// have one already), and must not also derive `Entity`.
 ///
 /// ```ignore
 /// #[derive(serde::Deserialize, rdc::Schema)]
@@ -42,7 +44,7 @@ use proc_macro::TokenStream;
 ///     #[entity(nested)] results: Vec<User>,
 ///     next: Option<String>,
 /// }
-/// let schema = Page::schema();   // {"results": [User]} (also `HasSchema::schema`)
+/// let schema = Page::schema();   // {"results": [User]}; also `HasSchema::schema`
 /// ```
 #[proc_macro_derive(Schema, attributes(entity))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {

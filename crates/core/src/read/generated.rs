@@ -63,8 +63,13 @@ impl<T: DeserializeOwned> Reader<T> {
         let same = *self.verdict.get_or_init(|| {
             let seen = std::cell::Cell::new(None);
             let _ = T::deserialize(StructProbe(&seen));
-            seen.get().is_some_and(|(name, fields): (&str, &[&str])| {
+            // serde's derive names its visitor after the type it deserializes
+            // (a same-named struct a hand-written impl delegates to has another
+            // path; should the naming change, this leaves every type to serde).
+            let visitor = format!("Deserialize for {}>::deserialize::__Visitor", std::any::type_name::<T>());
+            seen.get().is_some_and(|(name, fields, visitor_type): (&str, &[&str], &str)| {
                 name == self.name
+                    && visitor_type.contains(&visitor)
                     && fields.len() == self.fields.len()
                     && fields.iter().zip(self.fields).all(|(a, b)| *a == b.name)
             })
@@ -85,8 +90,12 @@ fn reader_of<T: DeserializeOwned + 'static>(def: &EntityDef) -> Option<ReadFn<T>
     def.reader.and_then(Reader::<T>::of)
 }
 
+/// What a `Deserialize` asked for: a struct's name, its fields, and the type of
+/// the visitor it asked with.
+type Asked = Option<(&'static str, &'static [&'static str], &'static str)>;
+
 /// Records the struct a `Deserialize` asks for, and fails.
-struct StructProbe<'p>(&'p std::cell::Cell<Option<(&'static str, &'static [&'static str])>>);
+struct StructProbe<'p>(&'p std::cell::Cell<Asked>);
 
 impl<'de> Deserializer<'de> for StructProbe<'_> {
     type Error = serde::de::value::Error;
@@ -101,7 +110,7 @@ impl<'de> Deserializer<'de> for StructProbe<'_> {
         fields: &'static [&'static str],
         _visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        self.0.set(Some((name, fields)));
+        self.0.set(Some((name, fields, std::any::type_name::<V>())));
         Err(de::Error::custom("a probe, not data"))
     }
 
@@ -389,7 +398,8 @@ pub fn read_list<E: Entity>(reader: &mut ListReader<'_, '_>) -> Result<Vec<E>, E
     let read = reader_of::<E>(E::DEF);
     let list = &mut reader.list;
     let ctx = list.ctx();
-    let mut out = Vec::with_capacity(list.size_hint());
+    // At most a mebibyte up front, as serde's `Vec` does (rows left out are not known yet).
+    let mut out = Vec::with_capacity(list.size_hint().min((1 << 20) / std::mem::size_of::<E>().max(1)));
     while let Some(item) = list.next_item() {
         let (index, value) = match (item, read) {
             (Item::Value(i, item), Some(read)) => match item.schema {
@@ -406,6 +416,44 @@ pub fn read_list<E: Entity>(reader: &mut ListReader<'_, '_>) -> Result<Vec<E>, E
         out.push(ctx.path.at(Segment::Index(index), value)?);
     }
     Ok(out)
+}
+
+thread_local! {
+    /// The derived object schemas being built on this thread (by the address of
+    /// their cell): a struct that contains itself gets a lazy schema there.
+    static BUILDING: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The schema `#[derive(Schema)]` generates: built once into `cell` by
+/// `build`; while it is being built, a struct met again (it contains itself,
+/// directly or through others) is `Schema::Lazy(again)`.
+///
+/// ```
+/// use std::sync::OnceLock;
+/// use rdc_core::Schema;
+/// static CELL: OnceLock<Schema> = OnceLock::new();
+/// fn schema() -> Schema {
+///     rdc_core::__private::object_schema(&CELL, || Schema::object([("child", schema())]), schema)
+/// }
+/// assert_eq!(format!("{:?}", schema()), r#"{"child": Lazy(..)}"#);
+/// ```
+#[doc(hidden)]
+pub fn object_schema(
+    cell: &'static std::sync::OnceLock<Schema>,
+    build: fn() -> Schema,
+    again: fn() -> Schema,
+) -> Schema {
+    if let Some(schema) = cell.get() {
+        return schema.clone();
+    }
+    let address = cell as *const std::sync::OnceLock<Schema> as usize;
+    if BUILDING.with(|b| b.borrow().contains(&address)) {
+        return Schema::Lazy(again);
+    }
+    BUILDING.with(|b| b.borrow_mut().push(address));
+    let schema = build();
+    BUILDING.with(|b| b.borrow_mut().retain(|a| *a != address));
+    cell.get_or_init(|| schema).clone()
 }
 
 /// A field type a generated reader takes from the stored value without serde.

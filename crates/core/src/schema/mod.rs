@@ -73,6 +73,7 @@ pub struct ObjectSchema {
 impl ObjectSchema {
     /// The generated reader of the struct the schema was derived from, if any
     /// (a hidden `Reader` of it).
+    #[doc(hidden)]
     pub fn reader(&self) -> Option<&'static (dyn std::any::Any + Send + Sync)> {
         self.reader
     }
