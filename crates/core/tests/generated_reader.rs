@@ -262,6 +262,7 @@ fn a_hand_written_deserialize_keeps_its_reads() {
         }
     }
     assert!(Trimmed::READER.is_some(), "the derive cannot see the hand-written impl");
+    assert!(!rdc_core::__private::uses_reader::<Trimmed>());
     let mut state = State::default();
     state.write_entities(&Trimmed::schema(), json!({"id": "1", "name": " Ada "}), &Value::Null, META).unwrap();
     let one: Trimmed = denormalize(&state, &Trimmed::schema(), &json!("1")).unwrap().unwrap();
@@ -299,6 +300,7 @@ fn wire_names_are_serdes() {
     assert!(shared::Shared::READER.is_none());
     let mut state = State::default();
     state.write_entities(&Lower::schema(), json!({"id": "1", "userName": "ada"}), &Value::Null, META).unwrap();
+    assert!(rdc_core::__private::uses_reader::<Lower>());
     let lower: Lower = denormalize(&state, &Lower::schema(), &json!("1")).unwrap().unwrap();
     assert_eq!((lower.id.as_str(), lower.userName.as_str()), ("1", "ada"));
     state.write_entities(&shared::Shared::schema(), json!({"id": "1", "a": 1}), &Value::Null, META).unwrap();
@@ -312,6 +314,10 @@ fn the_derive_generates_a_reader_unless_asked_not_to() {
     assert!(Owner::READER.is_some());
     assert!(Slow::READER.is_none());
     assert!(Fast::LIST_READER.is_some());
+    // And reads use it (serde's view of the type agrees with the derive's).
+    assert!(rdc_core::__private::uses_reader::<Fast>());
+    assert!(rdc_core::__private::uses_reader::<Owner>());
+    assert!(rdc_core::__private::uses_reader::<FastNode>());
     let page = format!("{:?}", FastPage::schema());
     assert_eq!(page, r#"{"items": Array(Entity(Fast)), "first": Entity(Fast)}"#);
     let (Schema::Object(fast), Schema::Object(slow)) = (FastPage::schema(), SlowPage::schema()) else { panic!() };
@@ -490,6 +496,7 @@ fn a_hand_written_visitor_of_the_same_struct_keeps_its_reads() {
     }
     let mut state = State::default();
     state.write_entities(&Shouted::schema(), json!({"id": "1", "name": "ada"}), &Value::Null, META).unwrap();
+    assert!(!rdc_core::__private::uses_reader::<Shouted>());
     let one: Shouted = denormalize(&state, &Shouted::schema(), &json!("1")).unwrap().unwrap();
     assert_eq!((one.id.as_str(), one.name.as_str()), ("1", "ADA"));
 }

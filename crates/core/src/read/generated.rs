@@ -66,7 +66,7 @@ impl<T: DeserializeOwned> Reader<T> {
             // serde's derive names its visitor after the type it deserializes
             // (a same-named struct a hand-written impl delegates to has another
             // path; should the naming change, this leaves every type to serde).
-            let visitor = format!("Deserialize for {}>::deserialize::__Visitor", std::any::type_name::<T>());
+            let visitor = format!(" for {}>::deserialize::__Visitor", std::any::type_name::<T>());
             seen.get().is_some_and(|(name, fields, visitor_type): (&str, &[&str], &str)| {
                 name == self.name
                     && visitor_type.contains(&visitor)
@@ -83,6 +83,18 @@ impl<T: DeserializeOwned + 'static> Reader<T> {
     fn of(reader: &'static (dyn std::any::Any + Send + Sync)) -> Option<ReadFn<T>> {
         reader.downcast_ref::<Reader<T>>()?.get()
     }
+}
+
+/// Whether reads of entity type `E` use its generated reader.
+///
+/// ```
+/// #[derive(serde::Deserialize, rdc_core::Entity)]
+/// struct User { id: String }
+/// assert!(rdc_core::__private::uses_reader::<User>());
+/// ```
+#[doc(hidden)]
+pub fn uses_reader<E: Entity>() -> bool {
+    reader_of::<E>(E::DEF).is_some()
 }
 
 /// `T`'s reader, from the `reader` of its definition.
