@@ -250,8 +250,11 @@ impl<'a, 'c> Deserializer<'a> for EntityDe<'a, 'c> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
-        let revisit = self.ctx.enter(self.def.key, self.pk).map_err(de::Error::custom)?;
-        let fields = Fields::Nested((self.def.nested)());
+        // An entity with no nested fields leads nowhere: no cycle or depth to track.
+        let nested = (self.def.nested)();
+        let revisit =
+            if nested.is_empty() { false } else { self.ctx.enter(self.def.key, self.pk).map_err(de::Error::custom)? };
+        let fields = Fields::Nested(nested);
         let out = visitor.visit_map(Members {
             iter: self.object.iter(),
             fields,
@@ -262,7 +265,9 @@ impl<'a, 'c> Deserializer<'a> for EntityDe<'a, 'c> {
             read: 0,
             position: 0,
         });
-        self.ctx.leave();
+        if !nested.is_empty() {
+            self.ctx.leave();
+        }
         out
     }
 

@@ -194,7 +194,7 @@ impl<'r, 'a> EntityReader<'r, 'a> {
     /// The next member that is a field of the struct: its index in `fields` and
     /// its value. Nested members that do not resolve are left out (the field
     /// then reads as missing), as are optional references inside a cycle.
-    #[inline]
+    #[inline(always)]
     pub fn next(&mut self, fields: &'static [Member]) -> Option<(usize, &'a Value)> {
         while let Some((name, value)) = self.iter.next() {
             self.position += 1;
@@ -364,11 +364,13 @@ fn run<'a, T>(
     slot: usize,
     read: ReadFn<T>,
 ) -> Result<T, Error> {
-    let revisit = ctx.enter(def.key, pk).map_err(de::Error::custom)?;
+    // An entity with no nested fields leads nowhere: no cycle or depth to track.
+    let nested = (def.nested)();
+    let revisit = if nested.is_empty() { false } else { ctx.enter(def.key, pk).map_err(de::Error::custom)? };
     let mut reader = EntityReader {
         ctx,
         iter: object.iter(),
-        nested: Nested::Entity((def.nested)()),
+        nested: Nested::Entity(nested),
         revisit,
         track: ctx.record.then_some(slot),
         position: 0,
@@ -377,7 +379,9 @@ fn run<'a, T>(
         schema: None,
     };
     let out = read(&mut reader);
-    ctx.leave();
+    if !nested.is_empty() {
+        ctx.leave();
+    }
     out
 }
 
