@@ -15,9 +15,15 @@
 //! ```
 //!
 //! Container options: `key`, `pk` (a field, or several separated by commas for a
-//! composite key), `pk_with` (a function `fn(&Object) -> Option<String>`), and the
+//! composite key), `pk_with` (a function `fn(&Object) -> Option<String>`), the
 //! lifecycle hooks `process`, `validate`, `merge`, `should_update` (function paths
-//! with the signatures of the `Entity` methods of the same names).
+//! with the signatures of the `Entity` methods of the same names), and
+//! `serde_read` (reads go through serde's visitor, not the generated reader).
+//!
+//! Both derives generate a reader that builds the struct from its stored object
+//! without serde's visitor. It is used once the first read has checked that the
+//! type's `Deserialize` is serde's derive over the same wire names; serde options
+//! other than `rename`, `rename_all` and `default` leave reads to serde.
 #![deny(missing_docs)]
 #![cfg_attr(
     not(test),

@@ -8,7 +8,8 @@ pub use rdc_core as core;
 pub use rdc_leptos as leptos;
 pub use rdc_rest as rest;
 
-/// `#[derive(Entity)]`.
+/// `#[derive(Entity)]` (an entity type) and `#[derive(Schema)]` (a plain struct
+/// holding entities: its `Object` schema).
 pub use rdc_macros::{Entity, Schema};
 
 /// rdc's JSON value (`rdc::json::Value`, `Map`, `Text`) and the `rdc::json!`

@@ -110,6 +110,23 @@ impl Schema {
     }
 
     /// An object with schema'd members; members not named pass through as they are.
+    /// For a struct, `#[derive(Schema)]` builds it from the `#[entity(nested)]`
+    /// fields (and reads the struct with a generated reader):
+    ///
+    /// ```
+    /// use rdc_core::{json, Entity, MemoCache, Schema, State, WriteMeta};
+    /// #[derive(Debug, serde::Deserialize, Entity)]
+    /// struct User { id: String, name: String }
+    /// #[derive(Debug, serde::Deserialize, Schema)]
+    /// struct Page { #[entity(nested)] results: Vec<User>, next: Option<String> }
+    ///
+    /// assert_eq!(format!("{:?}", Page::schema()), format!("{:?}", Schema::object([("results", Schema::array(User::schema()))])));
+    /// let mut state = State::default();
+    /// let page = json!({"results": [{"id": "1", "name": "Ada"}], "next": "/p/2"});
+    /// state.write_result("GET /p", &Page::schema(), page, &json!(null), WriteMeta::at(0, 60_000)).unwrap();
+    /// let read = MemoCache::default().read_result::<Page>(&state, "GET /p", &Page::schema()).unwrap().unwrap();
+    /// assert_eq!((read.results[0].name.as_str(), read.next.as_deref()), ("Ada", Some("/p/2")));
+    /// ```
     pub fn object<K: Into<String>>(fields: impl IntoIterator<Item = (K, Schema)>) -> Schema {
         let fields = fields.into_iter().map(|(k, s)| (k.into(), s)).collect();
         Schema::Object(Arc::new(ObjectSchema { fields, reader: None }))
