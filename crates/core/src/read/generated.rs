@@ -41,40 +41,49 @@ pub struct Reader<T> {
     read: ReadFn<T>,
     name: &'static str,
     fields: &'static [Member],
-    verdict: std::sync::OnceLock<bool>,
+    /// 0 until the first read checked; then 1 (same as serde) or 2 (not).
+    verdict: std::sync::atomic::AtomicU8,
 }
 
 impl<T> std::fmt::Debug for Reader<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Reader").field("name", &self.name).field("verdict", &self.verdict.get()).finish()
+        f.debug_struct("Reader").field("name", &self.name).field("verdict", &self.verdict).finish()
     }
 }
 
 impl<T> Reader<T> {
     /// The reader `read` of a struct serde calls `name`, with `fields`.
     pub const fn new(read: ReadFn<T>, name: &'static str, fields: &'static [Member]) -> Self {
-        Reader { read, name, fields, verdict: std::sync::OnceLock::new() }
+        Reader { read, name, fields, verdict: std::sync::atomic::AtomicU8::new(0) }
     }
 }
 
 impl<T: DeserializeOwned> Reader<T> {
     /// The reader, when `T`'s `Deserialize` reads what it reads.
     fn get(&self) -> Option<ReadFn<T>> {
-        let same = *self.verdict.get_or_init(|| {
-            let seen = std::cell::Cell::new(None);
-            let _ = T::deserialize(StructProbe(&seen));
-            // serde's derive names its visitor after the type it deserializes
-            // (a same-named struct a hand-written impl delegates to has another
-            // path; should the naming change, this leaves every type to serde).
-            let visitor = format!(" for {}>::deserialize::__Visitor", std::any::type_name::<T>());
-            seen.get().is_some_and(|(name, fields, visitor_type): (&str, &[&str], &str)| {
-                name == self.name
-                    && visitor_type.contains(&visitor)
-                    && fields.len() == self.fields.len()
-                    && fields.iter().zip(self.fields).all(|(a, b)| *a == b.name)
-            })
-        });
-        same.then_some(self.read)
+        use std::sync::atomic::Ordering::Relaxed;
+        let verdict = match self.verdict.load(Relaxed) {
+            0 => {
+                // Threads that race here work out the same answer.
+                let verdict = if self.serde_agrees() { 1 } else { 2 };
+                self.verdict.store(verdict, Relaxed);
+                verdict
+            }
+            known => known,
+        };
+        (verdict == 1).then_some(self.read)
+    }
+
+    /// Whether `T`'s `Deserialize` asks for the struct this reader builds, by
+    /// the same name and wire fields, with serde's derived visitor for `T`.
+    fn serde_agrees(&self) -> bool {
+        let seen = std::cell::Cell::new(None);
+        let _ = T::deserialize(StructProbe(&seen));
+        let Some((name, fields, visitor)) = seen.get() else { return false };
+        name == self.name
+            && fields.len() == self.fields.len()
+            && fields.iter().zip(self.fields).all(|(a, b)| *a == b.name)
+            && derived_visitor_of(visitor, std::any::type_name::<T>())
     }
 }
 
@@ -83,6 +92,17 @@ impl<T: DeserializeOwned + 'static> Reader<T> {
     fn of(reader: &'static (dyn std::any::Any + Send + Sync)) -> Option<ReadFn<T>> {
         reader.downcast_ref::<Reader<T>>()?.get()
     }
+}
+
+/// Whether `visitor` (a type name) is the visitor serde's derive makes for the
+/// type named `ty`: `<path>::_::<impl ..Deserialize<'_> for <ty>>::deserialize::__Visitor<'_>`.
+/// (A same-named struct a hand-written impl delegates to has another path;
+/// should the naming change, every type is left to serde.)
+fn derived_visitor_of(visitor: &str, ty: &str) -> bool {
+    let bytes = visitor.as_bytes();
+    let Some(at) = bytes.windows(5).rposition(|w| w == b" for ") else { return false };
+    let rest = visitor.get(at + 5..).unwrap_or("");
+    rest.strip_prefix(ty).is_some_and(|rest| rest.starts_with(">::deserialize::__Visitor"))
 }
 
 /// Whether reads of entity type `E` use its generated reader.
@@ -346,16 +366,21 @@ pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
 
 /// The stored entity `value` refers to, read by `read`.
 fn read_entity<'a, T>(ctx: &Ctx<'a>, def: &'static EntityDef, value: &'a Value, read: ReadFn<T>) -> Result<T, Error> {
-    let pk = pk_string_ref(value).ok_or_else(|| {
-        de::Error::custom(format!("expected a {} reference, found {}", def.key, crate::json_text(value)))
-    })?;
-    let (pk, object, slot) = ctx
-        .lookup_fields(def, &pk, true)
-        .ok_or_else(|| de::Error::custom(format!("{} {pk:?} is not in the store", def.key)))?;
+    let (pk, object, slot) = stored(ctx, def, value)?;
     run(ctx, def, pk, object, slot, read)
 }
 
+/// The stored entity `value` refers to: its pk, object and dependency slot.
+fn stored<'a>(ctx: &Ctx<'a>, def: &'static EntityDef, value: &'a Value) -> Result<(&'a str, &'a Object, usize), Error> {
+    let pk = pk_string_ref(value).ok_or_else(|| {
+        de::Error::custom(format!("expected a {} reference, found {}", def.key, crate::json_text(value)))
+    })?;
+    ctx.lookup_fields(def, &pk, true)
+        .ok_or_else(|| de::Error::custom(format!("{} {pk:?} is not in the store", def.key)))
+}
+
 /// Entity `def`/`pk`, stored as `object` with dependency `slot`, read by `read`.
+#[inline]
 fn run<'a, T>(
     ctx: &Ctx<'a>,
     def: &'static EntityDef,
@@ -364,10 +389,24 @@ fn run<'a, T>(
     slot: usize,
     read: ReadFn<T>,
 ) -> Result<T, Error> {
-    // An entity with no nested fields leads nowhere: no cycle or depth to track.
+    let mut reader = open(ctx, def, pk, object, slot)?;
+    let out = read(&mut reader);
+    close(ctx, def);
+    out
+}
+
+/// The reader of entity `def`/`pk` (entered on the read's path when it can
+/// lead further: an entity with no nested fields has no cycle or depth to track).
+fn open<'r, 'a>(
+    ctx: &'r Ctx<'a>,
+    def: &'static EntityDef,
+    pk: &'a str,
+    object: &'a Object,
+    slot: usize,
+) -> Result<EntityReader<'r, 'a>, Error> {
     let nested = (def.nested)();
     let revisit = if nested.is_empty() { false } else { ctx.enter(def.key, pk).map_err(de::Error::custom)? };
-    let mut reader = EntityReader {
+    Ok(EntityReader {
         ctx,
         iter: object.iter(),
         nested: Nested::Entity(nested),
@@ -377,12 +416,14 @@ fn run<'a, T>(
         read: 0,
         guess: 0,
         schema: None,
-    };
-    let out = read(&mut reader);
-    if !nested.is_empty() {
+    })
+}
+
+/// Leaves what [`open`] entered.
+fn close(ctx: &Ctx<'_>, def: &'static EntityDef) {
+    if !(def.nested)().is_empty() {
         ctx.leave();
     }
-    out
 }
 
 /// The list reader of entity type `T`'s lists (`T` a `Vec` of the entity).
