@@ -194,17 +194,22 @@ pub(crate) struct Ctx<'a> {
     pub path: super::path::ErrorPath<'a>,
     pub deps: RefCell<Vec<Dep>>,
     /// Validity by (table, row index), and the order it was decided in.
-    valid: RefCell<FastMap<(usize, usize), bool>>,
+    /// (Made on first use: a read without cycles never needs it.)
+    valid: RefCell<Option<FastMap<(usize, usize), bool>>>,
     valid_order: RefCell<Vec<(usize, usize)>>,
     stack: RefCell<Vec<(&'static str, &'a str)>>,
     /// Tables already looked up, by the address of their `&'static` type key
     /// (a read touches few tables and many rows: this saves hashing the key).
     tables: RefCell<Vec<(usize, Option<&'a EntityTable>)>>,
+    /// The first table looked up (kept out of `tables`).
+    first_table: std::cell::Cell<Option<(usize, Option<&'a EntityTable>)>>,
     /// The token of the field whose value a visitor ignored last (see `Members`).
     pub ignored: std::cell::Cell<u32>,
     next_token: std::cell::Cell<u32>,
     /// Per entity type (by the address of its definition), its [`Shape`].
     shapes: RefCell<Vec<(usize, Shape)>>,
+    /// The first type's shape (kept out of `shapes`).
+    first_shape: RefCell<Option<(usize, Shape)>>,
     /// The liveness dependencies recorded last (a list's items mostly point to
     /// a few entities: each is recorded once, not once per item).
     recent_alive: RefCell<[(usize, usize); 8]>,
@@ -243,6 +248,8 @@ impl<'a> Ctx<'a> {
             valid_order: RefCell::default(),
             stack: RefCell::default(),
             tables: RefCell::default(),
+            first_table: std::cell::Cell::new(None),
+            first_shape: RefCell::new(None),
             shapes: RefCell::default(),
             recent_alive: RefCell::new([(0, usize::MAX); 8]),
             exact: std::cell::Cell::new(false),
@@ -262,6 +269,13 @@ impl<'a> Ctx<'a> {
     fn shape_of(&self, def: &'static EntityDef) -> Shape {
         // By the definition's address: two types may share a type key's text.
         let address = def as *const EntityDef as usize;
+        // The first type read is kept apart (most reads meet one or two types:
+        // no list to allocate for them).
+        let mut first = self.first_shape.borrow_mut();
+        match first.as_ref() {
+            Some((a, shape)) if *a == address => return shape.clone(),
+            _ => {}
+        }
         let mut shapes = self.shapes.borrow_mut();
         if let Some((_, shape)) = shapes.iter().find(|(a, _)| *a == address) {
             return shape.clone();
@@ -279,7 +293,11 @@ impl<'a> Ctx<'a> {
             known.push((address, shape.clone()));
             shape
         });
-        shapes.push((address, shape.clone()));
+        if first.is_none() {
+            *first = Some((address, shape.clone()));
+        } else {
+            shapes.push((address, shape.clone()));
+        }
         shape
     }
 
@@ -342,12 +360,23 @@ impl<'a> Ctx<'a> {
     /// The table of `key` (a type key from an `EntityDef`).
     fn table(&self, key: &'static str) -> Option<&'a EntityTable> {
         let address = key.as_ptr() as usize;
+        // The first table is kept apart (no list to allocate for one table).
+        let first = self.first_table.get();
+        if let Some((a, table)) = first {
+            if a == address {
+                return table;
+            }
+        }
         let mut tables = self.tables.borrow_mut();
         if let Some((_, table)) = tables.iter().find(|(a, _)| *a == address) {
             return *table;
         }
         let table = self.state.entities.get(key);
-        tables.push((address, table));
+        if first.is_none() {
+            self.first_table.set(Some((address, table)));
+        } else {
+            tables.push((address, table));
+        }
         table
     }
 
@@ -434,7 +463,7 @@ impl<'a> Ctx<'a> {
             return references_valid(self);
         }
         let slot = (def.key.as_ptr() as usize, index);
-        if let Some(known) = self.valid.borrow().get(&slot) {
+        if let Some(known) = self.valid.borrow().as_ref().and_then(|v| v.get(&slot)) {
             // Its dependencies were recorded on the first visit.
             return *known;
         }
@@ -442,17 +471,18 @@ impl<'a> Ctx<'a> {
         // Provisionally valid, so a cycle back here ends; what is decided on
         // that assumption is forgotten if it turns out false.
         let mark = self.valid_order.borrow().len();
-        self.valid.borrow_mut().insert(slot, true);
+        self.valid.borrow_mut().get_or_insert_with(FastMap::default).insert(slot, true);
         self.valid_order.borrow_mut().push(slot);
         let valid = references_valid(self);
         if !valid {
             let later: Vec<_> = self.valid_order.borrow_mut().drain(mark + 1..).collect();
-            let mut known = self.valid.borrow_mut();
-            for slot in later {
-                known.remove(&slot);
+            if let Some(known) = self.valid.borrow_mut().as_mut() {
+                for slot in later {
+                    known.remove(&slot);
+                }
             }
         }
-        self.valid.borrow_mut().insert(slot, valid);
+        self.valid.borrow_mut().get_or_insert_with(FastMap::default).insert(slot, valid);
         valid
     }
 
