@@ -342,7 +342,6 @@ fn call_hook(path: &syn::Path, template: TokenStream) -> TokenStream {
 /// wire name, each read by its type's direct path or serde, missing ones
 /// filled as serde's derive fills them.
 fn reader(core: &TokenStream, name: &syn::Ident, serde_name: &str, fields: &[Field]) -> TokenStream {
-    let vars: Vec<_> = (0..fields.len()).map(|i| format_ident!("__rdc_field{}", i)).collect();
     // `Self` in a field type means the struct (the reader is a free function).
     let types: Vec<TokenStream> = fields
         .iter()
@@ -355,44 +354,43 @@ fn reader(core: &TokenStream, name: &syn::Ident, serde_name: &str, fields: &[Fie
         let (wire, nested) = (&f.wire, f.nested);
         quote!(#core::__private::Member { name: #wire, nested: #nested })
     });
-    let declarations = types
-        .iter()
-        .zip(&vars)
-        .map(|(ty, var)| quote!(let mut #var: ::std::option::Option<#ty> = ::std::option::Option::None;));
-    let arms = fields.iter().zip(&types).zip(&vars).enumerate().map(|(i, ((f, ty), var))| {
-        let wire = &f.wire;
+    let count = fields.len();
+    let inits = fields.iter().zip(&types).enumerate().map(|(i, (f, ty))| {
+        let (ident, wire) = (&f.ident, &f.wire);
         let read = if f.nested {
             quote!(__rdc_reader.nested::<#ty>(#wire, __rdc_value)?)
         } else {
             quote!((&#core::__private::Probe::<#ty>::NEW).read_field(__rdc_reader, #wire, __rdc_value)?)
         };
-        quote!(#i => #var = ::std::option::Option::Some(#read),)
-    });
-    let inits = fields.iter().zip(&types).zip(&vars).map(|((f, ty), var)| {
-        let (ident, wire) = (&f.ident, &f.wire);
         let missing = match &f.missing {
             Some(attrs::Missing::Default) => quote!(::std::default::Default::default()),
             Some(attrs::Missing::Call(path)) => quote!(#path()),
             _ => quote!(__rdc_reader.missing::<#ty>(#wire)?),
         };
-        quote!(#ident: match #var { ::std::option::Option::Some(v) => v, ::std::option::Option::None => #missing })
+        quote!(#ident: match __rdc_values[#i] {
+            ::std::option::Option::Some(__rdc_value) => #read,
+            ::std::option::Option::None => #missing,
+        })
     });
     quote! {
         const __RDC_FIELDS: &[#core::__private::Member] = &[#(#members),*];
 
-        #[allow(unused_imports, unused_mut, clippy::needless_borrow)]
+        #[allow(unused_imports, clippy::needless_borrow, clippy::indexing_slicing, clippy::redundant_closure_call)]
         fn __rdc_read(
             __rdc_reader: &mut #core::__private::EntityReader<'_, '_>,
         ) -> ::std::result::Result<#name, #core::__private::serde_json::Error> {
             use #core::__private::{ReadSerde as _, ReadStored as _};
-            #(#declarations)*
-            while let ::std::option::Option::Some((__rdc_index, __rdc_value)) = __rdc_reader.next(__RDC_FIELDS) {
-                match __rdc_index {
-                    #(#arms)*
-                    _ => {}
-                }
+            let mut __rdc_values = [::std::option::Option::None; #count];
+            __rdc_reader.collect(__RDC_FIELDS, &mut __rdc_values);
+            let __rdc_built = (|| -> ::std::result::Result<#name, #core::__private::serde_json::Error> {
+                let __rdc_reader = &*__rdc_reader;
+                ::std::result::Result::Ok(#name { #(#inits),* })
+            })();
+            match __rdc_built {
+                ::std::result::Result::Ok(__rdc_built) => ::std::result::Result::Ok(__rdc_built),
+                // serde says what is wrong, as it would have read it.
+                ::std::result::Result::Err(_) => __rdc_reader.serde(),
             }
-            ::std::result::Result::Ok(#name { #(#inits),* })
         }
 
         static __RDC_READER: #core::__private::Reader<#name> =

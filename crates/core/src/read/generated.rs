@@ -15,7 +15,7 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::Error;
 
 use super::ctx::Ctx;
-use super::de::{resolves, Item, List, Shape, Tagged, ValueDe};
+use super::de::{resolves, EntityDe, Item, List, Shape, Tagged, ValueDe};
 use super::path::{PlainDe, Segment};
 use crate::json::{Number, Text, Value};
 use crate::schema::{pk_string_ref, All, Entity, EntityDef, NestedField, Object, Schema};
@@ -163,26 +163,32 @@ pub struct Member {
     pub nested: bool,
 }
 
-/// One stored entity as a generated reader walks it: the members in stored
-/// order, each matched to a field of the struct.
+/// One stored entity (or object) as a generated reader reads it: its members
+/// matched to the struct's fields by [`EntityReader::collect`], then each field
+/// read from its member; when that fails, serde reads the whole value again
+/// ([`EntityReader::serde`]), so an error is serde's own.
 #[doc(hidden)]
 pub struct EntityReader<'r, 'a> {
     ctx: &'r Ctx<'a>,
-    iter: crate::json::Iter<'a>,
+    object: &'a Object,
     nested: Nested<'r>,
     /// Inside an entity already on the path (see `ValueDe::revisit`).
     revisit: bool,
     /// The entity's dependency slot, when the read records fields.
     track: Option<usize>,
-    /// Position in the object of the next member.
-    position: usize,
-    /// Positions read so far.
-    read: u64,
-    /// The field the next member most likely is (structs mostly list their
-    /// fields in the order the wire does).
-    guess: usize,
-    /// The schema of the nested member `next` returned last.
-    schema: Option<&'r Schema>,
+    /// What serde reads when the reader's own read fails.
+    source: Source<'r, 'a>,
+    /// Whether the entity was entered on the read's path (left by `close`).
+    entered: bool,
+}
+
+/// What a reader reads, as serde would be given it.
+#[derive(Clone, Copy)]
+enum Source<'r, 'a> {
+    /// A stored entity, with its dependency slot.
+    Entity { def: &'static EntityDef, pk: &'a str, slot: usize },
+    /// A plain object read through its (derived) object schema.
+    Object { value: &'a Value, schema: &'r Schema },
 }
 
 /// Where the schemas of a reader's nested members are.
@@ -206,27 +212,29 @@ impl<'r> Nested<'r> {
 
 impl std::fmt::Debug for EntityReader<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EntityReader").field("position", &self.position).field("revisit", &self.revisit).finish()
+        f.debug_struct("EntityReader").field("members", &self.object.len()).field("revisit", &self.revisit).finish()
     }
 }
 
 impl<'r, 'a> EntityReader<'r, 'a> {
-    /// The next member that is a field of the struct: its index in `fields` and
-    /// its value. Nested members that do not resolve are left out (the field
-    /// then reads as missing), as are optional references inside a cycle.
-    #[inline(always)]
-    pub fn next(&mut self, fields: &'static [Member]) -> Option<(usize, &'a Value)> {
-        while let Some((name, value)) = self.iter.next() {
-            self.position += 1;
+    /// Puts each member that is a field of the struct at the field's index in
+    /// `out`. Nested members that do not resolve are left out (the field then
+    /// reads as missing), as are optional references inside a cycle. Records
+    /// which members the read depends on.
+    pub fn collect(&self, fields: &'static [Member], out: &mut [Option<&'a Value>]) {
+        let (mut guess, mut read) = (0, 0u64);
+        for (position, (name, value)) in self.object.iter().enumerate() {
             let name = name.as_str();
-            let (index, field) = match fields.get(self.guess) {
-                Some(field) if same(field.name, name) => (self.guess, field),
+            let (index, field) = match fields.get(guess) {
+                Some(field) if same(field.name, name) => (guess, field),
                 _ => match fields.iter().enumerate().find(|(_, f)| same(f.name, name)) {
                     Some(found) => found,
                     None => continue,
                 },
             };
-            self.guess = index + 1;
+            guess = index + 1;
+            // Positions past 63 always count (see `Dep::Entity`).
+            let bit = 1u64.checked_shl(position as u32).unwrap_or(0);
             if field.nested {
                 let Some((schema, required)) = self.nested.get(name) else { continue };
                 if self.revisit && !required && super::de::is_reference(schema) {
@@ -234,26 +242,38 @@ impl<'r, 'a> EntityReader<'r, 'a> {
                 }
                 if !value.is_null() && !resolves(self.ctx, schema, value) {
                     // Left out because of its value: the read depends on it.
-                    self.mark_read();
+                    read |= bit;
                     continue;
                 }
-                self.schema = Some(schema);
             }
-            self.mark_read();
-            return Some((index, value));
+            read |= bit;
+            if let Some(slot) = out.get_mut(index) {
+                *slot = Some(value);
+            }
         }
-        if let Some(slot) = self.track.take() {
-            self.ctx.fields_read(slot, self.read);
+        if let Some(slot) = self.track {
+            self.ctx.fields_read(slot, read);
         }
-        None
     }
 
-    /// Marks the member at `position` as read (when the read records fields).
-    #[inline]
-    fn mark_read(&mut self) {
-        if self.track.is_some() {
-            // Positions past 63 always count (see `Dep::Entity`).
-            self.read |= 1u64.checked_shl((self.position - 1) as u32).unwrap_or(0);
+    /// What serde reads of the same value: the reader's answer when its own
+    /// read failed (so the error, or whatever serde makes of it, is serde's).
+    pub fn serde<T: DeserializeOwned>(&mut self) -> Result<T, Error> {
+        let ctx = self.ctx;
+        // The failed read's path is not this one's.
+        ctx.path.succeeded();
+        if self.entered {
+            // Serde enters the entity itself.
+            ctx.leave();
+            self.entered = false;
+        }
+        match self.source {
+            Source::Entity { def, pk, slot } => {
+                T::deserialize(EntityDe { def, pk, object: self.object, slot: Some(slot), ctx })
+            }
+            Source::Object { value, schema } => {
+                T::deserialize(ValueDe { value, schema, ctx, revisit: self.revisit, token: 0 })
+            }
         }
     }
 
@@ -264,10 +284,10 @@ impl<'r, 'a> EntityReader<'r, 'a> {
         path.at(Segment::Field(name), T::deserialize(PlainDe { value, path, ignored: None }))
     }
 
-    /// Reads the nested member `next` returned last, through its schema.
-    pub fn nested<T: DeserializeOwned + 'static>(&mut self, name: &'static str, value: &'a Value) -> Result<T, Error> {
-        let read = match self.schema.take() {
-            Some(schema) => read_value::<T>(self.ctx, schema, value, self.revisit),
+    /// Reads nested member `name` through its schema.
+    pub fn nested<T: DeserializeOwned + 'static>(&self, name: &'static str, value: &'a Value) -> Result<T, Error> {
+        let read = match self.nested.get(name) {
+            Some((schema, _)) => read_value::<T>(self.ctx, schema, value, self.revisit),
             None => Err(de::Error::custom(format!("no schema for nested field `{name}`"))),
         };
         self.ctx.path.at(Segment::Field(name), read)
@@ -332,18 +352,15 @@ pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
         }
         Schema::Object(object) => {
             if let (Some(read), Value::Object(map)) = (object.reader.and_then(Reader::<T>::of), value) {
-                let mut reader = EntityReader {
+                return read(&mut EntityReader {
                     ctx,
-                    iter: map.iter(),
+                    object: map,
                     nested: Nested::Object(&object[..]),
                     revisit,
                     track: None,
-                    position: 0,
-                    read: 0,
-                    guess: 0,
-                    schema: None,
-                };
-                return read(&mut reader);
+                    source: Source::Object { value, schema },
+                    entered: false,
+                });
             }
             None
         }
@@ -391,7 +408,7 @@ fn run<'a, T>(
 ) -> Result<T, Error> {
     let mut reader = open(ctx, def, pk, object, slot)?;
     let out = read(&mut reader);
-    close(ctx, def);
+    close(&reader);
     out
 }
 
@@ -405,24 +422,23 @@ fn open<'r, 'a>(
     slot: usize,
 ) -> Result<EntityReader<'r, 'a>, Error> {
     let nested = (def.nested)();
-    let revisit = if nested.is_empty() { false } else { ctx.enter(def.key, pk).map_err(de::Error::custom)? };
+    let entered = !nested.is_empty();
+    let revisit = if entered { ctx.enter(def.key, pk).map_err(de::Error::custom)? } else { false };
     Ok(EntityReader {
         ctx,
-        iter: object.iter(),
+        object,
         nested: Nested::Entity(nested),
         revisit,
         track: ctx.record.then_some(slot),
-        position: 0,
-        read: 0,
-        guess: 0,
-        schema: None,
+        source: Source::Entity { def, pk, slot },
+        entered,
     })
 }
 
 /// Leaves what [`open`] entered.
-fn close(ctx: &Ctx<'_>, def: &'static EntityDef) {
-    if !(def.nested)().is_empty() {
-        ctx.leave();
+fn close(reader: &EntityReader<'_, '_>) {
+    if reader.entered {
+        reader.ctx.leave();
     }
 }
 
