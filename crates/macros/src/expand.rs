@@ -360,7 +360,7 @@ fn reader(core: &TokenStream, name: &syn::Ident, serde_name: &str, fields: &[Fie
         let read = if f.nested {
             quote!(__rdc_reader.nested::<#ty>(#wire, __rdc_value)?)
         } else {
-            quote!((&#core::__private::Probe::<#ty>::NEW).read_field(__rdc_reader, #wire, __rdc_value)?)
+            quote!((&#core::__private::Probe::<#ty>::NEW).read_field(__rdc_reader, __rdc_value)?)
         };
         let missing = match &f.missing {
             Some(attrs::Missing::Default) => quote!(::std::default::Default::default()),
@@ -382,14 +382,14 @@ fn reader(core: &TokenStream, name: &syn::Ident, serde_name: &str, fields: &[Fie
             use #core::__private::{ReadSerde as _, ReadStored as _};
             let mut __rdc_values = [::std::option::Option::None; #count];
             __rdc_reader.collect(__RDC_FIELDS, &mut __rdc_values);
-            let __rdc_built = (|| -> ::std::result::Result<#name, #core::__private::serde_json::Error> {
+            let __rdc_built = (|| -> ::std::option::Option<#name> {
                 let __rdc_reader = &*__rdc_reader;
-                ::std::result::Result::Ok(#name { #(#inits),* })
+                ::std::option::Option::Some(#name { #(#inits),* })
             })();
             match __rdc_built {
-                ::std::result::Result::Ok(__rdc_built) => ::std::result::Result::Ok(__rdc_built),
+                ::std::option::Option::Some(__rdc_built) => ::std::result::Result::Ok(__rdc_built),
                 // serde says what is wrong, as it would have read it.
-                ::std::result::Result::Err(_) => __rdc_reader.serde(),
+                ::std::option::Option::None => __rdc_reader.serde(),
             }
         }
 

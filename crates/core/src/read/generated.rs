@@ -277,27 +277,22 @@ impl<'r, 'a> EntityReader<'r, 'a> {
         }
     }
 
-    /// Reads a plain member through serde (what a stored value that is not a
-    /// [`StoredField`] takes).
-    pub fn plain<T: DeserializeOwned>(&self, name: &'static str, value: &'a Value) -> Result<T, Error> {
-        let path = &self.ctx.path;
-        path.at(Segment::Field(name), T::deserialize(PlainDe { value, path, ignored: None }))
+    /// Reads a plain member through serde; `None` when it does not fit (the
+    /// reader then leaves the whole value to serde, for its error).
+    pub fn plain<T: DeserializeOwned>(&self, value: &'a Value) -> Option<T> {
+        T::deserialize(PlainDe { value, path: &self.ctx.path, ignored: None }).ok()
     }
 
-    /// Reads nested member `name` through its schema.
-    pub fn nested<T: DeserializeOwned + 'static>(&self, name: &'static str, value: &'a Value) -> Result<T, Error> {
-        let read = match self.nested.get(name) {
-            Some((schema, _)) => read_value::<T>(self.ctx, schema, value, self.revisit),
-            None => Err(de::Error::custom(format!("no schema for nested field `{name}`"))),
-        };
-        self.ctx.path.at(Segment::Field(name), read)
+    /// Reads nested member `name` through its schema; `None` when that fails.
+    pub fn nested<T: DeserializeOwned + 'static>(&self, name: &'static str, value: &'a Value) -> Option<T> {
+        let (schema, _) = self.nested.get(name)?;
+        read_value::<T>(self.ctx, schema, value, self.revisit).ok()
     }
 
-    /// A field the entity has no member for: `None` for an `Option`, otherwise
-    /// serde's "missing field" error.
-    pub fn missing<T: DeserializeOwned>(&self, name: &'static str) -> Result<T, Error> {
-        self.ctx.path.succeeded();
-        T::deserialize(Missing(name))
+    /// A field the entity has no member for: `None` inside for an `Option`;
+    /// `None` when the field is required (serde then says it is missing).
+    pub fn missing<T: DeserializeOwned>(&self, name: &'static str) -> Option<T> {
+        T::deserialize(Missing(name)).ok()
     }
 }
 
@@ -643,16 +638,13 @@ impl<T> Probe<T> {
 #[doc(hidden)]
 pub trait ReadStored<T> {
     /// Reads member `name`.
-    fn read_field<'a>(&self, reader: &EntityReader<'_, 'a>, name: &'static str, value: &'a Value) -> Result<T, Error>;
+    fn read_field<'a>(&self, reader: &EntityReader<'_, 'a>, value: &'a Value) -> Option<T>;
 }
 
-impl<T: StoredField + DeserializeOwned> ReadStored<T> for Probe<T> {
+impl<T: StoredField> ReadStored<T> for Probe<T> {
     #[inline]
-    fn read_field<'a>(&self, reader: &EntityReader<'_, 'a>, name: &'static str, value: &'a Value) -> Result<T, Error> {
-        match T::from_stored(value) {
-            Some(field) => Ok(field),
-            None => reader.plain(name, value),
-        }
+    fn read_field<'a>(&self, _reader: &EntityReader<'_, 'a>, value: &'a Value) -> Option<T> {
+        T::from_stored(value)
     }
 }
 
@@ -660,13 +652,13 @@ impl<T: StoredField + DeserializeOwned> ReadStored<T> for Probe<T> {
 #[doc(hidden)]
 pub trait ReadSerde<T> {
     /// Reads member `name`.
-    fn read_field<'a>(&self, reader: &EntityReader<'_, 'a>, name: &'static str, value: &'a Value) -> Result<T, Error>;
+    fn read_field<'a>(&self, reader: &EntityReader<'_, 'a>, value: &'a Value) -> Option<T>;
 }
 
 impl<T: DeserializeOwned> ReadSerde<T> for &Probe<T> {
     #[inline]
-    fn read_field<'a>(&self, reader: &EntityReader<'_, 'a>, name: &'static str, value: &'a Value) -> Result<T, Error> {
-        reader.plain(name, value)
+    fn read_field<'a>(&self, reader: &EntityReader<'_, 'a>, value: &'a Value) -> Option<T> {
+        reader.plain(value)
     }
 }
 
