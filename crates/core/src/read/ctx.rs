@@ -346,7 +346,7 @@ impl<'a> Ctx<'a> {
         let table = self.table(def.key);
         let address = def.key.as_ptr() as usize;
         if let (Some(t), Some((a, last_pk, index))) = (table, self.last.get()) {
-            if a == address && last_pk == pk {
+            if a == address && super::generated::same(last_pk, pk) {
                 return (table, t.rows.get_index(index).map(|(pk, row)| (index, pk.as_str(), row)));
             }
         }

@@ -9,6 +9,7 @@ use serde_json::Error;
 use crate::json::Value;
 
 use super::ctx::{Ctx, ListSource};
+use super::generated::same;
 use super::path::{PlainDe, Segment};
 use super::pk::PK_MARKER;
 use crate::schema::{pk_string_ref, All, EntityDef, NestedField, Object, Polymorphic, Schema};
@@ -508,8 +509,8 @@ impl<'s> Fields<'s> {
     /// The schema of member `name`, and whether it is required (not an `Option`).
     fn get(&self, name: &str) -> Option<(&'s Schema, bool)> {
         match self {
-            Fields::Nested(fields) => fields.iter().find(|f| f.name == name).map(|f| (&f.schema, f.required)),
-            Fields::Named(fields) => fields.iter().find(|(n, _)| n == name).map(|(_, s)| (s, true)),
+            Fields::Nested(fields) => fields.iter().find(|f| same(f.name, name)).map(|f| (&f.schema, f.required)),
+            Fields::Named(fields) => fields.iter().find(|(n, _)| same(n, name)).map(|(_, s)| (s, true)),
             Fields::All(schema) => Some((schema, true)),
         }
     }

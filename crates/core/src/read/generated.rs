@@ -204,8 +204,8 @@ impl<'r> Nested<'r> {
     /// The schema of member `name`, and whether it is required.
     fn get(self, name: &str) -> Option<(&'r Schema, bool)> {
         match self {
-            Nested::Entity(fields) => fields.iter().find(|f| f.name == name).map(|f| (&f.schema, f.required)),
-            Nested::Object(fields) => fields.iter().find(|(n, _)| n == name).map(|(_, s)| (s, true)),
+            Nested::Entity(fields) => fields.iter().find(|f| same(f.name, name)).map(|f| (&f.schema, f.required)),
+            Nested::Object(fields) => fields.iter().find(|(n, _)| same(n, name)).map(|(_, s)| (s, true)),
         }
     }
 }
@@ -299,7 +299,7 @@ impl<'r, 'a> EntityReader<'r, 'a> {
 /// Whether two field names are equal: inline, a word at a time (names are
 /// short; a call to `memcmp` per member was a sixth of a read in wasm).
 #[inline]
-fn same(a: &str, b: &str) -> bool {
+pub(crate) fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let len = a.len();
     if len != b.len() {
