@@ -681,3 +681,41 @@ impl<'de> Deserializer<'de> for Missing {
         bytes byte_buf unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::same;
+
+    #[test]
+    fn names_compare_equal_exactly_when_they_are() {
+        let names = [
+            "",
+            "a",
+            "id",
+            "url",
+            "blog",
+            "login",
+            "node_id",
+            "html_url",
+            "followers",
+            "organizations_url",
+            "received_events_url",
+            "é",
+            "né",
+            "naïve_ünïcode_name_here",
+        ];
+        for a in names {
+            for b in names {
+                assert_eq!(same(a, b), a == b, "{a:?} {b:?}");
+            }
+            // One byte changed anywhere.
+            for i in 0..a.len() {
+                let mut changed = a.as_bytes().to_vec();
+                changed[i] ^= 1;
+                if let Ok(changed) = std::str::from_utf8(&changed) {
+                    assert!(!same(a, changed), "{a:?} {changed:?}");
+                }
+            }
+        }
+    }
+}
