@@ -237,6 +237,17 @@ fn graph(nodes: &[(u8, u8, Option<u8>, Vec<u8>)]) -> State {
             let _ = state.write_entities(&schema, node.clone(), &Value::Null, META);
         }
     }
+    // Node 2's weight made unreadable (past the field check, through the
+    // serialized store): reads that meet it fail inside lists and cycles.
+    if nodes.len() > 2 && nodes[2].0 % 2 == 0 {
+        let mut snapshot = serde_json::to_value(&state).unwrap();
+        for key in ["FastNode", "SlowNode"] {
+            if let Some(row) = snapshot["entities"][key]["rows"].get_mut("2") {
+                row["value"]["weight"] = serde_json::json!("heavy");
+            }
+        }
+        state = serde_json::from_value(snapshot).unwrap();
+    }
     state
 }
 

@@ -235,8 +235,8 @@ impl<'r, 'a> EntityReader<'r, 'a> {
             guess = index + 1;
             // Positions past 63 always count (see `Dep::Entity`).
             let bit = 1u64.checked_shl(position as u32).unwrap_or(0);
-            if field.nested {
-                let Some((schema, required)) = self.nested.get(name) else { continue };
+            // (A member without a schema is plain, as serde's path reads it.)
+            if let Some((schema, required)) = field.nested.then(|| self.nested.get(name)).flatten() {
                 if self.revisit && !required && super::de::is_reference(schema) {
                     continue;
                 }
@@ -269,6 +269,10 @@ impl<'r, 'a> EntityReader<'r, 'a> {
         }
         match self.source {
             Source::Entity { def, pk, slot } => {
+                // As serde's read leaves it when it fails midway: every field counts.
+                if self.track.is_some() {
+                    ctx.fields_read(slot, u64::MAX);
+                }
                 T::deserialize(EntityDe { def, pk, object: self.object, slot: Some(slot), ctx })
             }
             Source::Object { value, schema } => {
