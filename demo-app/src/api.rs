@@ -27,10 +27,12 @@ pub struct Item {
     pub name: String,
 }
 
-/// A page of `/items` with its `Link` header (recipe 4).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// A page of `/items` with its `Link` header (recipe 4). Its schema,
+/// `{"results": [Item]}`, comes from the struct (`ItemPage::schema()`).
+#[derive(Debug, Clone, PartialEq, Deserialize, Schema)]
 pub struct ItemPage {
     pub link: Option<String>,
+    #[entity(nested)]
     pub results: Vec<Item>,
 }
 
@@ -83,7 +85,7 @@ pub fn download() -> RestEndpoint {
 }
 
 pub fn items() -> RestEndpoint {
-    recipes::link_pagination(&api("GET", "/items")).schema(Schema::object([("results", Schema::array(Item::schema()))]))
+    recipes::link_pagination(&api("GET", "/items")).schema(ItemPage::schema())
 }
 
 /// Data that fails on demand (`/api/flaky`): soft errors keep it showing.
