@@ -1,13 +1,15 @@
-//! What the readers `#[derive(Entity)]` generates call: a stored entity read
-//! straight into its struct, member by member, without going through serde's
-//! visitor for the struct. Strings, numbers and booleans are taken from the
-//! stored value directly; every other field type, and every value that does not
-//! fit its type (for the error message), goes through serde as before.
+//! What the readers `#[derive(Entity)]` and `#[derive(Schema)]` generate call: a
+//! stored entity (or plain object) read straight into its struct without serde's
+//! visitor. One walk matches the members to the fields; the struct is then built
+//! with strings, numbers and booleans taken from the stored values directly and
+//! other field types through serde; if a field does not fit, serde reads the
+//! whole value again and its answer (its error) stands.
 //!
 //! A reader runs where the type read is known: the top of a read and the nested
-//! fields of a generated reader ([`read_value`]). Entities reached through a
-//! plain serde type (a `Vec<User>` inside a user's own struct) are read by
-//! serde's visitor, with the same result.
+//! fields of a generated reader ([`read_value`]), lists of entities included.
+//! Entities reached through a type without a reader (a `Vec<User>` inside a
+//! struct that only derives `Deserialize`) are read by serde's visitor, with the
+//! same result.
 
 use std::marker::PhantomData;
 
@@ -33,9 +35,9 @@ pub type ReadFn<T> = for<'r, 'a> fn(&mut EntityReader<'r, 'a>) -> Result<T, Erro
 
 /// A type's generated reader, used once serde's own view of the type says it
 /// reads the same: the first read of the type asks `T`'s `Deserialize` for the
-/// struct it deserializes (serde's derive names it and its wire fields); a
-/// different name or field list (a hand-written `Deserialize`, say) leaves the
-/// type to serde.
+/// struct it deserializes (serde's derive names it, its wire fields and its
+/// visitor); a different name, field list or visitor (a hand-written
+/// `Deserialize`, say) leaves the type to serde.
 #[doc(hidden)]
 pub struct Reader<T> {
     read: ReadFn<T>,
@@ -641,7 +643,7 @@ impl<T> Probe<T> {
 /// See [`Probe`].
 #[doc(hidden)]
 pub trait ReadStored<T> {
-    /// Reads member `name`.
+    /// The field from its member's `value`; `None` when it does not fit.
     fn read_field<'a>(&self, reader: &EntityReader<'_, 'a>, value: &'a Value) -> Option<T>;
 }
 
@@ -655,7 +657,7 @@ impl<T: StoredField> ReadStored<T> for Probe<T> {
 /// See [`Probe`].
 #[doc(hidden)]
 pub trait ReadSerde<T> {
-    /// Reads member `name`.
+    /// The field from its member's `value`; `None` when it does not fit.
     fn read_field<'a>(&self, reader: &EntityReader<'_, 'a>, value: &'a Value) -> Option<T>;
 }
 

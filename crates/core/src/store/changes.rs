@@ -78,7 +78,7 @@ pub(crate) fn has_row(rows: &[RowWith], (key, index): (&'static str, usize)) -> 
 }
 
 impl super::State {
-    /// Starts (or keeps) logging changes, for [`State::take_changes`].
+    /// Starts (or keeps) logging changes, for [`State::take_changes`](crate::State::take_changes).
     ///
     /// ```
     /// # use rdc_core::{State, WriteMeta};
