@@ -357,6 +357,25 @@ fn the_derive_generates_a_reader_unless_asked_not_to() {
     assert!(Slow::LIST_READER.is_none());
 }
 
+/// Options of serializing only leave the reader on.
+#[test]
+fn serialize_only_options_keep_the_reader() {
+    #[derive(Debug, Deserialize, serde::Serialize, Entity)]
+    struct Sent {
+        id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+        #[serde(skip_serializing)]
+        #[serde(default)]
+        local: u32,
+    }
+    assert!(rdc_core::__private::uses_reader::<Sent>());
+    let mut state = State::default();
+    state.write_entities(&Sent::schema(), json!({"id": "1", "note": "hi"}), &Value::Null, META).unwrap();
+    let sent: Sent = denormalize(&state, &Sent::schema(), &json!("1")).unwrap().unwrap();
+    assert_eq!((sent.id.as_str(), sent.note.as_deref(), sent.local), ("1", Some("hi"), 0));
+}
+
 /// A serde option the reader does not mirror leaves the type to serde.
 #[test]
 fn an_unmirrored_serde_option_leaves_reads_to_serde() {

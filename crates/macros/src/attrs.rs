@@ -203,6 +203,9 @@ pub fn field_missing(attrs: &[Attribute]) -> Option<Missing> {
                 missing = Missing::Call(s.parse().ok()?);
             }
             meta if is_string_option(meta, "rename") => {}
+            // Options of serializing only: reads are as without them.
+            Meta::Path(path) if path.is_ident("skip_serializing") => {}
+            meta if is_string_option(meta, "skip_serializing_if") || is_string_option(meta, "serialize_with") => {}
             _ => return None,
         }
     }

@@ -23,7 +23,8 @@
 //! Both derives generate a reader that builds the struct from its stored object
 //! without serde's visitor. It is used once the first read has checked that the
 //! type's `Deserialize` is serde's derive over the same wire names; serde options
-//! other than `rename`, `rename_all` and `default` leave reads to serde.
+//! other than `rename`, `rename_all` and `default` (and those of serializing
+//! only) leave reads to serde.
 #![deny(missing_docs)]
 #![cfg_attr(
     not(test),
