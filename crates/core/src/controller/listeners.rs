@@ -49,9 +49,11 @@ impl Topics {
     }
 
     /// Sorted by key address (cheaper than comparing the strings), without
-    /// repeats (the fields of a row read twice are merged).
+    /// repeats (the fields of a row read twice are merged, so the order of
+    /// repeats does not matter: the unstable sort, which is quicker on the
+    /// interleaved rows of a list's items and what they reference).
     fn dedup(&mut self) {
-        crate::store::sort_rows(&mut self.rows);
+        self.rows.sort_unstable_by_key(|&(row, _)| row_order(row));
         self.rows.dedup_by(|later, kept| {
             let same = same_row(later.0, kept.0);
             if same {

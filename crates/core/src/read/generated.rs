@@ -316,7 +316,16 @@ pub(crate) fn same(a: &str, b: &str) -> bool {
         None => 0,
     };
     if len < 8 {
-        return a.iter().zip(b).all(|(x, y)| x == y);
+        // Two overlapping half words, or (under 4 bytes) the first, middle and
+        // last bytes: together they cover every byte.
+        if len >= 4 {
+            let half = |bytes: &[u8], at: usize| match bytes.get(at..at + 4) {
+                Some(chunk) => u32::from_ne_bytes(chunk.try_into().unwrap_or([0; 4])),
+                None => 0,
+            };
+            return half(a, 0) == half(b, 0) && half(a, len - 4) == half(b, len - 4);
+        }
+        return len == 0 || (a.first() == b.first() && a.get(len / 2) == b.get(len / 2) && a.last() == b.last());
     }
     // Whole words, then the last word (overlapping the one before it).
     let mut at = 0;
@@ -701,6 +710,7 @@ mod tests {
             "url",
             "blog",
             "login",
+            "avatar",
             "node_id",
             "html_url",
             "followers",
