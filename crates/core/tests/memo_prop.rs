@@ -158,6 +158,22 @@ fn check_each_note(memo: &mut MemoCache, state: &State) -> Result<(), TestCaseEr
     Ok(())
 }
 
+/// A list read as its keys gives the keys of the notes it reads (the keys are
+/// taken from the references directly, the notes read whole).
+fn check_keys(state: &State) -> Result<(), TestCaseError> {
+    let schema = Schema::array(Note::schema());
+    let Some(input) = state.result("GET /notes").map(|r| (*r.value).clone()) else { return Ok(()) };
+    let keys = denormalize::<Vec<Pk>>(state, &schema, &input);
+    let notes = denormalize::<Vec<Note>>(state, &schema, &input);
+    if let (Ok(Some(keys)), Ok(Some(notes))) = (&keys, &notes) {
+        let ids: Vec<Pk> = notes.iter().map(|n| Pk::from(n.id.to_string())).collect();
+        prop_assert_eq!(keys, &ids);
+    } else {
+        prop_assert!(keys.is_ok() || notes.is_err(), "keys {:?} but notes {:?}", keys, notes);
+    }
+    Ok(())
+}
+
 proptest! {
     // 3,000 cases: fewer missed a planted bug (an optional reference left out
     // for its value not counted as read).
@@ -178,6 +194,7 @@ proptest! {
             check::<Vec<NoteEditor>>(&mut memo, &state)?;
             check::<Vec<Pk>>(&mut memo, &state)?;
             check_each_note(&mut memo, &state)?;
+            check_keys(&state)?;
         }
     }
 }

@@ -32,28 +32,68 @@ impl Topics {
         }
     }
 
+    /// Records the topics of `deps`. A row met again soon after (a list's items
+    /// mostly reference a few entities: each item's read records them again)
+    /// has its fields merged into its first record instead of a new one, so
+    /// what is sorted, compared and indexed later is about one entry per row.
     pub fn deps(&mut self, deps: &[Dep]) {
+        // Where the rows seen last were recorded, by a hash of the row (a miss
+        // only costs a repeat, which `dedup` merges later).
+        let mut seen = [(0usize, 0usize, usize::MAX); 64];
         for dep in deps {
-            match *dep {
+            let (row, fields) = match *dep {
                 // A dependency narrowed to fields is woken by changes to those
                 // fields or to the row's keys (what `Dep::unchanged` compares).
                 Dep::Entity { key, index, ref seen, read, .. } => {
-                    let fields = if seen.is_some() { read | LAYOUT } else { u64::MAX };
-                    self.rows.push(((key, index), fields));
+                    ((key, index), if seen.is_some() { read | LAYOUT } else { u64::MAX })
                 }
-                Dep::Alive { key, index, .. } => self.rows.push(((key, index | ALIVE), u64::MAX)),
-                Dep::Table { key, .. } => self.rows.push(((key, TABLE), u64::MAX)),
-                Dep::Void => {}
+                Dep::Alive { key, index, .. } => ((key, index | ALIVE), u64::MAX),
+                Dep::Table { key, .. } => ((key, TABLE), u64::MAX),
+                Dep::Void => continue,
+            };
+            let (address, index) = row_order(row);
+            let slot = ((address ^ index.wrapping_mul(0x9e37_79b9)).wrapping_mul(0x9e37_79b9) >> 7) & 63;
+            if let Some(known) = seen.get_mut(slot) {
+                if known.0 == address && known.1 == index {
+                    if let Some(first) = self.rows.get_mut(known.2) {
+                        first.1 |= fields;
+                        continue;
+                    }
+                }
+                *known = (address, index, self.rows.len());
             }
+            self.rows.push((row, fields));
         }
     }
 
-    /// Sorted by key address (cheaper than comparing the strings), without
-    /// repeats (the fields of a row read twice are merged, so the order of
-    /// repeats does not matter: the unstable sort, which is quicker on the
-    /// interleaved rows of a list's items and what they reference).
+    /// Sorted by key address (cheaper than comparing the strings), then index,
+    /// without repeats (the fields of a row read twice are merged).
+    ///
+    /// The rows of a list's read come from a few tables, interleaved (an item,
+    /// then what it references, then the next item), each table's mostly in
+    /// increasing index. So they are dealt out by table first: each table's
+    /// rows are then nearly one run, which the stable sort takes in about
+    /// linear time (sorted whole, the interleaving leaves no runs).
     fn dedup(&mut self) {
-        self.rows.sort_unstable_by_key(|&(row, _)| row_order(row));
+        let mut tables: Vec<(&'static str, Vec<(usize, u64)>)> = Vec::new();
+        for &((key, index), fields) in &self.rows {
+            let at = match tables.iter().position(|(k, _)| std::ptr::eq(*k, key)) {
+                Some(at) => at,
+                None => {
+                    tables.push((key, Vec::new()));
+                    tables.len() - 1
+                }
+            };
+            if let Some((_, rows)) = tables.get_mut(at) {
+                rows.push((index, fields));
+            }
+        }
+        tables.sort_unstable_by_key(|(key, _)| key.as_ptr() as usize);
+        self.rows.clear();
+        for (key, mut rows) in tables {
+            rows.sort_by_key(|&(index, _)| index);
+            self.rows.extend(rows.into_iter().map(|(index, fields)| ((key, index), fields)));
+        }
         self.rows.dedup_by(|later, kept| {
             let same = same_row(later.0, kept.0);
             if same {

@@ -382,6 +382,19 @@ pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
         },
         _ => None,
     };
+    if list_of.is_some() && std::any::TypeId::of::<T>() == std::any::TypeId::of::<Vec<super::Pk>>() {
+        // A list's keys (what a list of rows shows): taken from the references.
+        if let Shape::List(mut list) = de.shape()? {
+            let mut out: Option<T> = None;
+            if let Some(slot) = (&mut out as &mut dyn std::any::Any).downcast_mut::<Option<Vec<super::Pk>>>() {
+                *slot = Some(read_keys(&mut list)?);
+            }
+            if let Some(out) = out {
+                return Ok(out);
+            }
+        }
+        return T::deserialize(ValueDe { value, schema, ctx, revisit, token: 0 });
+    }
     if let Some(read) = list_of.and_then(|def| def.list_reader).and_then(|r| r.downcast_ref::<ReadListFn<T>>()) {
         if let Shape::List(list) = de.shape()? {
             return read(&mut ListReader { list });
@@ -497,6 +510,24 @@ pub fn read_list<E: Entity>(reader: &mut ListReader<'_, '_>) -> Result<Vec<E>, E
             (Item::Row(i, row, true), _) => (i, E::deserialize(Tagged(row))),
         };
         out.push(ctx.path.at(Segment::Index(index), value)?);
+    }
+    Ok(out)
+}
+
+/// The keys of a list of entities, as `Vec<Pk>`'s `Deserialize` reads them
+/// (without the visitor: the key of each valid item's reference, or row).
+fn read_keys(list: &mut List<'_, '_, '_>) -> Result<Vec<super::Pk>, Error> {
+    let ctx = list.ctx();
+    let mut out = Vec::with_capacity(list.size_hint());
+    while let Some(item) = list.next_item() {
+        let key = match item {
+            Item::Value(i, item) => match (item.schema, pk_string_ref(item.value)) {
+                (Schema::Entity(_) | Schema::Invalidate(_), Some(pk)) => super::Pk::from(&*pk),
+                _ => ctx.path.at(Segment::Index(i), <super::Pk as serde::Deserialize>::deserialize(item))?,
+            },
+            Item::Row(_, row, _) => super::Pk::from(row.pk),
+        };
+        out.push(key);
     }
     Ok(out)
 }
