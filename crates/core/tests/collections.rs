@@ -238,3 +238,24 @@ fn object_args_match_fields_whatever_their_key_order() {
     let read = MemoCache::default().read_result::<Vec<Owned>>(&state, "GET /owned?owner", &lists).unwrap().unwrap();
     assert_eq!(read.iter().map(|o| o.id).collect::<Vec<_>>(), [9]);
 }
+
+#[test]
+fn an_added_item_logs_the_lists_fields_that_changed() {
+    let mut state = seed();
+    let rows = |state: &State| -> Vec<Option<Arc<rdc_core::Object>>> {
+        state.tables()["TodoList"].rows.values().map(|row| row.value.clone()).collect()
+    };
+    let before = rows(&state);
+    state.track_changes();
+    let item = json!({ "id": 3, "userId": 1, "title": "c" });
+    state.write_entities(&Collection::unshift(&todos()), item, &Value::Null, meta(2)).unwrap();
+    let after = rows(&state);
+    let logged = state.take_changes().rows;
+    let lists: Vec<_> = logged.iter().filter(|(table, _, _)| *table == "TodoList").collect();
+    // The lists of user 1 and of everyone took it; each logs what
+    // `fields_changed` says of its old and new object.
+    assert_eq!(lists.len(), 2, "{logged:?}");
+    for (_, index, fields) in lists {
+        assert_eq!(*fields, rdc_core::fields_changed(before[*index].as_deref(), after[*index].as_deref()));
+    }
+}

@@ -110,9 +110,31 @@ impl State {
             };
             let mut items = object.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
             if edit(&args, &mut items) {
-                let mut updated = object.clone();
-                updated.insert("items".to_owned(), Value::Array(items));
-                let fields = fields_changed(Some(object), Some(&updated));
+                // The row with its new list (the old one not copied first),
+                // and the fields that changed: the list's, when it was there.
+                let at = object.keys().position(|key| key.as_str() == "items");
+                let updated = match at {
+                    Some(at) => Object::from_unique(
+                        object
+                            .iter()
+                            .enumerate()
+                            .map(|(i, (key, value))| {
+                                let value =
+                                    if i == at { Value::Array(std::mem::take(&mut items)) } else { value.clone() };
+                                (key.clone(), value)
+                            })
+                            .collect(),
+                    ),
+                    None => {
+                        let mut updated = object.clone();
+                        updated.insert("items".to_owned(), Value::Array(items));
+                        updated
+                    }
+                };
+                let fields = match at {
+                    Some(at) if at < 63 => 1 << at,
+                    _ => fields_changed(Some(object), Some(&updated)),
+                };
                 Self::note_row(undo.as_deref_mut(), c.def.key, index, Some(row));
                 row.value = Some(Arc::new(updated));
                 row.version = version;
