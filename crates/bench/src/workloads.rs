@@ -35,6 +35,7 @@ pub const WORKLOADS: &[&str] = &[
     "keys of 500 items (fresh memo)",
     "keys of 500 items after one delete",
     "rename one item and read it",
+    "delete one of 200 listed items, through a controller",
 ];
 
 const META: WriteMeta = WriteMeta { fetched_at: 1, date: 1, expires_at: u64::MAX };
@@ -223,6 +224,9 @@ impl Fixtures {
         if wanted("keys of 500") {
             self.keyed_list(min_ms, now, report)?;
         }
+        if wanted("delete one") {
+            report("delete one of 200 listed items, through a controller", listed_delete(min_ms, now)?);
+        }
         Ok(())
     }
 
@@ -345,6 +349,76 @@ fn median_us_with(
     }
     samples.sort_by(f64::total_cmp);
     samples.get(samples.len() / 2).copied().unwrap_or(0.0) * 1000.0
+}
+
+/// The browser's delete-item without the browser: 200 items by 10 authors in a
+/// stored list that a tracked listener reads as keys (as `use_cache` does);
+/// each sample deletes item 100 or stores it again (so the list loses it or
+/// gets it back) and times the write, the listener's wake-up, its re-read and
+/// the update of what it follows.
+fn listed_delete(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, NormalizeError> {
+    let item = |i: u32| json!({ "id": i, "name": format!("item {i}"), "author": { "id": i % 10, "name": format!("author {}", i % 10) } });
+    let time = FakeTime::default();
+    let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    let list = ItemList;
+    match controller.set_response(&list, &Value::Null, Value::Array((0..200).map(item).collect())) {
+        Ok(()) => {}
+        Err(rdc_core::FetchError::Normalize(err)) => return Err(err),
+        Err(_) => return Ok(f64::NAN),
+    }
+    let (reader, shown) = (controller.clone(), std::rc::Rc::new(std::cell::Cell::new(0)));
+    let seen = std::rc::Rc::clone(&shown);
+    let schema = list.schema();
+    let id = controller.listen_reads(move || {
+        let keys = reader.read_key::<Vec<Pk>>("GET /items", schema.as_ref(), false);
+        seen.set(keys.ok().and_then(|read| read.data).map_or(0, |keys| keys.len()));
+    });
+    let mut deleted = false;
+    let us = median_us(min_ms, now, &mut || {
+        let written = if deleted {
+            controller.set(&ListItem::schema(), item(100))
+        } else {
+            controller.set(&Schema::invalidate::<ListItem>(), json!(100))
+        };
+        deleted = !deleted;
+        Box::new(written)
+    });
+    controller.unlisten(id);
+    // The listener saw the list change each time (200 items or 199).
+    Ok(if (199..=200).contains(&shown.get()) { us } else { f64::NAN })
+}
+
+/// The stored list of [`listed_delete`].
+#[derive(Clone)]
+struct ItemList;
+
+impl Endpoint for ItemList {
+    type Output = Value;
+    type Error = String;
+
+    fn key(&self, _: &Value) -> Result<String, String> {
+        Ok("GET /items".into())
+    }
+
+    fn schema(&self) -> Option<Schema> {
+        Some(Schema::array(ListItem::schema()))
+    }
+
+    fn policy(&self) -> Policy {
+        Policy::default()
+    }
+
+    fn is_soft(&self, _: &String) -> bool {
+        false
+    }
+
+    fn fetch(&self, _: &Value, _: Option<Value>) -> LocalFuture<Result<Value, String>> {
+        Box::pin(std::future::pending())
+    }
+
+    fn storable(output: &Value) -> Option<Value> {
+        Some(output.clone())
+    }
 }
 
 /// A user rename shown at once (its optimistic layer) whose request never

@@ -2,7 +2,6 @@
 //! memoization), entity validity, and the entities on the current path (cycles).
 
 use std::cell::RefCell;
-use std::rc::Rc;
 
 use std::sync::Arc;
 
@@ -174,10 +173,12 @@ pub(crate) struct Prior {
 }
 
 /// What decides the validity of one entity type's entities.
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 struct Shape {
     /// Its nested fields that can make it invalid (required references).
-    deciding: Rc<[&'static NestedField]>,
+    /// Made once per type and thread, and kept (as the thread's list of
+    /// shapes is): a copy of a shape costs nothing.
+    deciding: &'static [&'static NestedField],
     /// Whether those all reference types that require nothing (no cycle can
     /// come back through them).
     leaves_only: bool,
@@ -273,30 +274,31 @@ impl<'a> Ctx<'a> {
         // no list to allocate for them).
         let mut first = self.first_shape.borrow_mut();
         match first.as_ref() {
-            Some((a, shape)) if *a == address => return shape.clone(),
+            Some((a, shape)) if *a == address => return *shape,
             _ => {}
         }
         let mut shapes = self.shapes.borrow_mut();
         if let Some((_, shape)) = shapes.iter().find(|(a, _)| *a == address) {
-            return shape.clone();
+            return *shape;
         }
         // A type's shape never changes (its nested fields are static): worked out
         // once per thread, then shared by every read (a list's rows each read once).
         let shape = KNOWN_SHAPES.with(|known| {
             let mut known = known.borrow_mut();
             if let Some((_, shape)) = known.iter().find(|(a, _)| *a == address) {
-                return shape.clone();
+                return *shape;
             }
-            let deciding: Rc<[&'static NestedField]> = (def.nested)().iter().filter(|f| decides_validity(f)).collect();
+            let deciding: Vec<&'static NestedField> = (def.nested)().iter().filter(|f| decides_validity(f)).collect();
+            let deciding: &'static [&'static NestedField] = Box::leak(deciding.into_boxed_slice());
             let leaves_only = deciding.iter().all(|f| leaf_reference(&f.schema));
             let shape = Shape { deciding, leaves_only };
-            known.push((address, shape.clone()));
+            known.push((address, shape));
             shape
         });
         if first.is_none() {
-            *first = Some((address, shape.clone()));
+            *first = Some((address, shape));
         } else {
-            shapes.push((address, shape.clone()));
+            shapes.push((address, shape));
         }
         shape
     }
@@ -450,7 +452,7 @@ impl<'a> Ctx<'a> {
         // Its validity also depends on where its required references point.
         let references = |ctx: &Self| {
             if ctx.record {
-                let read = required_positions(object, &shape.deciding);
+                let read = required_positions(object, shape.deciding);
                 ctx.depend(Dep::Entity { key: def.key, index, version: row.version, seen: row.value.clone(), read });
             }
         };
