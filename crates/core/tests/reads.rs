@@ -283,6 +283,30 @@ fn a_list_read_as_keys_depends_on_validity_not_on_fields() {
     let mut memo = MemoCache::default();
     let keys = memo.read_result::<Vec<Pk>>(&state, "GET /cards", &schema).unwrap().unwrap();
     assert_eq!(*keys, vec![Pk("1".into()), Pk("2".into())]);
+    // Each key is the stored reference's text itself, not a copy; through
+    // serde's path (a field of a struct) too.
+    let stored = state.result("GET /cards").unwrap().value.clone();
+    let references: Vec<_> = stored
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| match r {
+            Value::String(text) => text.clone(),
+            other => panic!("a reference {other:?}"),
+        })
+        .collect();
+    assert!(keys.iter().zip(&references).all(|(key, reference)| key.0.ptr_eq(reference)));
+    #[derive(serde::Deserialize)]
+    struct Page {
+        #[allow(dead_code)]
+        items: Vec<Pk>,
+    }
+    let page = Schema::object([("items", schema.clone())]);
+    let mut input = rdc_core::json::Map::new();
+    input.insert("items", (*stored).clone());
+    let input = Value::Object(input);
+    let read: Page = rdc_core::denormalize(&state, &page, &input).unwrap().unwrap();
+    assert!(read.items.iter().zip(&references).all(|(key, reference)| key.0.ptr_eq(reference)));
 
     // A field of a card changes: the keys are the same Arc.
     state

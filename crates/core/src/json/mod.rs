@@ -65,7 +65,7 @@ pub use ser::to_value_or_panic as __to_value_or_panic;
 /// ```
 pub use serde_json::Number;
 pub use text::Text;
-pub(crate) use text::{hand_over, TEXT_MARKER};
+pub(crate) use text::{hand_over, take_handed, TEXT_MARKER};
 
 /// A JSON value. See the [module documentation](self).
 ///

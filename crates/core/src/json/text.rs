@@ -245,6 +245,12 @@ pub(crate) fn hand_over<R>(text: &Text, visit: impl FnOnce() -> R) -> R {
     visit()
 }
 
+/// The text handed over (see [`hand_over`]) when it is `s`: a visitor given a
+/// stored string this way takes it instead of copying `s`.
+pub(crate) fn take_handed(s: &str) -> Option<Text> {
+    HANDED.with(|h| h.take()).filter(|text| text.as_str() == s)
+}
+
 impl<'de> serde::Deserialize<'de> for Text {
     /// From rdc's reads, the stored string itself (shared, not copied); from any
     /// other deserializer, a string copied into a `Text` of its own.

@@ -181,7 +181,13 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
         if name == PK_MARKER {
             // A `Pk`: the key of the reference, without reading the entity.
             let reference = match self.schema {
-                Schema::Entity(_) | Schema::Invalidate(_) => pk_string_ref(self.value),
+                Schema::Entity(_) | Schema::Invalidate(_) => {
+                    // The stored reference's text, shared rather than copied.
+                    if let Value::String(text) = self.value {
+                        return crate::json::hand_over(text, || visitor.visit_str(text.as_str()));
+                    }
+                    pk_string_ref(self.value)
+                }
                 Schema::Union(poly) => union_ref(poly, self.value).map(|(_, pk)| pk.into()),
                 Schema::CollectionAdd(c, _) => {
                     let item = ValueDe { schema: &c.item, ..self };

@@ -521,8 +521,9 @@ fn read_keys(list: &mut List<'_, '_, '_>) -> Result<Vec<super::Pk>, Error> {
     let mut out = Vec::with_capacity(list.size_hint());
     while let Some(item) = list.next_item() {
         let key = match item {
-            Item::Value(i, item) => match (item.schema, pk_string_ref(item.value)) {
-                (Schema::Entity(_) | Schema::Invalidate(_), Some(pk)) => super::Pk::from(&*pk),
+            Item::Value(i, item) => match (item.schema, item.value) {
+                // The reference's own text, shared (as `Pk`'s `Deserialize` takes it).
+                (Schema::Entity(_) | Schema::Invalidate(_), Value::String(text)) => super::Pk(text.clone()),
                 _ => ctx.path.at(Segment::Index(i), <super::Pk as serde::Deserialize>::deserialize(item))?,
             },
             Item::Row(_, row, _) => super::Pk::from(row.pk),

@@ -1,8 +1,8 @@
 //! `Pk`: an entity reference read as its primary key, without reading the entity.
 
-use std::sync::Arc;
-
 use serde::de::{self, Deserialize, Deserializer, Visitor};
+
+use crate::json::Text;
 
 /// The name `Pk` asks for; rdc's deserializers answer it with the reference's key.
 pub(crate) const PK_MARKER: &str = "$rdc::Pk";
@@ -11,8 +11,11 @@ pub(crate) const PK_MARKER: &str = "$rdc::Pk";
 /// itself is not read, so the read does not depend on its fields (only on it
 /// being valid). Read a list as `Vec<Pk>` and each row with `use_entity`, and a
 /// change to one entity wakes its row alone. In plain JSON (no schema) a `Pk`
-/// reads a string or an integer. Cloning one shares its text (a list's keys
-/// handed to `<For>` on every render cost no copies).
+/// reads a string or an integer. A key read from the store shares the stored
+/// reference's text, as a [`Text`] field does (no copy per read; like any
+/// stored string, it keeps the text of the response it came in alive while it
+/// is kept), and cloning one shares it too (a list's keys handed to `<For>` on
+/// every render cost no copies).
 ///
 /// ```
 /// # use rdc_core::{Entity, MemoCache, Pk, Schema, State, WriteMeta};
@@ -25,7 +28,7 @@ pub(crate) const PK_MARKER: &str = "$rdc::Pk";
 /// assert_eq!(keys.iter().map(|k| k.as_str()).collect::<Vec<_>>(), ["a", "b"]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Pk(pub Arc<str>);
+pub struct Pk(pub Text);
 
 impl Pk {
     /// The key's text.
@@ -34,31 +37,31 @@ impl Pk {
     /// assert_eq!(rdc_core::Pk::from("u1").as_str(), "u1");
     /// ```
     pub fn as_str(&self) -> &str {
-        &self.0
+        self.0.as_str()
     }
 }
 
 impl From<&str> for Pk {
     fn from(pk: &str) -> Self {
-        Pk(pk.into())
+        Pk(Text::from(pk))
     }
 }
 
 impl From<String> for Pk {
     fn from(pk: String) -> Self {
-        Pk(pk.into())
+        Pk(Text::from(pk))
     }
 }
 
 impl std::fmt::Display for Pk {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
 impl serde::Serialize for Pk {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
+        serializer.serialize_str(self.as_str())
     }
 }
 
@@ -83,7 +86,8 @@ impl<'de> Visitor<'de> for PkVisitor {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Pk, E> {
-        Ok(Pk::from(v))
+        // The stored string itself when a read of the store hands it over.
+        Ok(Pk(crate::json::take_handed(v).unwrap_or_else(|| Text::from(v))))
     }
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<Pk, E> {
