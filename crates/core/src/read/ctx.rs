@@ -514,20 +514,23 @@ impl<'a> Ctx<'a> {
         self.deps.borrow().len()
     }
 
-    /// Whether item `position` of the tracked list resolves (`schema` a
-    /// reference): the previous read's verdict while what decided it holds,
-    /// otherwise decided again; either way its dependencies are recorded.
-    pub fn item_valid(&self, position: usize, schema: &Schema, item: &Value) -> bool {
-        // Only where a check records every dependency it looked at: entity types
-        // whose required references require nothing (others remember validity
-        // within a read, so a later item's check would record less).
-        let complete = match schema {
+    /// Whether the items of a tracked list of `schema` keep verdicts: only
+    /// where a check records every dependency it looked at, references to
+    /// entity types whose required references require nothing (others
+    /// remember validity within a read, so a later item's check would record
+    /// less).
+    pub fn keeps_verdicts(&self, schema: &Schema) -> bool {
+        match schema {
             Schema::Entity(def) | Schema::Invalidate(def) => self.shape_of(def).leaves_only,
             _ => false,
-        };
-        if !complete {
-            return self.value_valid(schema, Some(item));
         }
+    }
+
+    /// Whether item `position` of the tracked list resolves (`schema` a
+    /// reference that [keeps verdicts](Ctx::keeps_verdicts)): the previous
+    /// read's verdict while what decided it holds, otherwise decided again;
+    /// either way its dependencies are recorded.
+    pub fn item_valid(&self, position: usize, schema: &Schema, item: &Value) -> bool {
         let start = self.next_dep();
         let reused = self.prior.as_ref().and_then(|prior| {
             // The same reference in the previous list: looked for after the last

@@ -87,7 +87,8 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
         let tracked = |items: &'a [Value], schema, source: Option<ListSource>| match source {
             Some(source) => {
                 ctx.track_list(source, items.len());
-                List::Items(Items { items: items.iter().enumerate(), schema, ctx, tracked: true })
+                let tracked = ctx.keeps_verdicts(schema);
+                List::Items(Items { items: items.iter().enumerate(), schema, ctx, tracked })
             }
             None => List::Items(Items { items: items.iter().enumerate(), schema, ctx, tracked: false }),
         };
@@ -402,7 +403,7 @@ impl<'a, 's, 'c> List<'a, 's, 'c> {
             List::Items(items) => {
                 let ctx = items.ctx;
                 for (i, item) in items.items.by_ref() {
-                    let shown = if items.tracked && is_reference(items.schema) {
+                    let shown = if items.tracked {
                         ctx.item_valid(i, items.schema, item)
                     } else {
                         resolves(ctx, items.schema, item)
@@ -473,7 +474,8 @@ pub(crate) struct Items<'a, 's, 'c> {
     items: std::iter::Enumerate<std::slice::Iter<'a, Value>>,
     schema: &'s Schema,
     ctx: &'c Ctx<'a>,
-    /// The read's top-level list: validity through [`Ctx::item_valid`].
+    /// The read's top-level list, of references that keep verdicts: validity
+    /// through [`Ctx::item_valid`].
     tracked: bool,
 }
 
