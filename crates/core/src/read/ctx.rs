@@ -184,6 +184,23 @@ struct Shape {
     leaves_only: bool,
 }
 
+/// A primary key looked up among a table's rows: hashed as the row keys are
+/// (as a `str`), compared inline (keys are short; a call to `memcmp` per
+/// lookup was a twentieth of a long read).
+struct RowKey<'k>(&'k str);
+
+impl std::hash::Hash for RowKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+impl indexmap::Equivalent<crate::json::Text> for RowKey<'_> {
+    fn equivalent(&self, key: &crate::json::Text) -> bool {
+        super::generated::same(self.0, key.as_str())
+    }
+}
+
 /// Deepest entity nesting a read follows before it reports a cycle of required fields.
 const MAX_DEPTH: usize = 512;
 
@@ -352,7 +369,7 @@ impl<'a> Ctx<'a> {
                 return (table, t.rows.get_index(index).map(|(pk, row)| (index, pk.as_str(), row)));
             }
         }
-        let found = table.and_then(|t| t.rows.get_full(pk)).map(|(index, pk, row)| (index, pk.as_str(), row));
+        let found = table.and_then(|t| t.rows.get_full(&RowKey(pk))).map(|(index, pk, row)| (index, pk.as_str(), row));
         if let Some((index, pk, _)) = found {
             self.last.set(Some((address, pk, index)));
         }
