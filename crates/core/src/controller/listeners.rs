@@ -302,37 +302,43 @@ fn reindex(
     new: &[((&'static str, usize), u64)],
     id: u64,
 ) {
-    // A topic as indexed: its row, its order, and its index entry (the key's
-    // address and the fields read).
-    let split =
-        |&(row, fields): &((&'static str, usize), u64)| (row, row_order(row), (row.0.as_ptr() as usize, fields));
-    let (mut old, mut new) = (old.iter().map(split).peekable(), new.iter().map(split).peekable());
+    // Index entries carry the address of the key their topic used, and the
+    // fields read. (Plain indices rather than iterator adapters: this walks
+    // every topic of a list's listener on each change of the list.)
+    let entry = |&(row, fields): &((&'static str, usize), u64)| (row.0.as_ptr() as usize, fields);
+    let (mut i, mut j) = (0, 0);
     loop {
-        let step = match (old.peek(), new.peek()) {
-            (Some(a), Some(b)) => a.1.cmp(&b.1),
+        let step = match (old.get(i), new.get(j)) {
+            (Some(a), Some(b)) => row_order(a.0).cmp(&row_order(b.0)),
             (Some(_), None) => std::cmp::Ordering::Less,
             (None, Some(_)) => std::cmp::Ordering::Greater,
             (None, None) => return,
         };
         match step {
             std::cmp::Ordering::Less => {
-                if let Some((gone, _, entry)) = old.next() {
-                    drop_id(map, &gone, id, &entry);
+                if let Some(gone) = old.get(i) {
+                    drop_id(map, &gone.0, id, &entry(gone));
                 }
+                i += 1;
             }
             std::cmp::Ordering::Greater => {
-                if let Some((added, _, entry)) = new.next() {
-                    map.entry(added).or_default().entries.push((id, entry));
+                if let Some(added) = new.get(j) {
+                    map.entry(added.0).or_default().entries.push((id, entry(added)));
                 }
+                j += 1;
             }
             std::cmp::Ordering::Equal => {
-                let (Some((_, _, was)), Some((key, _, entry))) = (old.next(), new.next()) else { return };
-                if was != entry {
-                    let mut found = map.get_mut(&key).into_iter().flat_map(|r| r.entries.iter_mut());
-                    if let Some(slot) = found.find(|(i, e)| *i == id && e.same_topic(&was)) {
-                        slot.1 = entry;
+                if let (Some(a), Some(b)) = (old.get(i), new.get(j)) {
+                    let (was, now) = (entry(a), entry(b));
+                    if was != now {
+                        let mut found = map.get_mut(&b.0).into_iter().flat_map(|r| r.entries.iter_mut());
+                        if let Some(slot) = found.find(|(k, e)| *k == id && e.same_topic(&was)) {
+                            slot.1 = now;
+                        }
                     }
                 }
+                i += 1;
+                j += 1;
             }
         }
     }

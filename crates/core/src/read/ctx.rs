@@ -561,7 +561,9 @@ impl<'a> Ctx<'a> {
             let range = from as usize..to as usize;
             let holds = prior.changed.get(range.clone())?.iter().all(|changed| !changed);
             holds.then(|| {
-                self.deps.borrow_mut().extend(prior.deps.get(range).into_iter().flatten().cloned());
+                if let Some(deps) = prior.deps.get(range) {
+                    self.deps.borrow_mut().extend_from_slice(deps);
+                }
                 valid
             })
         });
