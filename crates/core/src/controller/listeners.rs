@@ -85,24 +85,30 @@ impl Topics {
     /// rows are then nearly one run, which the stable sort takes in about
     /// linear time (sorted whole, the interleaving leaves no runs).
     fn dedup(&mut self) {
-        let mut tables: Vec<(&'static str, Vec<(usize, u64)>)> = Vec::new();
-        for &((key, index), fields) in &self.rows {
-            let at = match tables.iter().position(|(k, _)| std::ptr::eq(*k, key)) {
-                Some(at) => at,
-                None => {
-                    tables.push((key, Vec::new()));
-                    tables.len() - 1
-                }
-            };
-            if let Some((_, rows)) = tables.get_mut(at) {
-                rows.push((index, fields));
+        let mut tables: Vec<Vec<((&'static str, usize), u64)>> = Vec::new();
+        for &row in &self.rows {
+            let address = row_order(row.0).0;
+            match tables.iter_mut().find(|t| t.first().is_some_and(|first| row_order(first.0).0 == address)) {
+                Some(table) => table.push(row),
+                None => tables.push(vec![row]),
             }
         }
-        tables.sort_unstable_by_key(|(key, _)| key.as_ptr() as usize);
+        // Tables by address (a few: an insertion sort), each table's rows by
+        // index (the one sort of such rows in rdc).
+        for i in 1..tables.len() {
+            let mut j = i;
+            while j > 0
+                && tables.get(j - 1).and_then(|t| t.first()).map(|r| row_order(r.0).0)
+                    > tables.get(j).and_then(|t| t.first()).map(|r| row_order(r.0).0)
+            {
+                tables.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         self.rows.clear();
-        for (key, mut rows) in tables {
-            rows.sort_by_key(|&(index, _)| index);
-            self.rows.extend(rows.into_iter().map(|(index, fields)| ((key, index), fields)));
+        for mut table in tables {
+            crate::store::sort_rows(&mut table);
+            self.rows.append(&mut table);
         }
         self.rows.dedup_by(|later, kept| {
             let same = same_row(later.0, kept.0);
