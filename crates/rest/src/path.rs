@@ -102,13 +102,16 @@ impl PathTemplate {
         let mut path = String::new();
         fill(&self.pieces, args, &mut path, true)?;
         let params = self.params();
-        let mut keys: Vec<&str> = args
+        // Sorted as `(key, place)` pairs, the sort `canonical_text` uses (one
+        // sort instance in the binary; keys are unique, so places never decide).
+        let mut keys: Vec<(&str, usize)> = args
             .iter()
-            .filter(|(k, v)| !params.contains(&k.as_str()) && !v.is_null())
-            .map(|(k, _)| k.as_str())
+            .enumerate()
+            .filter(|(_, (k, v))| !params.contains(&k.as_str()) && !v.is_null())
+            .map(|(i, (k, _))| (k.as_str(), i))
             .collect();
         keys.sort_unstable();
-        let query: Vec<(&str, &Value)> = keys.into_iter().map(|k| (k, &args[k])).collect();
+        let query: Vec<(&str, &Value)> = keys.into_iter().map(|(k, _)| (k, &args[k])).collect();
         if !query.is_empty() {
             path.push('?');
             let pairs: Vec<String> = query
