@@ -1,0 +1,64 @@
+// The list edits of the browser benchmark once the engine has optimized both
+// pages (rdc and plain Leptos): each scenario runs ROUNDS rounds of 100 edits on
+// a fresh mount per page, alternating the pages; the first round of each is
+// dropped (cold code) and the medians of the rest are printed, with the median
+// of the action's synchronous part (the store's write, wake-up and re-reads for
+// rdc; the signal update for plain Leptos) for delete-item.
+// Usage: node e2e/bench-warm.mjs BASE_URL [ROUNDS]   (scripts/bench-browser with RDC_BENCH_WARM=1)
+import { chromium } from 'playwright-core';
+
+const [base, rounds] = process.argv.slice(2);
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+});
+const page = await browser.newPage();
+await page.goto(`${base}/`);
+await page.waitForFunction(() => window.benchReady === true);
+
+// One round: mount `impl` (200 rows; 100 for updates), then 100 edits.
+// Returns [time to the DOM, synchronous part] per edit.
+const round = (impl, scenario) => page.evaluate(async ([impl, scenario]) => {
+  const n = scenario === 'update-entity' ? 100 : 200;
+  await measure(() => bench[`mount_${impl}`](n, 10), (r) => r.querySelectorAll('li').length === n);
+  const out = [];
+  const timed = async (action, done) => {
+    let sync = 0;
+    const total = await measure(() => { const t0 = performance.now(); action(); sync = performance.now() - t0; }, done);
+    out.push([total, sync]);
+  };
+  for (let i = 0; i < 100; i++) {
+    if (scenario === 'delete-item') {
+      const before = document.querySelectorAll('#root li').length;
+      await timed(() => bench.delete_item(i), (r) => r.querySelectorAll('li').length === before - 1);
+    } else if (scenario === 'unshift-item') {
+      const id = 1000 + i;
+      await timed(() => bench.unshift_item(id), (r) => (r.querySelector('li')?.textContent || '').startsWith(`item ${id} `));
+    } else if (scenario === 'move-item') {
+      const rows = document.querySelectorAll('#root li');
+      const last = rows[rows.length - 1].textContent;
+      await timed(() => bench.move_item(rows.length - 1), (r) => r.querySelector('li').textContent === last);
+    } else {
+      const v = i + 1;
+      await timed(() => bench.update_item(5, v), (r) => rowText(r, 5).startsWith(`item 5 v${v} `));
+    }
+  }
+  return out;
+}, [impl, scenario]);
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
+console.log('| scenario (warm) | plain Leptos (ms) | rdc (ms) | rdc / plain | synchronous part, plain / rdc (ms) |');
+console.log('|---|---:|---:|---:|---:|');
+for (const scenario of ['update-entity', 'delete-item', 'unshift-item', 'move-item']) {
+  const all = { plain: [], rdc: [] };
+  for (let r = 0; r < Number(rounds || 8); r++) {
+    for (const impl of ['plain', 'rdc']) {
+      const samples = await round(impl, scenario);
+      if (r > 0) all[impl].push(...samples);
+    }
+  }
+  const [p, q] = [median(all.plain.map((s) => s[0])), median(all.rdc.map((s) => s[0]))];
+  const [ps, qs] = [median(all.plain.map((s) => s[1])), median(all.rdc.map((s) => s[1]))];
+  console.log(`| ${scenario} | ${p.toFixed(3)} | ${q.toFixed(3)} | ${(q / p).toFixed(2)}x | ${ps.toFixed(3)} / ${qs.toFixed(3)} |`);
+}
+await browser.close();
