@@ -3,7 +3,8 @@
 // a fresh mount per page, alternating the pages; the first round of each is
 // dropped (cold code) and the medians of the rest are printed, with the median
 // of the action's synchronous part (the store's write, wake-up and re-reads for
-// rdc; the signal update for plain Leptos) for delete-item.
+// rdc; the signal update for plain Leptos). Lists of 200 rows (100 for
+// update-entity). ROUNDS is at least 2 (one is dropped).
 // Usage: node e2e/bench-warm.mjs BASE_URL [ROUNDS]   (scripts/bench-browser with RDC_BENCH_WARM=1)
 import { chromium } from 'playwright-core';
 
@@ -51,7 +52,7 @@ console.log('| scenario (warm) | plain Leptos (ms) | rdc (ms) | rdc / plain | sy
 console.log('|---|---:|---:|---:|---:|');
 for (const scenario of ['update-entity', 'delete-item', 'unshift-item', 'move-item']) {
   const all = { plain: [], rdc: [] };
-  for (let r = 0; r < Number(rounds || 8); r++) {
+  for (let r = 0; r < Math.max(2, Number(rounds || 8)); r++) {
     for (const impl of ['plain', 'rdc']) {
       const samples = await round(impl, scenario);
       if (r > 0) all[impl].push(...samples);

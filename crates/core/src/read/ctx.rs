@@ -91,15 +91,15 @@ fn same_where_read(old: &Object, new: &Object, read: u64) -> bool {
     })
 }
 
-/// The positions in `object` of the fields in `deciding` (past 63, every
-/// position counts anyway). Stops at the last one found.
-fn required_positions(object: &Object, deciding: &[&'static NestedField]) -> u64 {
-    let (mut mask, mut left) = (0, deciding.len());
+/// The positions in `object` of the `count` fields of `nested` that decide
+/// validity (past 63, every position counts anyway). Stops at the last one found.
+fn required_positions(object: &Object, nested: &[NestedField], count: usize) -> u64 {
+    let (mut mask, mut left) = (0, count);
     for (i, key) in object.keys().take(64).enumerate() {
         if left == 0 {
             break;
         }
-        if deciding.iter().any(|f| f.name == key.as_str()) {
+        if nested.iter().any(|f| decides_validity(f) && f.name == key.as_str()) {
             mask |= 1 << i;
             left -= 1;
         }
@@ -175,10 +175,12 @@ pub(crate) struct Prior {
 /// What decides the validity of one entity type's entities.
 #[derive(Clone, Copy)]
 struct Shape {
-    /// Its nested fields that can make it invalid (required references).
-    /// Made once per type and thread, and kept (as the thread's list of
-    /// shapes is): a copy of a shape costs nothing.
-    deciding: &'static [&'static NestedField],
+    /// Its nested fields; those that [decide its validity](decides_validity)
+    /// (required references) can make it invalid. (The type's own static
+    /// list, not a copy: a shape is copied freely.)
+    nested: &'static [NestedField],
+    /// How many of them decide its validity.
+    deciding: usize,
     /// Whether those all reference types that require nothing (no cycle can
     /// come back through them).
     leaves_only: bool,
@@ -305,10 +307,10 @@ impl<'a> Ctx<'a> {
             if let Some((_, shape)) = known.iter().find(|(a, _)| *a == address) {
                 return *shape;
             }
-            let deciding: Vec<&'static NestedField> = (def.nested)().iter().filter(|f| decides_validity(f)).collect();
-            let deciding: &'static [&'static NestedField] = Box::leak(deciding.into_boxed_slice());
-            let leaves_only = deciding.iter().all(|f| leaf_reference(&f.schema));
-            let shape = Shape { deciding, leaves_only };
+            let nested = (def.nested)();
+            let deciding = nested.iter().filter(|f| decides_validity(f)).count();
+            let leaves_only = nested.iter().filter(|f| decides_validity(f)).all(|f| leaf_reference(&f.schema));
+            let shape = Shape { nested, deciding, leaves_only };
             known.push((address, shape));
             shape
         });
@@ -462,19 +464,21 @@ impl<'a> Ctx<'a> {
             return false;
         };
         let shape = self.shape_of(def);
-        if shape.deciding.is_empty() {
+        if shape.deciding == 0 {
             self.depend_alive(def.key, index, true);
             return true;
         }
         // Its validity also depends on where its required references point.
         let references = |ctx: &Self| {
             if ctx.record {
-                let read = required_positions(object, shape.deciding);
+                let read = required_positions(object, shape.nested, shape.deciding);
                 ctx.depend(Dep::Entity { key: def.key, index, version: row.version, seen: row.value.clone(), read });
             }
         };
-        let references_valid =
-            |ctx: &Self| shape.deciding.iter().all(|field| ctx.value_valid(&field.schema, object.get(field.name)));
+        let references_valid = |ctx: &Self| {
+            let mut deciding = shape.nested.iter().filter(|f| decides_validity(f));
+            deciding.all(|field| ctx.value_valid(&field.schema, object.get(field.name)))
+        };
         if shape.leaves_only {
             // Its required references lead to entities that require nothing:
             // no cycle can come back here, so nothing needs remembering.
