@@ -36,6 +36,7 @@ pub const WORKLOADS: &[&str] = &[
     "keys of 500 items after one delete",
     "rename one item and read it",
     "delete one of 200 listed items, through a controller",
+    "rename one of 100 listed items, through a controller",
 ];
 
 const META: WriteMeta = WriteMeta { fetched_at: 1, date: 1, expires_at: u64::MAX };
@@ -227,6 +228,9 @@ impl Fixtures {
         if wanted("delete one") {
             report("delete one of 200 listed items, through a controller", listed_delete(min_ms, now)?);
         }
+        if wanted("rename one") {
+            report("rename one of 100 listed items, through a controller", listed_rename(min_ms, now)?);
+        }
         Ok(())
     }
 
@@ -394,7 +398,50 @@ fn listed_delete(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, NormalizeErr
     Ok(if runs == samples + 1 && (199..=200).contains(&len) { us } else { f64::NAN })
 }
 
-/// The stored list of [`listed_delete`].
+/// The browser's update-entity without the browser: 100 items by 10 authors in
+/// a stored list read as keys by one tracked listener, and each item by a
+/// listener of its own (as `use_cache` and a `use_entity` per row do); each
+/// sample renames item 5 and times the write, the wake-up of its row's listener
+/// (the list's is not woken: its keys did not change) and that row's re-read.
+fn listed_rename(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, NormalizeError> {
+    let item = |i: u32| json!({ "id": i, "name": format!("item {i}"), "author": { "id": i % 10, "name": format!("author {}", i % 10) } });
+    let time = FakeTime::default();
+    let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    let list = ItemList;
+    match controller.set_response(&list, &Value::Null, Value::Array((0..100).map(item).collect())) {
+        Ok(()) => {}
+        Err(rdc_core::FetchError::Normalize(err)) => return Err(err),
+        Err(_) => return Ok(f64::NAN),
+    }
+    let runs = std::rc::Rc::new(std::cell::Cell::new((0usize, 0usize)));
+    let (reader, seen, schema) = (controller.clone(), std::rc::Rc::clone(&runs), list.schema());
+    let mut ids = vec![controller.listen_reads(move || {
+        let _ = reader.read_key::<Vec<Pk>>("GET /items", schema.as_ref(), false);
+        seen.set((seen.get().0 + 1, seen.get().1));
+    })];
+    for i in 0..100 {
+        let (reader, seen, pk) = (controller.clone(), std::rc::Rc::clone(&runs), i.to_string());
+        ids.push(controller.listen_reads(move || {
+            let _ = reader.entity::<ListItem>(&pk);
+            seen.set((seen.get().0, seen.get().1 + 1));
+        }));
+    }
+    let mut version = 0;
+    let us = median_us(min_ms, now, &mut || {
+        version += 1;
+        let renamed = json!({ "id": 5, "name": format!("item 5 v{version}"), "author": { "id": 5 } });
+        Box::new(controller.set(&ListItem::schema(), renamed))
+    });
+    for id in ids {
+        controller.unlisten(id);
+    }
+    // The list's listener ran once (when it started), the rows' once each and
+    // then once per rename.
+    let (list_runs, row_runs) = runs.get();
+    Ok(if list_runs == 1 && row_runs == 100 + version { us } else { f64::NAN })
+}
+
+/// The stored list of [`listed_delete`] and [`listed_rename`].
 #[derive(Clone)]
 struct ItemList;
 
