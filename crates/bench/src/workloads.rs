@@ -203,7 +203,7 @@ impl Fixtures {
                 Box::new(controller.set(&user_schema, self.numbered_user(i % 100_000, i)))
             });
             // A mutation whose request never answers keeps its optimistic layer on.
-            let pending = controller.fetch(&Rename, Value::Null, Some(self.numbered_user(5, 1)));
+            let pending = controller.fetch(&RENAME, Value::Null, Some(self.numbered_user(5, 1)));
             tasks.run();
             let mut i = 0u64;
             t("setOneEntity in 100k store, a layer pending", &mut || {
@@ -361,15 +361,8 @@ fn median_us_with(
 /// gets it back) and times the write, the listener's wake-up, its re-read and
 /// the update of what it follows.
 fn listed_delete(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, NormalizeError> {
-    let item = |i: u32| json!({ "id": i, "name": format!("item {i}"), "author": { "id": i % 10, "name": format!("author {}", i % 10) } });
-    let time = FakeTime::default();
-    let controller = Controller::new(time.clone(), time, LocalTasks::default());
-    let list = ItemList;
-    match controller.set_response(&list, &Value::Null, Value::Array((0..200).map(item).collect())) {
-        Ok(()) => {}
-        Err(rdc_core::FetchError::Normalize(err)) => return Err(err),
-        Err(_) => return Ok(f64::NAN),
-    }
+    let (controller, list) = (listed(200)?, ITEM_LIST);
+    let item = list_item;
     let (reader, shown) = (controller.clone(), std::rc::Rc::new(std::cell::Cell::new((0, 0))));
     let seen = std::rc::Rc::clone(&shown);
     let schema = list.schema();
@@ -404,15 +397,7 @@ fn listed_delete(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, NormalizeErr
 /// sample renames item 5 and times the write, the wake-up of its row's listener
 /// (the list's is not woken: its keys did not change) and that row's re-read.
 fn listed_rename(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, NormalizeError> {
-    let item = |i: u32| json!({ "id": i, "name": format!("item {i}"), "author": { "id": i % 10, "name": format!("author {}", i % 10) } });
-    let time = FakeTime::default();
-    let controller = Controller::new(time.clone(), time, LocalTasks::default());
-    let list = ItemList;
-    match controller.set_response(&list, &Value::Null, Value::Array((0..100).map(item).collect())) {
-        Ok(()) => {}
-        Err(rdc_core::FetchError::Normalize(err)) => return Err(err),
-        Err(_) => return Ok(f64::NAN),
-    }
+    let (controller, list) = (listed(100)?, ITEM_LIST);
     let runs = std::rc::Rc::new(std::cell::Cell::new((0usize, 0usize)));
     let (reader, seen, schema) = (controller.clone(), std::rc::Rc::clone(&runs), list.schema());
     let mut ids = vec![controller.listen_reads(move || {
@@ -441,58 +426,52 @@ fn listed_rename(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, NormalizeErr
     Ok(if list_runs == 1 && row_runs == 100 + version { us } else { f64::NAN })
 }
 
-/// The stored list of [`listed_delete`] and [`listed_rename`].
-#[derive(Clone)]
-struct ItemList;
+/// Item `i` of the listed workloads, by one of 10 authors.
+fn list_item(i: u32) -> Value {
+    json!({ "id": i, "name": format!("item {i}"), "author": { "id": i % 10, "name": format!("author {}", i % 10) } })
+}
 
-impl Endpoint for ItemList {
-    type Output = Value;
-    type Error = String;
-
-    fn key(&self, _: &Value) -> Result<String, String> {
-        Ok("GET /items".into())
-    }
-
-    fn schema(&self) -> Option<Schema> {
-        Some(Schema::array(ListItem::schema()))
-    }
-
-    fn policy(&self) -> Policy {
-        Policy::default()
-    }
-
-    fn is_soft(&self, _: &String) -> bool {
-        false
-    }
-
-    fn fetch(&self, _: &Value, _: Option<Value>) -> LocalFuture<Result<Value, String>> {
-        Box::pin(std::future::pending())
-    }
-
-    fn storable(output: &Value) -> Option<Value> {
-        Some(output.clone())
+/// A controller with `n` items stored as the answer of [`ITEM_LIST`].
+fn listed(n: u32) -> Result<Controller, NormalizeError> {
+    let time = FakeTime::default();
+    let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    match controller.set_response(&ITEM_LIST, &Value::Null, Value::Array((0..n).map(list_item).collect())) {
+        Err(rdc_core::FetchError::Normalize(err)) => Err(err),
+        // (The list's key never fails: no other error.)
+        _ => Ok(controller),
     }
 }
 
-/// A user rename shown at once (its optimistic layer) whose request never
-/// answers: the layer stays on while the workload writes.
+/// An endpoint whose request never answers: its data is set by the workloads.
 #[derive(Clone)]
-struct Rename;
+struct Never {
+    key: &'static str,
+    schema: fn() -> Schema,
+    /// A mutation shows its body at once (an optimistic layer that stays on).
+    mutation: bool,
+}
 
-impl Endpoint for Rename {
+/// The stored list of [`listed_delete`] and [`listed_rename`].
+const ITEM_LIST: Never = Never { key: "GET /items", schema: || Schema::array(ListItem::schema()), mutation: false };
+
+/// A user rename shown at once whose request never answers: its layer stays on
+/// while the workload writes.
+const RENAME: Never = Never { key: "PUT /user", schema: User::schema, mutation: true };
+
+impl Endpoint for Never {
     type Output = Value;
     type Error = String;
 
     fn key(&self, _: &Value) -> Result<String, String> {
-        Ok("PUT /user".into())
+        Ok(self.key.to_owned())
     }
 
     fn schema(&self) -> Option<Schema> {
-        Some(User::schema())
+        Some((self.schema)())
     }
 
     fn policy(&self) -> Policy {
-        Policy { mutation: true, ..Policy::default() }
+        Policy { mutation: self.mutation, ..Policy::default() }
     }
 
     fn is_soft(&self, _: &String) -> bool {
@@ -508,6 +487,6 @@ impl Endpoint for Rename {
     }
 
     fn optimistic(&self, _: &Value, body: Option<&Value>) -> Option<Value> {
-        body.cloned()
+        self.mutation.then(|| body.cloned()).flatten()
     }
 }
