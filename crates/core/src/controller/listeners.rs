@@ -48,8 +48,10 @@ impl Topics {
     /// what is sorted, compared and indexed later is about one entry per row.
     pub fn deps(&mut self, deps: &[Dep]) {
         // Where the rows seen last were recorded, by a hash of the row (a miss
-        // only costs a repeat, which `dedup` merges later).
-        let mut seen = [(0usize, 0usize, usize::MAX); 64];
+        // only costs a repeat, which `dedup` merges later). Short reads (one
+        // entity and what it references) skip it.
+        const SLOTS: usize = 64;
+        let mut seen = (deps.len() > 8).then_some([(0usize, 0usize, usize::MAX); SLOTS]);
         for dep in deps {
             let (row, fields) = match *dep {
                 // A dependency narrowed to fields is woken by changes to those
@@ -62,8 +64,8 @@ impl Topics {
                 Dep::Void => continue,
             };
             let (address, index) = row_order(row);
-            let slot = ((address ^ index.wrapping_mul(0x9e37_79b9)).wrapping_mul(0x9e37_79b9) >> 7) & 63;
-            if let Some(known) = seen.get_mut(slot) {
+            let slot = ((address ^ index.wrapping_mul(0x9e37_79b9)).wrapping_mul(0x9e37_79b9) >> 7) % SLOTS;
+            if let Some(known) = seen.as_mut().and_then(|seen| seen.get_mut(slot)) {
                 if known.0 == address && known.1 == index {
                     if let Some(first) = self.rows.get_mut(known.2) {
                         first.1 |= fields;
