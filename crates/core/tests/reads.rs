@@ -324,6 +324,9 @@ fn a_list_read_as_keys_depends_on_validity_not_on_fields() {
     let all: Schema = All::of::<Card>().into();
     let every = memo.read::<Vec<Pk>>(&state, "all cards", &all, &Value::Null).unwrap().unwrap();
     assert_eq!(*every, vec![Pk("1".into())]);
+    // An `All`'s keys are the row keys themselves.
+    let (row_key, _) = state.tables()["Card"].rows.get_index(0).unwrap();
+    assert!(every[0].0.ptr_eq(row_key));
     let plain: Vec<Pk> = rdc_core::json::from_value(&json!(["x", 7])).unwrap();
     assert_eq!(plain, vec![Pk("x".into()), Pk("7".into())]);
 }

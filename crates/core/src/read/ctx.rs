@@ -436,7 +436,7 @@ impl<'a> Ctx<'a> {
 
     /// Rows of `all`'s tables, recording the table dependencies; `None` when no
     /// table of theirs was ever written.
-    pub fn all_rows(&self, all: &All) -> Option<Vec<(&'static EntityDef, &'a str, &'a StoredEntity)>> {
+    pub fn all_rows(&self, all: &All) -> Option<Vec<(&'static EntityDef, &'a crate::json::Text, &'a StoredEntity)>> {
         let mut rows = Vec::new();
         let mut any = false;
         for def in all.entity_defs() {
@@ -444,10 +444,22 @@ impl<'a> Ctx<'a> {
             self.depend(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
             if let Some(table) = table {
                 any = true;
-                rows.extend(table.rows.iter().map(|(pk, row)| (def, pk.as_str(), row)));
+                rows.extend(table.rows.iter().map(|(pk, row)| (def, pk, row)));
             }
         }
         any.then_some(rows)
+    }
+
+    /// Whether any of `all`'s tables was ever written, recording the table
+    /// dependencies (what [`Ctx::all_rows`] says without listing the rows).
+    pub fn all_stored(&self, all: &All) -> bool {
+        let mut any = false;
+        for def in all.entity_defs() {
+            let table = self.table(def.key);
+            self.depend(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
+            any |= table.is_some();
+        }
+        any
     }
 
     /// Whether `pk` names a live entity of `def` whose required nested entities

@@ -392,8 +392,9 @@ pub(crate) enum List<'a, 's, 'c> {
 pub(crate) enum Item<'a, 's, 'c> {
     /// A value read through the list's item schema.
     Value(usize, ValueDe<'a, 's, 'c>),
-    /// A row of an `All`, already looked up (`true`: as its type's variant).
-    Row(usize, EntityDe<'a, 'c>, bool),
+    /// A row of an `All`, already looked up (`true`: as its type's variant),
+    /// and its key as stored.
+    Row(usize, EntityDe<'a, 'c>, bool, &'a crate::json::Text),
 }
 
 impl<'a, 's, 'c> List<'a, 's, 'c> {
@@ -419,15 +420,15 @@ impl<'a, 's, 'c> List<'a, 's, 'c> {
             }
             List::Rows(rows) => {
                 let ctx = rows.ctx;
-                for (def, pk, row) in rows.rows.by_ref() {
+                for (def, key, row) in rows.rows.by_ref() {
                     let Some(object) = row.value.as_deref() else { continue };
-                    if !ctx.entity_valid(def, pk) {
+                    if !ctx.entity_valid(def, key) {
                         continue;
                     }
-                    let Some((pk, _, slot)) = ctx.lookup_fields(def, pk, true) else { continue };
+                    let Some((pk, _, slot)) = ctx.lookup_fields(def, key, true) else { continue };
                     rows.read += 1;
                     let entity = EntityDe { def, pk, object, slot: Some(slot), ctx };
-                    return Some(Item::Row(rows.read - 1, entity, matches!(rows.all, All::Poly(_))));
+                    return Some(Item::Row(rows.read - 1, entity, matches!(rows.all, All::Poly(_)), key));
                 }
                 None
             }
@@ -459,8 +460,10 @@ impl<'a> SeqAccess<'a> for List<'a, '_, '_> {
         match self.next_item() {
             None => Ok(None),
             Some(Item::Value(i, item)) => path.at(Segment::Index(i), seed.deserialize(item).map(Some)),
-            Some(Item::Row(i, entity, false)) => path.at(Segment::Index(i), seed.deserialize(entity).map(Some)),
-            Some(Item::Row(i, entity, true)) => path.at(Segment::Index(i), seed.deserialize(Tagged(entity)).map(Some)),
+            Some(Item::Row(i, entity, false, _)) => path.at(Segment::Index(i), seed.deserialize(entity).map(Some)),
+            Some(Item::Row(i, entity, true, _)) => {
+                path.at(Segment::Index(i), seed.deserialize(Tagged(entity)).map(Some))
+            }
         }
     }
 
@@ -495,7 +498,7 @@ pub(crate) fn is_reference(schema: &Schema) -> bool {
 
 /// The rows of an `All`, live and valid ones only.
 pub(crate) struct AllRows<'a, 's, 'c> {
-    rows: std::vec::IntoIter<(&'static EntityDef, &'a str, &'a StoredEntity)>,
+    rows: std::vec::IntoIter<(&'static EntityDef, &'a crate::json::Text, &'a StoredEntity)>,
     /// Items read so far (the index an error reports).
     read: usize,
     all: &'s All,

@@ -503,11 +503,11 @@ pub fn read_list<E: Entity>(reader: &mut ListReader<'_, '_>) -> Result<Vec<E>, E
                 _ => (i, E::deserialize(item)),
             },
             (Item::Value(i, item), None) => (i, E::deserialize(item)),
-            (Item::Row(i, row, false), Some(read)) => {
+            (Item::Row(i, row, false, _), Some(read)) => {
                 (i, run(ctx, row.def, row.pk, row.object, row.slot.unwrap_or(0), read))
             }
-            (Item::Row(i, row, false), None) => (i, E::deserialize(row)),
-            (Item::Row(i, row, true), _) => (i, E::deserialize(Tagged(row))),
+            (Item::Row(i, row, false, _), None) => (i, E::deserialize(row)),
+            (Item::Row(i, row, true, _), _) => (i, E::deserialize(Tagged(row))),
         };
         out.push(ctx.path.at(Segment::Index(index), value)?);
     }
@@ -526,7 +526,8 @@ fn read_keys(list: &mut List<'_, '_, '_>) -> Result<Vec<super::Pk>, Error> {
                 (Schema::Entity(_) | Schema::Invalidate(_), Value::String(text)) => super::Pk(text.clone()),
                 _ => ctx.path.at(Segment::Index(i), <super::Pk as serde::Deserialize>::deserialize(item))?,
             },
-            Item::Row(_, row, _) => super::Pk::from(row.pk),
+            // A row of an `All`: its key as stored, shared.
+            Item::Row(_, _, _, key) => super::Pk(key.clone()),
         };
         out.push(key);
     }

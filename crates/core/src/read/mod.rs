@@ -69,7 +69,7 @@ fn found(ctx: &Ctx<'_>, schema: &Schema, input: &Value) -> bool {
             None => false,
         },
         Schema::Union(_) | Schema::Invalidate(_) => ctx.value_valid(schema, Some(input)),
-        Schema::All(all) => ctx.all_rows(all).is_some(),
+        Schema::All(all) => ctx.all_stored(all),
         Schema::Lazy(_) => found(ctx, &schema.resolved(), input),
         Schema::CollectionAdd(c, _) => found(ctx, &c.item, input),
         Schema::Collection(collection) => {
