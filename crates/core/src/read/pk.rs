@@ -12,7 +12,8 @@ pub(crate) const PK_MARKER: &str = "$rdc::Pk";
 /// being valid). Read a list as `Vec<Pk>` and each row with `use_entity`, and a
 /// change to one entity wakes its row alone. In plain JSON (no schema) a `Pk`
 /// reads a string or an integer. A key read from the store shares the stored
-/// reference's text, as a [`Text`] field does (no copy per read; like any
+/// text (the reference's, or the row key of an `All` of one type), as a
+/// [`Text`] field does (no copy per read; like any
 /// stored string, it keeps the text of the response it came in alive while it
 /// is kept), and cloning one shares it too (a list's keys handed to `<For>` on
 /// every render cost no copies).
