@@ -64,6 +64,7 @@ pub use ser::to_value_or_panic as __to_value_or_panic;
 /// assert_eq!(rdc_core::json::Value::Number(n), 7);
 /// ```
 pub use serde_json::Number;
+pub use text::literal_key as __literal_key;
 pub use text::Text;
 pub(crate) use text::{hand_over, take_handed, TEXT_MARKER};
 
@@ -426,7 +427,9 @@ macro_rules! __json_items {
 #[macro_export]
 macro_rules! __json_entries {
     ($map:ident ()) => {};
-    ($map:ident () $key:literal : $($rest:tt)+) => { $crate::__json_entries!($map ($key) $($rest)+) };
+    ($map:ident () $key:literal : $($rest:tt)+) => {
+        $crate::__json_entries!($map ($crate::json::__literal_key($key)) $($rest)+)
+    };
     ($map:ident () ($key:expr) : $($rest:tt)+) => { $crate::__json_entries!($map ($key) $($rest)+) };
     ($map:ident () $key:ident : $($rest:tt)+) => { $crate::__json_entries!($map ($key) $($rest)+) };
     ($map:ident ($key:expr) null $(, $($rest:tt)*)?) => {

@@ -228,6 +228,39 @@ impl serde::Serialize for Text {
     }
 }
 
+thread_local! {
+    /// The texts of string literals `json!` used as keys lately, by the
+    /// literal's address (a small table: a literal whose slot another took is
+    /// copied again, so this never grows).
+    static LITERALS: std::cell::RefCell<[Option<(usize, Text)>; 64]> =
+        const { std::cell::RefCell::new([const { None }; 64]) };
+}
+
+/// The text of the string literal `key` (a key in `json!`): shared with the
+/// last objects built with the same literal instead of copied for each.
+///
+/// ```
+/// let (a, b) = (rdc_core::json::__literal_key("id"), rdc_core::json::__literal_key("id"));
+/// assert!(a.ptr_eq(&b));
+/// ```
+#[doc(hidden)]
+pub fn literal_key(key: &'static str) -> Text {
+    let address = key.as_ptr() as usize;
+    let slot = (address >> 2) % 64;
+    LITERALS.with(|literals| {
+        let mut literals = literals.borrow_mut();
+        match literals.get_mut(slot) {
+            Some(Some((known, text))) if *known == address && text.len() == key.len() => text.clone(),
+            Some(entry) => {
+                let text = Text::from(key);
+                *entry = Some((address, text.clone()));
+                text
+            }
+            None => Text::from(key),
+        }
+    })
+}
+
 /// The name `Text` asks for: rdc's deserializers answer it by handing over the
 /// stored string itself (a clone of its `Text`, no copy of the characters).
 pub(crate) const TEXT_MARKER: &str = "$rdc::Text";
@@ -304,6 +337,15 @@ impl<'de> serde::de::Visitor<'de> for TextVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_objects_built_with_the_same_literal_keys_share_them() {
+        let build = || crate::json!({"id": 1, "name": "a", "nested": {"id": 2}});
+        let (a, b) = (build(), build());
+        let keys = |v: &crate::json::Value| -> Vec<Text> { v.as_object().unwrap().keys().cloned().collect() };
+        assert!(keys(&a).iter().zip(keys(&b).iter()).all(|(x, y)| x.ptr_eq(y)));
+        assert_eq!(a, b);
+    }
 
     #[test]
     fn slices_share_their_buffer_and_compare_by_content() {
