@@ -87,28 +87,26 @@ impl Topics {
     /// rows are then nearly one run, which the stable sort takes in about
     /// linear time (sorted whole, the interleaving leaves no runs).
     fn dedup(&mut self) {
-        let mut tables: Vec<Vec<((&'static str, usize), u64)>> = Vec::new();
+        // Each table's rows, with the address of its type key.
+        let mut tables: Vec<(usize, Vec<((&'static str, usize), u64)>)> = Vec::new();
         for &row in &self.rows {
             let address = row_order(row.0).0;
-            match tables.iter_mut().find(|t| t.first().is_some_and(|first| row_order(first.0).0 == address)) {
-                Some(table) => table.push(row),
-                None => tables.push(vec![row]),
+            match tables.iter_mut().find(|(a, _)| *a == address) {
+                Some((_, table)) => table.push(row),
+                None => tables.push((address, vec![row])),
             }
         }
         // Tables by address (a few: an insertion sort), each table's rows by
         // index (the one sort of such rows in rdc).
         for i in 1..tables.len() {
             let mut j = i;
-            while j > 0
-                && tables.get(j - 1).and_then(|t| t.first()).map(|r| row_order(r.0).0)
-                    > tables.get(j).and_then(|t| t.first()).map(|r| row_order(r.0).0)
-            {
+            while j > 0 && tables.get(j - 1).map(|t| t.0) > tables.get(j).map(|t| t.0) {
                 tables.swap(j - 1, j);
                 j -= 1;
             }
         }
         self.rows.clear();
-        for mut table in tables {
+        for (_, mut table) in tables {
             crate::store::sort_rows(&mut table);
             self.rows.append(&mut table);
         }
