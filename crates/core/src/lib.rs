@@ -60,8 +60,8 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::read::generated::{
-        object_schema, read_list, uses_reader, EntityReader, ListReader, Member, Probe, ReadSerde, ReadStored, Reader,
-        StoredField,
+        fill, object_schema, read_list, uses_reader, EntityReader, Filled, ListReader, Member, Probe, ReadSerde,
+        ReadStored, Reader, Slot, StoredField,
     };
     pub use crate::read::path::deserialize_at;
 

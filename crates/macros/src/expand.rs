@@ -357,15 +357,22 @@ fn reader(core: &TokenStream, name: &syn::Ident, serde_name: &str, fields: &[Fie
     let count = fields.len();
     let inits = fields.iter().zip(&types).enumerate().map(|(i, (f, ty))| {
         let (ident, wire) = (&f.ident, &f.wire);
-        let read = if f.nested {
-            quote!(__rdc_reader.nested::<#ty>(#wire, __rdc_value)?)
-        } else {
-            quote!((&#core::__private::Probe::<#ty>::NEW).read_field(__rdc_reader, __rdc_value)?)
+        // A field that does not fit leaves the building to serde.
+        let or_give_up = |read: TokenStream| {
+            quote!(match #read {
+                ::std::option::Option::Some(__rdc_field) => __rdc_field,
+                ::std::option::Option::None => break 'rdc_build,
+            })
         };
+        let read = or_give_up(if f.nested {
+            quote!(__rdc_reader.nested::<#ty>(#wire, __rdc_value))
+        } else {
+            quote!((&#core::__private::Probe::<#ty>::NEW).read_field(__rdc_reader, __rdc_value))
+        });
         let missing = match &f.missing {
             Some(attrs::Missing::Default) => quote!(::std::default::Default::default()),
             Some(attrs::Missing::Call(path)) => quote!(#path()),
-            _ => quote!(__rdc_reader.missing::<#ty>(#wire)?),
+            _ => or_give_up(quote!(__rdc_reader.missing::<#ty>(#wire))),
         };
         quote!(#ident: match __rdc_values[#i] {
             ::std::option::Option::Some(__rdc_value) => #read,
@@ -375,22 +382,22 @@ fn reader(core: &TokenStream, name: &syn::Ident, serde_name: &str, fields: &[Fie
     quote! {
         const __RDC_FIELDS: &[#core::__private::Member] = &[#(#members),*];
 
-        #[allow(unused_imports, clippy::needless_borrow, clippy::indexing_slicing, clippy::redundant_closure_call)]
-        fn __rdc_read(
+        #[allow(unused_imports, clippy::needless_borrow, clippy::indexing_slicing, clippy::needless_return)]
+        fn __rdc_read<'__rdc_s>(
             __rdc_reader: &mut #core::__private::EntityReader<'_, '_>,
-        ) -> ::std::result::Result<#name, #core::__private::serde_json::Error> {
+            __rdc_slot: #core::__private::Slot<'__rdc_s, #name>,
+        ) -> ::std::result::Result<#core::__private::Filled<'__rdc_s>, #core::__private::serde_json::Error> {
             use #core::__private::{ReadSerde as _, ReadStored as _};
             let mut __rdc_values = [::std::option::Option::None; #count];
             __rdc_reader.collect(__RDC_FIELDS, &mut __rdc_values);
-            let __rdc_built = (|| -> ::std::option::Option<#name> {
+            // Built straight into the slot (a list's element), unless a field
+            // does not fit.
+            'rdc_build: {
                 let __rdc_reader = &*__rdc_reader;
-                ::std::option::Option::Some(#name { #(#inits),* })
-            })();
-            match __rdc_built {
-                ::std::option::Option::Some(__rdc_built) => ::std::result::Result::Ok(__rdc_built),
-                // serde says what is wrong, as it would have read it.
-                ::std::option::Option::None => __rdc_reader.serde(),
+                return ::std::result::Result::Ok(#core::__private::fill(#name { #(#inits),* }, __rdc_slot));
             }
+            // serde says what is wrong, as it would have read it.
+            ::std::result::Result::Ok(#core::__private::fill(__rdc_reader.serde()?, __rdc_slot))
         }
 
         static __RDC_READER: #core::__private::Reader<#name> =

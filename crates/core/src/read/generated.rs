@@ -31,7 +31,75 @@ use crate::schema::{pk_string_ref, All, Entity, EntityDef, NestedField, Object, 
 /// struct User { id: String, name: String }
 /// assert!(User::DEF.reader.is_some());
 /// ```
-pub type ReadFn<T> = for<'r, 'a> fn(&mut EntityReader<'r, 'a>) -> Result<T, Error>;
+pub type ReadFn<T> = for<'r, 'a, 's> fn(&mut EntityReader<'r, 'a>, Slot<'s, T>) -> Result<Filled<'s>, Error>;
+
+/// Where a generated reader puts the struct it builds: memory its caller owns
+/// (a list's next element), so a struct is built where it stays instead of
+/// being moved there (each move of a wide struct is a copy of all of it).
+#[doc(hidden)]
+pub struct Slot<'s, T> {
+    at: &'s mut std::mem::MaybeUninit<T>,
+    _only: PhantomData<fn(&'s ()) -> &'s ()>,
+}
+
+impl<T> std::fmt::Debug for Slot<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Slot")
+    }
+}
+
+/// Proof that the [`Slot`] of the same lifetime was filled: only [`fill`]
+/// makes one (the lifetime is invariant, so no other slot's proof fits).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Filled<'s>(PhantomData<fn(&'s ()) -> &'s ()>);
+
+/// Puts `value` in `slot`. (The value comes first: a reader that gives up
+/// while building it still has its slot for serde's answer.)
+///
+/// ```
+/// // What a generated reader ends with (see `ReadFn`).
+/// # use rdc_core::__private::{fill, Filled, Slot};
+/// fn read<'s>(slot: Slot<'s, u8>) -> Filled<'s> {
+///     fill(7, slot)
+/// }
+/// ```
+#[doc(hidden)]
+#[inline(always)]
+pub fn fill<T>(value: T, slot: Slot<'_, T>) -> Filled<'_> {
+    slot.at.write(value);
+    Filled(PhantomData)
+}
+
+/// What `read` fills, as a value of its own.
+#[inline(always)]
+fn owned<T>(read: impl for<'s> FnOnce(Slot<'s, T>) -> Result<Filled<'s>, Error>) -> Result<T, Error> {
+    let mut at = std::mem::MaybeUninit::uninit();
+    read(Slot { at: &mut at, _only: PhantomData })?;
+    // SAFETY: `read` returned the proof that this slot was filled: only `fill`
+    // makes it, by writing the slot (no other slot has the same lifetime).
+    #[allow(unsafe_code)]
+    Ok(unsafe { at.assume_init() })
+}
+
+/// Adds what `read` fills to the end of `out`, built in place.
+#[inline(always)]
+fn pushed<T>(
+    out: &mut Vec<T>,
+    read: impl for<'s> FnOnce(Slot<'s, T>) -> Result<Filled<'s>, Error>,
+) -> Result<(), Error> {
+    out.reserve(1);
+    let len = out.len();
+    let Some(at) = out.spare_capacity_mut().first_mut() else { return Err(de::Error::custom("no room in a list")) };
+    read(Slot { at, _only: PhantomData })?;
+    // SAFETY: the element past the end was filled (see `owned`), and the
+    // capacity holds it (reserved above).
+    #[allow(unsafe_code)]
+    unsafe {
+        out.set_len(len + 1)
+    };
+    Ok(())
+}
 
 /// A type's generated reader, used once serde's own view of the type says it
 /// reads the same: the first read of the type asks `T`'s `Deserialize` for the
@@ -356,13 +424,13 @@ pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
     let list_of = match schema {
         Schema::Entity(def) | Schema::Invalidate(def) => {
             if let Some(read) = reader_of::<T>(def) {
-                return read_entity(ctx, def, value, read);
+                return owned(|slot| read_entity(ctx, def, value, read, slot));
             }
             None
         }
         Schema::Object(object) => {
             if let (Some(read), Value::Object(map)) = (object.reader.and_then(Reader::<T>::of), value) {
-                return read(&mut EntityReader {
+                let mut reader = EntityReader {
                     ctx,
                     object: map,
                     nested: Nested::Object(&object[..]),
@@ -370,7 +438,8 @@ pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
                     track: None,
                     source: Source::Object { value, schema },
                     entered: false,
-                });
+                };
+                return owned(|slot| read(&mut reader, slot));
             }
             None
         }
@@ -405,9 +474,15 @@ pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
 }
 
 /// The stored entity `value` refers to, read by `read`.
-fn read_entity<'a, T>(ctx: &Ctx<'a>, def: &'static EntityDef, value: &'a Value, read: ReadFn<T>) -> Result<T, Error> {
+fn read_entity<'a, 's, T>(
+    ctx: &Ctx<'a>,
+    def: &'static EntityDef,
+    value: &'a Value,
+    read: ReadFn<T>,
+    into: Slot<'s, T>,
+) -> Result<Filled<'s>, Error> {
     let (pk, object, slot) = stored(ctx, def, value)?;
-    run(ctx, def, pk, object, slot, read)
+    run(ctx, def, pk, object, slot, read, into)
 }
 
 /// The stored entity `value` refers to: its pk, object and dependency slot.
@@ -419,18 +494,20 @@ fn stored<'a>(ctx: &Ctx<'a>, def: &'static EntityDef, value: &'a Value) -> Resul
         .ok_or_else(|| de::Error::custom(format!("{} {pk:?} is not in the store", def.key)))
 }
 
-/// Entity `def`/`pk`, stored as `object` with dependency `slot`, read by `read`.
+/// Entity `def`/`pk`, stored as `object` with dependency `slot`, read by `read`
+/// into `into`.
 #[inline]
-fn run<'a, T>(
+fn run<'a, 's, T>(
     ctx: &Ctx<'a>,
     def: &'static EntityDef,
     pk: &'a str,
     object: &'a Object,
     slot: usize,
     read: ReadFn<T>,
-) -> Result<T, Error> {
+    into: Slot<'s, T>,
+) -> Result<Filled<'s>, Error> {
     let mut reader = open(ctx, def, pk, object, slot)?;
-    let out = read(&mut reader);
+    let out = read(&mut reader, into);
     close(&reader);
     out
 }
@@ -497,19 +574,22 @@ pub fn read_list<E: Entity>(reader: &mut ListReader<'_, '_>) -> Result<Vec<E>, E
     // At most a mebibyte up front, as serde's `Vec` does (rows left out are not known yet).
     let mut out = Vec::with_capacity(list.size_hint().min((1 << 20) / std::mem::size_of::<E>().max(1)));
     while let Some(item) = list.next_item() {
-        let (index, value) = match (item, read) {
+        // Each item is built in the list's memory (see `Slot`).
+        let (index, done) = match (item, read) {
             (Item::Value(i, item), Some(read)) => match item.schema {
-                Schema::Entity(def) | Schema::Invalidate(def) => (i, read_entity(ctx, def, item.value, read)),
-                _ => (i, E::deserialize(item)),
+                Schema::Entity(def) | Schema::Invalidate(def) => {
+                    (i, pushed(&mut out, |slot| read_entity(ctx, def, item.value, read, slot)))
+                }
+                _ => (i, E::deserialize(item).map(|value| out.push(value))),
             },
-            (Item::Value(i, item), None) => (i, E::deserialize(item)),
+            (Item::Value(i, item), None) => (i, E::deserialize(item).map(|value| out.push(value))),
             (Item::Row(i, row, false, _), Some(read)) => {
-                (i, run(ctx, row.def, row.pk, row.object, row.slot.unwrap_or(0), read))
+                (i, pushed(&mut out, |slot| run(ctx, row.def, row.pk, row.object, row.slot.unwrap_or(0), read, slot)))
             }
-            (Item::Row(i, row, false, _), None) => (i, E::deserialize(row)),
-            (Item::Row(i, row, true, _), _) => (i, E::deserialize(Tagged(row))),
+            (Item::Row(i, row, false, _), None) => (i, E::deserialize(row).map(|value| out.push(value))),
+            (Item::Row(i, row, true, _), _) => (i, E::deserialize(Tagged(row)).map(|value| out.push(value))),
         };
-        out.push(ctx.path.at(Segment::Index(index), value)?);
+        ctx.path.at(Segment::Index(index), done)?;
     }
     Ok(out)
 }
