@@ -465,3 +465,30 @@ fn a_reference_is_not_read_as_text() {
         other => panic!("expected a type error at `writer`, got {other:?}"),
     }
 }
+
+#[test]
+fn lists_read_right_in_any_order_of_their_entities() {
+    // A read tries the row after the one found last before searching the
+    // table (lists mostly come in stored order): every other order, repeats,
+    // gaps and missing rows must read the same as they would without it.
+    let users = Schema::array(user_schema());
+    let mut state = State::default();
+    let stored: Vec<Value> = (0..12).map(|i| json!({ "id": i.to_string(), "name": format!("u{i}") })).collect();
+    write(&mut state, "stored", &users, Value::Array(stored), 1);
+    let orders: [&[u32]; 6] = [
+        &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+        &[11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0],
+        &[3, 3, 4, 4, 0, 11, 1, 6],
+        &[0, 2, 4, 6, 8, 10, 1, 3, 5],
+        &[5, 99, 6, 98, 7],
+        &[],
+    ];
+    for order in orders {
+        let ids: Vec<Value> = order.iter().map(|i| json!(i.to_string())).collect();
+        let read: Vec<User> = denormalize(&state, &users, &Value::Array(ids)).unwrap().unwrap();
+        let got: Vec<(String, String)> = read.into_iter().map(|u| (u.id, u.name)).collect();
+        let want: Vec<(String, String)> =
+            order.iter().filter(|&&i| i < 12).map(|i| (i.to_string(), format!("u{i}"))).collect();
+        assert_eq!(got, want, "order {order:?}");
+    }
+}

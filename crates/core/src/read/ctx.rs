@@ -203,6 +203,15 @@ impl indexmap::Equivalent<crate::json::Text> for RowKey<'_> {
     }
 }
 
+/// A table a read looked up, by the address of its `&'static` type key, and
+/// the index of the row found in it last.
+#[derive(Clone, Copy)]
+struct Seen<'a> {
+    address: usize,
+    table: Option<&'a EntityTable>,
+    last: usize,
+}
+
 /// Deepest entity nesting a read follows before it reports a cycle of required fields.
 const MAX_DEPTH: usize = 512;
 
@@ -218,11 +227,11 @@ pub(crate) struct Ctx<'a> {
     valid: RefCell<Option<FastMap<(usize, usize), bool>>>,
     valid_order: RefCell<Vec<(usize, usize)>>,
     stack: RefCell<Vec<(&'static str, &'a str)>>,
-    /// Tables already looked up, by the address of their `&'static` type key
-    /// (a read touches few tables and many rows: this saves hashing the key).
-    tables: RefCell<Vec<(usize, Option<&'a EntityTable>)>>,
+    /// Tables already looked up (a read touches few tables and many rows: this
+    /// saves hashing the type key), with the row found in each last.
+    tables: RefCell<Vec<Seen<'a>>>,
     /// The first table looked up (kept out of `tables`).
-    first_table: std::cell::Cell<Option<(usize, Option<&'a EntityTable>)>>,
+    first_table: std::cell::Cell<Option<Seen<'a>>>,
     /// The token of the field whose value a visitor ignored last (see `Members`).
     pub ignored: std::cell::Cell<u32>,
     next_token: std::cell::Cell<u32>,
@@ -247,8 +256,6 @@ pub(crate) struct Ctx<'a> {
     pub prior: Option<Prior>,
     /// This read's top-level list verdicts, for the next read.
     pub list: RefCell<Option<ListVerdicts>>,
-    /// The row found last (a validity check is followed by a read of the same row).
-    last: std::cell::Cell<Option<(usize, &'a str, usize)>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -279,7 +286,6 @@ impl<'a> Ctx<'a> {
             lists: false,
             prior: None,
             list: RefCell::default(),
-            last: std::cell::Cell::new(None),
             ignored: std::cell::Cell::new(0),
             next_token: std::cell::Cell::new(0),
         }
@@ -358,47 +364,75 @@ impl<'a> Ctx<'a> {
     }
 
     /// The table of `def` and, when stored, the row `pk` with its index.
+    ///
+    /// The row found last in the table is tried first (a validity check is
+    /// followed by a read of the same row), then the one after it (a list is
+    /// mostly read in the order its entities were stored), before the table's
+    /// index is searched.
     #[allow(clippy::type_complexity)]
     fn find(
         &self,
         def: &'static EntityDef,
         pk: &str,
     ) -> (Option<&'a EntityTable>, Option<(usize, &'a str, &'a StoredEntity)>) {
-        let table = self.table(def.key);
-        let address = def.key.as_ptr() as usize;
-        if let (Some(t), Some((a, last_pk, index))) = (table, self.last.get()) {
-            if a == address && super::generated::same(last_pk, pk) {
-                return (table, t.rows.get_index(index).map(|(pk, row)| (index, pk.as_str(), row)));
+        let seen = self.seen(def.key);
+        let Some(table) = seen.table else { return (None, None) };
+        for at in [seen.last, seen.last.wrapping_add(1)] {
+            if let Some((key, row)) = table.rows.get_index(at) {
+                if super::generated::same(key.as_str(), pk) {
+                    if at != seen.last {
+                        self.found_in(seen.address, at);
+                    }
+                    return (Some(table), Some((at, key.as_str(), row)));
+                }
             }
         }
-        let found = table.and_then(|t| t.rows.get_full(&RowKey(pk))).map(|(index, pk, row)| (index, pk.as_str(), row));
-        if let Some((index, pk, _)) = found {
-            self.last.set(Some((address, pk, index)));
+        let found = table.rows.get_full(&RowKey(pk)).map(|(index, pk, row)| (index, pk.as_str(), row));
+        if let Some((index, ..)) = found {
+            self.found_in(seen.address, index);
         }
-        (table, found)
+        (Some(table), found)
+    }
+
+    /// Remembers that row `index` was found last in the table at `address`.
+    fn found_in(&self, address: usize, index: usize) {
+        match self.first_table.get() {
+            Some(first) if first.address == address => self.first_table.set(Some(Seen { last: index, ..first })),
+            _ => {
+                if let Some(seen) = self.tables.borrow_mut().iter_mut().find(|t| t.address == address) {
+                    seen.last = index;
+                }
+            }
+        }
     }
 
     /// The table of `key` (a type key from an `EntityDef`).
     fn table(&self, key: &'static str) -> Option<&'a EntityTable> {
+        self.seen(key).table
+    }
+
+    /// The table of `key` as this read has seen it so far.
+    fn seen(&self, key: &'static str) -> Seen<'a> {
         let address = key.as_ptr() as usize;
         // The first table is kept apart (no list to allocate for one table).
         let first = self.first_table.get();
-        if let Some((a, table)) = first {
-            if a == address {
-                return table;
+        if let Some(seen) = first {
+            if seen.address == address {
+                return seen;
             }
         }
         let mut tables = self.tables.borrow_mut();
-        if let Some((_, table)) = tables.iter().find(|(a, _)| *a == address) {
-            return *table;
+        if let Some(seen) = tables.iter().find(|t| t.address == address) {
+            return *seen;
         }
-        let table = self.state.entities.get(key);
+        // (No row found yet: the first guess is the table's first row.)
+        let seen = Seen { address, table: self.state.entities.get(key), last: usize::MAX };
         if first.is_none() {
-            self.first_table.set(Some((address, table)));
+            self.first_table.set(Some(seen));
         } else {
-            tables.push((address, table));
+            tables.push(seen);
         }
-        table
+        seen
     }
 
     /// The live row `def`/`pk`, recording a dependency on all of it.
