@@ -382,7 +382,7 @@ fn reader(core: &TokenStream, name: &syn::Ident, serde_name: &str, fields: &[Fie
     quote! {
         const __RDC_FIELDS: &[#core::__private::Member] = &[#(#members),*];
 
-        #[allow(unused_imports, clippy::needless_borrow, clippy::indexing_slicing, clippy::needless_return)]
+        #[allow(unused_imports, clippy::needless_borrow, clippy::indexing_slicing, clippy::needless_return, unreachable_code)]
         fn __rdc_read<'__rdc_s>(
             __rdc_reader: &mut #core::__private::EntityReader<'_, '_>,
             __rdc_slot: #core::__private::Slot<'__rdc_s, #name>,

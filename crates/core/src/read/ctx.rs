@@ -203,11 +203,11 @@ impl indexmap::Equivalent<crate::json::Text> for RowKey<'_> {
     }
 }
 
-/// A table a read looked up, by the address of its `&'static` type key, and
-/// the index of the row found in it last.
+/// A table a read looked up, by its `&'static` type key (compared by address
+/// and length), and the index of the row found in it last.
 #[derive(Clone, Copy)]
 struct Seen<'a> {
-    address: usize,
+    key: &'static str,
     table: Option<&'a EntityTable>,
     last: usize,
 }
@@ -381,7 +381,7 @@ impl<'a> Ctx<'a> {
             if let Some((key, row)) = table.rows.get_index(at) {
                 if super::generated::same(key.as_str(), pk) {
                     if at != seen.last {
-                        self.found_in(seen.address, at);
+                        self.found_in(seen.key, at);
                     }
                     return (Some(table), Some((at, key.as_str(), row)));
                 }
@@ -389,17 +389,17 @@ impl<'a> Ctx<'a> {
         }
         let found = table.rows.get_full(&RowKey(pk)).map(|(index, pk, row)| (index, pk.as_str(), row));
         if let Some((index, ..)) = found {
-            self.found_in(seen.address, index);
+            self.found_in(seen.key, index);
         }
         (Some(table), found)
     }
 
-    /// Remembers that row `index` was found last in the table at `address`.
-    fn found_in(&self, address: usize, index: usize) {
+    /// Remembers that row `index` was found last in the table of `key`.
+    fn found_in(&self, key: &'static str, index: usize) {
         match self.first_table.get() {
-            Some(first) if first.address == address => self.first_table.set(Some(Seen { last: index, ..first })),
+            Some(first) if std::ptr::eq(first.key, key) => self.first_table.set(Some(Seen { last: index, ..first })),
             _ => {
-                if let Some(seen) = self.tables.borrow_mut().iter_mut().find(|t| t.address == address) {
+                if let Some(seen) = self.tables.borrow_mut().iter_mut().find(|t| std::ptr::eq(t.key, key)) {
                     seen.last = index;
                 }
             }
@@ -413,20 +413,19 @@ impl<'a> Ctx<'a> {
 
     /// The table of `key` as this read has seen it so far.
     fn seen(&self, key: &'static str) -> Seen<'a> {
-        let address = key.as_ptr() as usize;
         // The first table is kept apart (no list to allocate for one table).
         let first = self.first_table.get();
         if let Some(seen) = first {
-            if seen.address == address {
+            if std::ptr::eq(seen.key, key) {
                 return seen;
             }
         }
         let mut tables = self.tables.borrow_mut();
-        if let Some(seen) = tables.iter().find(|t| t.address == address) {
+        if let Some(seen) = tables.iter().find(|t| std::ptr::eq(t.key, key)) {
             return *seen;
         }
         // (No row found yet: the first guess is the table's first row.)
-        let seen = Seen { address, table: self.state.entities.get(key), last: usize::MAX };
+        let seen = Seen { key, table: self.state.entities.get(key), last: usize::MAX };
         if first.is_none() {
             self.first_table.set(Some(seen));
         } else {

@@ -77,7 +77,9 @@ fn owned<T>(read: impl for<'s> FnOnce(Slot<'s, T>) -> Result<Filled<'s>, Error>)
     let mut at = std::mem::MaybeUninit::uninit();
     read(Slot { at: &mut at, _only: PhantomData })?;
     // SAFETY: `read` returned the proof that this slot was filled: only `fill`
-    // makes it, by writing the slot (no other slot has the same lifetime).
+    // makes a `Filled`, by writing its slot, and `read` must work for every
+    // lifetime `'s` (with `'s` invariant), so its `Filled<'s>` can only have
+    // come from filling the one `Slot<'s, T>` it was given.
     #[allow(unsafe_code)]
     Ok(unsafe { at.assume_init() })
 }
