@@ -5,120 +5,8 @@
 
 use std::rc::Rc;
 
-use crate::read::Dep;
-use crate::store::{Changes, FastMap, LAYOUT};
-
-/// The index of a liveness topic: its row's index with this bit set.
-const ALIVE: usize = 1 << (usize::BITS - 1);
-/// The index of a whole table's topic.
-const TABLE: usize = usize::MAX;
-
-/// What one run of a tracked listener read.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Topics {
-    keys: Vec<String>,
-    /// Entity topics by (type key, index), with the fields the reads looked at
-    /// (a mask as [`fields_changed`](crate::fields_changed) makes them, [`LAYOUT`]
-    /// always set): a row's content at its index, its liveness at `index | ALIVE`
-    /// and the whole table at `TABLE` (these two with every bit set). One kind
-    /// of topic keeps the index, and the code that maintains it, single.
-    rows: Vec<((&'static str, usize), u64)>,
-}
-
-/// Equal when the same keys and the same rows, each row's type key at the same
-/// address (as the index tells topics apart): no text compared per row.
-impl PartialEq for Topics {
-    fn eq(&self, other: &Topics) -> bool {
-        self.keys == other.keys
-            && self.rows.len() == other.rows.len()
-            && self.rows.iter().zip(&other.rows).all(|(&(a, fa), &(b, fb))| same_row(a, b) && fa == fb)
-    }
-}
-
-impl Topics {
-    pub fn key(&mut self, key: &str) {
-        if !self.keys.iter().any(|k| k == key) {
-            self.keys.push(key.to_owned());
-        }
-    }
-
-    /// Records the topics of `deps`. A row met again soon after (a list's items
-    /// mostly reference a few entities: each item's read records them again)
-    /// has its fields merged into its first record instead of a new one, so
-    /// what is sorted, compared and indexed later is about one entry per row.
-    pub fn deps(&mut self, deps: &[Dep]) {
-        // Where the rows seen last were recorded, by a hash of the row (a miss
-        // only costs a repeat, which `dedup` merges later). Short reads (one
-        // entity and what it references) skip it.
-        const SLOTS: usize = 64;
-        let mut seen = (deps.len() > 8).then_some([(0usize, 0usize, usize::MAX); SLOTS]);
-        for dep in deps {
-            let (row, fields) = match *dep {
-                // A dependency narrowed to fields is woken by changes to those
-                // fields or to the row's keys (what `Dep::unchanged` compares).
-                Dep::Entity { key, index, ref seen, read, .. } => {
-                    ((key, index), if seen.is_some() { read | LAYOUT } else { u64::MAX })
-                }
-                Dep::Alive { key, index, .. } => ((key, index | ALIVE), u64::MAX),
-                Dep::Table { key, .. } => ((key, TABLE), u64::MAX),
-                Dep::Void => continue,
-            };
-            let (address, index) = row_order(row);
-            let slot = ((address ^ index.wrapping_mul(0x9e37_79b9)).wrapping_mul(0x9e37_79b9) >> 7) % SLOTS;
-            if let Some(known) = seen.as_mut().and_then(|seen| seen.get_mut(slot)) {
-                if known.0 == address && known.1 == index {
-                    if let Some(first) = self.rows.get_mut(known.2) {
-                        first.1 |= fields;
-                        continue;
-                    }
-                }
-                *known = (address, index, self.rows.len());
-            }
-            self.rows.push((row, fields));
-        }
-    }
-
-    /// Sorted by key address (cheaper than comparing the strings), then index,
-    /// without repeats (the fields of a row read twice are merged).
-    ///
-    /// The rows of a list's read come from a few tables, interleaved (an item,
-    /// then what it references, then the next item), each table's mostly in
-    /// increasing index. So they are dealt out by table first: each table's
-    /// rows are then nearly one run, which the stable sort takes in about
-    /// linear time (sorted whole, the interleaving leaves no runs).
-    fn dedup(&mut self) {
-        // Each table's rows, with the address of its type key.
-        let mut tables: Vec<(usize, Vec<((&'static str, usize), u64)>)> = Vec::new();
-        for &row in &self.rows {
-            let address = row_order(row.0).0;
-            match tables.iter_mut().find(|(a, _)| *a == address) {
-                Some((_, table)) => table.push(row),
-                None => tables.push((address, vec![row])),
-            }
-        }
-        // Tables by address (a few: an insertion sort), each table's rows by
-        // index (the one sort of such rows in rdc).
-        for i in 1..tables.len() {
-            let mut j = i;
-            while j > 0 && tables.get(j - 1).map(|t| t.0) > tables.get(j).map(|t| t.0) {
-                tables.swap(j - 1, j);
-                j -= 1;
-            }
-        }
-        self.rows.clear();
-        for (_, mut table) in tables {
-            crate::store::sort_rows(&mut table);
-            self.rows.append(&mut table);
-        }
-        self.rows.dedup_by(|later, kept| {
-            let same = same_row(later.0, kept.0);
-            if same {
-                kept.1 |= later.1;
-            }
-            same
-        });
-    }
-}
+use super::topics::{row_order, Topics, ALIVE, TABLE};
+use crate::store::{Changes, FastMap, RowWith};
 
 struct Listener {
     callback: Rc<dyn Fn()>,
@@ -206,9 +94,21 @@ impl Listeners {
         if *old_recorded == recorded {
             return;
         }
-        let mut topics = recorded.clone();
-        topics.dedup();
+        // A re-read that recorded nearly the same: only what differs moves.
+        if let Some(moved) = old.patch(old_recorded, &recorded) {
+            *old_recorded = recorded;
+            for gone in &moved.gone {
+                drop_id(&mut self.by_topic, &gone.0, id, &entry(gone));
+            }
+            for came in &moved.came {
+                self.by_topic.entry(came.0).or_default().entries.push((id, entry(came)));
+            }
+            return;
+        }
+        let topics = recorded.indexed();
         if *old == topics {
+            // (The same rows, perhaps merging other records: kept as now.)
+            *old = topics;
             *old_recorded = recorded;
             return;
         }
@@ -291,27 +191,17 @@ fn mark_dead<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::bo
     }
 }
 
-/// The order topics are kept in: by the address of the table key, then index.
-fn row_order((key, index): (&'static str, usize)) -> (usize, usize) {
-    (key.as_ptr() as usize, index)
-}
-
-fn same_row(a: (&'static str, usize), b: (&'static str, usize)) -> bool {
-    std::ptr::eq(a.0, b.0) && a.1 == b.1
+/// An index entry for a row topic: the address of the key its topic used, and
+/// the fields read.
+fn entry(&(row, fields): &RowWith) -> (usize, u64) {
+    (row.0.as_ptr() as usize, fields)
 }
 
 /// Moves listener `id` in `map` from the entries of `old` to those of `new`,
 /// both sorted by `row_order`, touching only the topics that differ.
-fn reindex(
-    map: &mut FastMap<(&'static str, usize), Readers<(usize, u64)>>,
-    old: &[((&'static str, usize), u64)],
-    new: &[((&'static str, usize), u64)],
-    id: u64,
-) {
-    // Index entries carry the address of the key their topic used, and the
-    // fields read. (Plain indices rather than iterator adapters: this walks
-    // every topic of a list's listener on each change of the list.)
-    let entry = |&(row, fields): &((&'static str, usize), u64)| (row.0.as_ptr() as usize, fields);
+fn reindex(map: &mut FastMap<(&'static str, usize), Readers<(usize, u64)>>, old: &[RowWith], new: &[RowWith], id: u64) {
+    // (Plain indices rather than iterator adapters: this walks every topic of
+    // a list's listener when its list is read anew.)
     let (mut i, mut j) = (0, 0);
     loop {
         let step = match (old.get(i), new.get(j)) {
@@ -392,9 +282,12 @@ fn drop_id<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::borr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::LAYOUT;
 
     fn topics(rows: Vec<((&'static str, usize), u64)>) -> Topics {
-        Topics { rows, ..Topics::default() }
+        let mut topics = Topics::default();
+        topics.rows = rows;
+        topics
     }
 
     fn row_change(fields: u64) -> Changes {

@@ -13,6 +13,7 @@ mod notify;
 mod poll;
 mod shared;
 mod spawn;
+mod topics;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -32,8 +33,9 @@ use crate::error::{NormalizeError, ReadError};
 use crate::read::MemoCache;
 use crate::schema::Schema;
 use crate::store::{ErrorEntry, State, WriteMeta};
-use listeners::{Listeners, Topics};
+use listeners::Listeners;
 use shared::{Shared, Wait};
+use topics::Topics;
 
 /// Why a controller fetch failed.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use super::listeners::Topics;
+use super::topics::Topics;
 use super::{write, Controller};
 use crate::store::{State, TakenRow, WriteMeta};
 

@@ -6,8 +6,8 @@ mod state;
 mod undo;
 mod write;
 
-pub(crate) use changes::sort_rows;
 pub use changes::{fields_changed, Changes, LAYOUT};
+pub(crate) use changes::{sort_rows, RowWith};
 pub use state::{
     EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta,
 };
