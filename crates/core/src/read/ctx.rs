@@ -167,9 +167,7 @@ impl ListSource {
 /// What the previous read of a memo entry leaves the next one: its dependencies,
 /// which of them changed, and its list's verdicts.
 pub(crate) struct Prior {
-    /// Moved out (left `Void`) as the next read reuses them: a reused range
-    /// is never copied, and one met again (a repeated reference) is decided anew.
-    pub deps: std::cell::RefCell<Vec<Dep>>,
+    pub deps: Vec<Dep>,
     pub changed: Vec<bool>,
     pub list: ListVerdicts,
 }
@@ -611,10 +609,12 @@ impl<'a> Ctx<'a> {
             let (valid, from, to) = (*prior.list.verdicts.get(at)?)?;
             let range = from as usize..to as usize;
             let holds = prior.changed.get(range.clone())?.iter().all(|changed| !changed);
-            let mut deps = prior.deps.borrow_mut();
-            let deps = deps.get_mut(range).filter(|deps| holds && !deps.iter().any(|d| matches!(d, Dep::Void)))?;
-            self.deps.borrow_mut().extend(deps.iter_mut().map(|dep| std::mem::replace(dep, Dep::Void)));
-            Some(valid)
+            holds.then(|| {
+                if let Some(deps) = prior.deps.get(range) {
+                    self.deps.borrow_mut().extend_from_slice(deps);
+                }
+                valid
+            })
         });
         let valid = reused.unwrap_or_else(|| {
             self.exact.set(true);

@@ -200,7 +200,7 @@ impl MemoCache {
                     entry.list = list;
                     return entry.value.clone();
                 } else if let Some(list) = list {
-                    prior = Some(Prior { deps: std::mem::take(&mut entry.deps).into(), changed, list });
+                    prior = Some(Prior { deps: std::mem::take(&mut entry.deps), changed, list });
                 }
             }
         }
