@@ -96,10 +96,10 @@ impl<'de> Visitor<'de> for PkVisitor {
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Pk, E> {
-        Ok(Pk::from(v.to_string()))
+        Ok(Pk::from(crate::schema::integer_text(v)))
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Pk, E> {
-        Ok(Pk::from(v.to_string()))
+        Ok(Pk::from(crate::schema::integer_text(v)))
     }
 }
