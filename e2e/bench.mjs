@@ -1,12 +1,15 @@
 // The browser benchmark runner (Step 7): rdc against the same list in plain Leptos
 // signals, in Debian's headless Chromium. Prints a table and writes JSON.
 // Usage: node e2e/bench.mjs BASE_URL OUT_JSON [REPEATS]
+// Each scenario runs BENCH_ROUNDS (default 3) rounds of REPEATS (default 30) steps per
+// page, the pages alternating; the medians are over all of a page's steps.
 // BENCH_ONLY=update-entity,delete-item runs only those scenarios (and no memory cycle).
 import { chromium } from 'playwright-core';
 import fs from 'fs';
 
 const [base, out, repeatsArg] = process.argv.slice(2);
 const repeats = Number(repeatsArg || 30);
+const rounds = Number(process.env.BENCH_ROUNDS || 3);
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update',
@@ -85,12 +88,15 @@ const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : null;
 for (const [name, run] of Object.entries(scenarios)) {
   if (only && !only.includes(name)) continue;
   console.error(`running ${name}`);
-  results[name] = {};
-  for (const impl of ['plain', 'rdc']) {
-    const samples = [];
-    for (let i = 0; i < repeats; i++) samples.push(await run(impl, i));
-    results[name][impl] = median(samples);
+  // Rounds alternate the pages (and which goes first), each on a fresh mount,
+  // so a slow stretch of the machine lands on both sides of a ratio.
+  const samples = { plain: [], rdc: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const impl of round % 2 ? ['rdc', 'plain'] : ['plain', 'rdc']) {
+      for (let i = 0; i < repeats; i++) samples[impl].push(await run(impl, i));
+    }
   }
+  results[name] = { plain: median(samples.plain), rdc: median(samples.rdc) };
   await page.evaluate(() => { bench.unmount(); if (window.gc) gc(); });
 }
 
@@ -122,4 +128,4 @@ if (only) process.exit(0);
 const ratio = results['update-user-10000'].rdc / results['update-user'].rdc;
 console.log(`\nupdate-user-10000 / update-user (rdc): ${ratio.toFixed(2)}x`);
 console.log(`1,000 rdc mount/unmount cycles over one store: JS heap ${(memory.heapStartBytes / 1e6).toFixed(2)} MB -> ${(memory.heapEndBytes / 1e6).toFixed(2)} MB, wasm memory ${(memory.wasmStartBytes / 1e6).toFixed(2)} MB -> ${(memory.wasmEndBytes / 1e6).toFixed(2)} MB, entities / listeners / timeouts ${memory.countsStart} -> ${memory.countsEnd}`);
-fs.writeFileSync(out, JSON.stringify({ repeats, isolated, results, memory, date: new Date().toISOString() }, null, 2));
+fs.writeFileSync(out, JSON.stringify({ repeats, rounds, isolated, results, memory, date: new Date().toISOString() }, null, 2));
