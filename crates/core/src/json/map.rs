@@ -267,10 +267,17 @@ impl<K: Into<Text>> FromIterator<(K, Value)> for Map {
 
 impl<K: Into<Text>> Extend<(K, Value)> for Map {
     /// Like inserting each in turn (a key met again takes the later value at
-    /// its first place), in linear time.
+    /// its first place), in linear time: inserted one by one while the map is
+    /// small (no allocation: an entity met again in a response merges so),
+    /// the rest appended and deduplicated at once.
     fn extend<I: IntoIterator<Item = (K, Value)>>(&mut self, iter: I) {
+        let mut iter = iter.into_iter();
+        while self.entries.len() < SMALL {
+            let Some((k, v)) = iter.next() else { return };
+            self.insert_text(k.into(), v);
+        }
         let before = self.entries.len();
-        self.entries.extend(iter.into_iter().map(|(k, v)| (k.into(), v)));
+        self.entries.extend(iter.map(|(k, v)| (k.into(), v)));
         if self.entries.len() > before {
             self.dedup_keys();
         }
@@ -364,6 +371,27 @@ mod tests {
         let same_key: Map = (0..n).map(|i| ("a", Value::from(i))).collect();
         assert_eq!(same_key.len(), 1);
         assert_eq!(same_key.get("a"), Some(&Value::from(n - 1)));
+    }
+
+    proptest::proptest! {
+        /// Extending (small maps one by one, larger ones at once) is inserting
+        /// each entry in turn: the same keys, places and values.
+        #[test]
+        fn extending_is_inserting_each_in_turn(
+            start in proptest::collection::vec((0u8..40, 0i64..5), 0..20),
+            more in proptest::collection::vec((0u8..40, 0i64..5), 0..40),
+        ) {
+            let entry = |&(k, v): &(u8, i64)| (format!("k{k}"), Value::from(v));
+            let mut inserted = Map::new();
+            for e in start.iter().chain(&more) {
+                let (k, v) = entry(e);
+                inserted.insert(k, v);
+            }
+            let mut extended: Map = start.iter().map(entry).collect();
+            extended.extend(more.iter().map(entry));
+            let pairs = |m: &Map| m.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(pairs(&extended), pairs(&inserted));
+        }
     }
 
     #[test]
