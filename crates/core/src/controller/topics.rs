@@ -218,14 +218,17 @@ impl Topics {
 }
 
 /// The order topics are kept in: by the address of the table key, then index.
+#[inline(always)]
 pub(super) fn row_order((key, index): (&'static str, usize)) -> (usize, usize) {
     (key.as_ptr() as usize, index)
 }
 
+#[inline(always)]
 pub(super) fn same_row(a: (&'static str, usize), b: (&'static str, usize)) -> bool {
     std::ptr::eq(a.0, b.0) && a.1 == b.1
 }
 
+#[inline(always)]
 fn same_record(a: RowWith, b: RowWith) -> bool {
     same_row(a.0, b.0) && a.1 == b.1
 }
