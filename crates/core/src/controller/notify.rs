@@ -70,7 +70,8 @@ impl Controller {
         }
         let outer = self.inner.tracking.replace(Some(Topics::default()));
         callback();
-        let topics = self.inner.tracking.replace(outer).unwrap_or_default();
+        let mut topics = self.inner.tracking.replace(outer).unwrap_or_default();
+        topics.trim();
         self.inner.listeners.borrow_mut().set_topics(id, topics);
     }
 

@@ -66,6 +66,7 @@ impl Topics {
         // entity and what it references) skip it.
         const SLOTS: usize = 64;
         let mut seen = (deps.len() > 8).then_some([(0usize, 0usize, usize::MAX); SLOTS]);
+        self.rows.reserve(deps.len());
         for dep in deps {
             let (row, fields) = match *dep {
                 // A dependency narrowed to fields is woken by changes to those
@@ -89,6 +90,14 @@ impl Topics {
                 *known = (address, index, self.rows.len());
             }
             self.rows.push((row, fields));
+        }
+    }
+
+    /// Gives back what [`Topics::deps`] reserved beyond what it recorded (a
+    /// read's rows merge: kept topics stay small).
+    pub fn trim(&mut self) {
+        if self.rows.capacity() > 2 * self.rows.len() + 16 {
+            self.rows.shrink_to_fit();
         }
     }
 
