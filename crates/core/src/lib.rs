@@ -35,6 +35,7 @@ pub mod json;
 mod normalize;
 mod read;
 mod schema;
+mod sort;
 mod store;
 
 pub use controller::{
@@ -56,6 +57,7 @@ pub use store::{
 /// Re-exports the derive's generated code relies on. Not public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::sort::sort;
     pub use serde;
     pub use serde_json;
 

@@ -110,7 +110,7 @@ impl PathTemplate {
             .filter(|(_, (k, v))| !params.contains(&k.as_str()) && !v.is_null())
             .map(|(i, (k, _))| (k.as_str(), i))
             .collect();
-        keys.sort_unstable();
+        rdc_core::__private::sort(&mut keys);
         let query: Vec<(&str, &Value)> = keys.into_iter().map(|(k, _)| (k, &args[k])).collect();
         if !query.is_empty() {
             path.push('?');

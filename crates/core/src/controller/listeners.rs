@@ -135,7 +135,7 @@ impl Listeners {
     pub fn to_wake(&self, changes: &Changes) -> Vec<u64> {
         if changes.everything {
             let mut ids: Vec<u64> = self.all.keys().copied().collect();
-            ids.sort_unstable();
+            crate::sort::sort(&mut ids);
             return ids;
         }
         let mut ids = self.broad.clone();
@@ -162,7 +162,7 @@ impl Listeners {
         for table in tables {
             wake((table, TABLE), u64::MAX);
         }
-        ids.sort_unstable();
+        crate::sort::sort(&mut ids);
         ids.dedup();
         ids
     }

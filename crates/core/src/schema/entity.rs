@@ -275,7 +275,7 @@ pub fn canonical_text(value: &Value) -> String {
                 // Keys sorted with their places (keys are unique, so places
                 // never decide; a plain tuple sort, no closure instance).
                 let mut keys: Vec<(&str, usize)> = map.keys().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
-                keys.sort_unstable();
+                crate::sort::sort(&mut keys);
                 let values: Vec<&Value> = map.values().collect();
                 let canonical_at = |i: usize| values.get(i).map(|v| canonical(v)).unwrap_or_default();
                 // Keys unique already: no dedup.
