@@ -64,12 +64,19 @@ pub fn fields_changed(old: Option<&crate::Object>, new: Option<&crate::Object>) 
 /// A row by its table's key and its index, with a number beside it.
 pub(crate) type RowWith = ((&'static str, usize), u64);
 
-/// Sorts rows by the address of their table key, then index, keeping the order
-/// of repeats (one sort for every such list in rdc: one copy in the binary).
-/// Rows mostly come in runs of increasing index: the stable sort merges those
-/// in linear time.
+/// Sorts rows by the address of their table key, then index, then the number
+/// beside them (one sort for every such list in rdc: one copy in the binary).
+/// Rows mostly come in runs of increasing index: nearly sorted, which
+/// [`sort_nearly_sorted`](crate::sort::sort_nearly_sorted) takes in about
+/// linear time. Repeats of a row keep their order when the numbers do (an
+/// undo's entries number their places).
 pub(crate) fn sort_rows(rows: &mut [RowWith]) {
-    rows.sort_by_key(|&((key, index), _)| (key.as_ptr() as usize, index));
+    let mut keyed: Vec<(usize, usize, u64, &'static str)> =
+        rows.iter().map(|&((key, index), n)| (key.as_ptr() as usize, index, n, key)).collect();
+    crate::sort::sort_nearly_sorted(&mut keyed);
+    for (row, (_, index, n, key)) in rows.iter_mut().zip(keyed) {
+        *row = ((key, index), n);
+    }
 }
 
 /// Whether `rows`, sorted by [`sort_rows`], hold `row`.
