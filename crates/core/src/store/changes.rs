@@ -66,14 +66,14 @@ pub(crate) type RowWith = ((&'static str, usize), u64);
 
 /// Sorts rows by the address of their table key, then index, then the number
 /// beside them (one sort for every such list in rdc: one copy in the binary).
-/// Rows mostly come in runs of increasing index: nearly sorted, which
-/// [`sort_nearly_sorted`](crate::sort::sort_nearly_sorted) takes in about
-/// linear time. Repeats of a row keep their order when the numbers do (an
-/// undo's entries number their places).
+/// Rows mostly come in runs of increasing index, which
+/// [`merge_runs`](crate::sort::merge_runs) merges in about linear time.
+/// Repeats of a row keep their order when the numbers do (an undo's entries
+/// number their places).
 pub(crate) fn sort_rows(rows: &mut [RowWith]) {
     let mut keyed: Vec<(usize, usize, u64, &'static str)> =
         rows.iter().map(|&((key, index), n)| (key.as_ptr() as usize, index, n, key)).collect();
-    crate::sort::sort_nearly_sorted(&mut keyed);
+    crate::sort::merge_runs(&mut keyed);
     for (row, (_, index, n, key)) in rows.iter_mut().zip(keyed) {
         *row = ((key, index), n);
     }
