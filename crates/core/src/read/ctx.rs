@@ -167,9 +167,64 @@ impl ListSource {
 /// What the previous read of a memo entry leaves the next one: its dependencies,
 /// which of them changed, and its list's verdicts.
 pub(crate) struct Prior {
-    pub deps: Vec<Dep>,
+    pub deps: RefCell<PriorDeps>,
     pub changed: Vec<bool>,
     pub list: ListVerdicts,
+}
+
+impl Prior {
+    pub fn new(deps: Vec<Dep>, changed: Vec<bool>, list: ListVerdicts) -> Prior {
+        let deps = PriorDeps { rest: deps.into_iter(), at: 0, run: None };
+        Prior { deps: RefCell::new(deps), changed, list }
+    }
+}
+
+/// The previous read's dependencies, moved (not copied) into the new read's
+/// as its items reuse them. Reused ranges mostly follow one another (a list
+/// read again after one item changed): they gather into one pending run,
+/// moved at once when something else is recorded or the read ends. A range
+/// before what was moved already (a repeated reference) is decided anew.
+pub(crate) struct PriorDeps {
+    rest: std::vec::IntoIter<Dep>,
+    /// The index, among the previous dependencies, of `rest`'s first.
+    at: usize,
+    /// A reused range not moved yet.
+    run: Option<(usize, usize)>,
+}
+
+impl PriorDeps {
+    /// Reuses previous dependencies `from..to` (after the new read's last
+    /// ones); `false` when they were passed already.
+    fn reuse(&mut self, from: usize, to: usize, deps: &RefCell<Vec<Dep>>) -> bool {
+        match self.run {
+            _ if from < self.run.map_or(self.at, |(_, end)| end) || to < from => false,
+            Some((start, end)) if end == from => {
+                self.run = Some((start, to));
+                true
+            }
+            _ => {
+                self.flush(&mut deps.borrow_mut());
+                self.run = Some((from, to));
+                true
+            }
+        }
+    }
+
+    /// Dependencies reused but not moved yet.
+    fn pending(&self) -> usize {
+        self.run.map_or(0, |(start, end)| end - start)
+    }
+
+    /// Moves the pending run to the end of `deps` (the ones skipped before it
+    /// are dropped).
+    fn flush(&mut self, deps: &mut Vec<Dep>) {
+        let Some((start, end)) = self.run.take() else { return };
+        if start > self.at {
+            let _ = self.rest.nth(start - self.at - 1);
+        }
+        deps.extend(self.rest.by_ref().take(end - start));
+        self.at = end;
+    }
 }
 
 /// What decides the validity of one entity type's entities.
@@ -358,6 +413,7 @@ impl<'a> Ctx<'a> {
     /// Narrows the entity dependency `slot` to the fields marked in `mask` (it
     /// covers every field until the read of the entity finished).
     pub fn fields_read(&self, slot: usize, mask: u64) {
+        self.flush_prior();
         if let Some(Dep::Entity { read, .. }) = self.deps.borrow_mut().get_mut(slot) {
             *read = mask;
         }
@@ -462,9 +518,23 @@ impl<'a> Ctx<'a> {
         if !self.record {
             return 0;
         }
+        self.flush_prior();
         let mut deps = self.deps.borrow_mut();
         deps.push(dep);
         deps.len() - 1
+    }
+
+    /// Moves the previous read's dependencies reused so far into this read's.
+    fn flush_prior(&self) {
+        if let Some(prior) = &self.prior {
+            prior.deps.borrow_mut().flush(&mut self.deps.borrow_mut());
+        }
+    }
+
+    /// This read's dependencies, once it is done.
+    pub fn into_deps(self) -> Vec<Dep> {
+        self.flush_prior();
+        self.deps.into_inner()
     }
 
     /// Rows of `all`'s tables, recording the table dependencies; `None` when no
@@ -577,7 +647,7 @@ impl<'a> Ctx<'a> {
 
     /// The index the next recorded dependency gets.
     pub fn next_dep(&self) -> usize {
-        self.deps.borrow().len()
+        self.deps.borrow().len() + self.prior.as_ref().map_or(0, |prior| prior.deps.borrow().pending())
     }
 
     /// Whether the items of a tracked list of `schema` keep verdicts: only
@@ -609,12 +679,7 @@ impl<'a> Ctx<'a> {
             let (valid, from, to) = (*prior.list.verdicts.get(at)?)?;
             let range = from as usize..to as usize;
             let holds = prior.changed.get(range.clone())?.iter().all(|changed| !changed);
-            holds.then(|| {
-                if let Some(deps) = prior.deps.get(range) {
-                    self.deps.borrow_mut().extend_from_slice(deps);
-                }
-                valid
-            })
+            (holds && prior.deps.borrow_mut().reuse(range.start, range.end, &self.deps)).then_some(valid)
         });
         let valid = reused.unwrap_or_else(|| {
             self.exact.set(true);

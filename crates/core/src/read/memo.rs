@@ -200,7 +200,7 @@ impl MemoCache {
                     entry.list = list;
                     return entry.value.clone();
                 } else if let Some(list) = list {
-                    prior = Some(Prior { deps: std::mem::take(&mut entry.deps), changed, list });
+                    prior = Some(Prior::new(std::mem::take(&mut entry.deps), changed, list));
                 }
             }
         }
@@ -224,7 +224,7 @@ impl MemoCache {
         };
         let value = read(&ctx, schema, input);
         let list = ctx.list.take();
-        let mut deps = ctx.deps.into_inner();
+        let mut deps = ctx.into_deps();
         if deps.capacity() > 2 * deps.len() + 16 {
             // Reserved for more than this read recorded: kept entries stay small.
             deps.shrink_to_fit();
