@@ -174,7 +174,7 @@ pub(crate) struct Prior {
 
 impl Prior {
     pub fn new(deps: Vec<Dep>, changed: Vec<bool>, list: ListVerdicts) -> Prior {
-        let deps = PriorDeps { rest: deps.into_iter(), at: 0, run: None };
+        let deps = PriorDeps { rest: deps, at: 0, run: None };
         Prior { deps: RefCell::new(deps), changed, list }
     }
 }
@@ -185,7 +185,7 @@ impl Prior {
 /// moved at once when something else is recorded or the read ends. A range
 /// before what was moved already (a repeated reference) is decided anew.
 pub(crate) struct PriorDeps {
-    rest: std::vec::IntoIter<Dep>,
+    rest: Vec<Dep>,
     /// The index, among the previous dependencies, of `rest`'s first.
     at: usize,
     /// A reused range not moved yet.
@@ -216,13 +216,20 @@ impl PriorDeps {
     }
 
     /// Moves the pending run to the end of `deps` (the ones skipped before it
-    /// are dropped).
+    /// are dropped). Whole stretches move at once: the first run becomes
+    /// `deps` in place, later ones are appended, each a copy of memory.
     fn flush(&mut self, deps: &mut Vec<Dep>) {
         let Some((start, end)) = self.run.take() else { return };
         if start > self.at {
-            let _ = self.rest.nth(start - self.at - 1);
+            self.rest.drain(..(start - self.at).min(self.rest.len()));
         }
-        deps.extend(self.rest.by_ref().take(end - start));
+        let tail = self.rest.split_off((end - start).min(self.rest.len()));
+        let mut run = std::mem::replace(&mut self.rest, tail);
+        if deps.is_empty() {
+            *deps = run;
+        } else {
+            deps.append(&mut run);
+        }
         self.at = end;
     }
 }
