@@ -45,8 +45,14 @@ impl Map {
         Map { entries }
     }
 
-    fn position(&self, key: &str) -> Option<usize> {
+    /// Where `key` is among the entries.
+    pub(crate) fn position(&self, key: &str) -> Option<usize> {
         self.entries.iter().position(|(k, _)| k.as_str() == key)
+    }
+
+    /// The value of the entry at `at` (see [`Map::position`]).
+    pub(crate) fn value_at(&self, at: usize) -> Option<&Value> {
+        self.entries.get(at).map(|(_, v)| v)
     }
 
     /// The value under `key`.

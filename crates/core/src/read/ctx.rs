@@ -150,15 +150,22 @@ pub(crate) struct ListVerdicts {
 pub(crate) enum ListSource {
     /// A stored result that is the list.
     Result(Arc<Value>),
-    /// A collection's row, whose `items` is the list.
-    Row(Arc<Object>),
+    /// A collection's row, whose `items` is the list (at the place given:
+    /// looked for once, not once per item).
+    Row(Arc<Object>, usize),
 }
 
 impl ListSource {
+    /// The source of a collection's row.
+    pub fn row(row: Arc<Object>) -> ListSource {
+        let at = row.position("items").unwrap_or(usize::MAX);
+        ListSource::Row(row, at)
+    }
+
     fn items(&self) -> &[Value] {
         let list = match self {
             ListSource::Result(value) => value.as_array(),
-            ListSource::Row(row) => row.get("items").and_then(Value::as_array),
+            ListSource::Row(row, at) => row.value_at(*at).and_then(Value::as_array),
         };
         list.map_or(&[], Vec::as_slice)
     }

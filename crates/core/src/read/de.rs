@@ -133,7 +133,7 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
                 match stored {
                     Some(list) if !self.revisit && ctx.is_root(value) => {
                         let row = pk.as_deref().and_then(|pk| ctx.row_object(collection.def, pk));
-                        Shape::List(tracked(list, &collection.item, row.map(ListSource::Row)))
+                        Shape::List(tracked(list, &collection.item, row.map(ListSource::row)))
                     }
                     Some(list) if !self.revisit => Shape::List(items(list, &collection.item)),
                     _ => Shape::List(items(&[], &collection.item)),
