@@ -62,6 +62,12 @@ const scenarios = {
     const before = document.querySelectorAll('#root li').length;
     return measure(() => bench.delete_item(i), (r) => r.querySelectorAll('li').length === before - 1);
   }, [impl, i]),
+  // The same in a list of 10,000 (100 authors): what a list edit costs as lists grow.
+  'delete-item-10000': (impl, i) => page.evaluate(async ([impl, i]) => {
+    if (i === 0) await measure(() => bench[`mount_${impl}`](10000, 100), (r) => r.querySelectorAll('li').length === 10000);
+    const before = document.querySelector('#root ul').children.length;
+    return measure(() => bench.delete_item(i * 7), (r) => r.querySelector('ul').children.length === before - 1);
+  }, [impl, i]),
   'unshift-item': (impl, i) => page.evaluate(async ([impl, i]) => {
     if (i === 0) await measure(() => bench[`mount_${impl}`](100, 10), (r) => r.querySelectorAll('li').length === 100);
     const id = 1000 + i;

@@ -1,0 +1,89 @@
+// Where a list edit of the browser benchmark spends its time: samples the V8
+// profiler (1 sample per 20 us) in Debian's headless Chromium over ROUNDS rounds
+// of 100 edits, each on a fresh mount of ROWS rows (the mounts themselves are
+// not sampled), and prints the functions by inclusive and by self time (ms over
+// all the edits). Run it on a page served with its debug names (what
+// scripts/bench-browser serves), for one page at a time: compare the two pages'
+// tables, or two builds'.
+// Usage: node e2e/bench-profile.mjs BASE_URL SCENARIO PAGE [ROWS] [ROUNDS]
+//   SCENARIO: update-entity | delete-item | unshift-item | move-item; PAGE: rdc | plain
+// PROFILE_MATCH=regex keeps only the functions whose names match it.
+import { chromium } from 'playwright-core';
+
+const [base, scenario, impl, rowsArg, roundsArg] = process.argv.slice(2);
+const rows = Number(rowsArg || 200);
+const rounds = Number(roundsArg || 10);
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+});
+const page = await browser.newPage();
+await page.goto(`${base}/`);
+await page.waitForFunction(() => window.benchReady === true);
+
+const mount = () => page.evaluate(async ([impl, n]) => {
+  await measure(() => bench[`mount_${impl}`](n, 10), (r) => r.querySelectorAll('li').length === n);
+}, [impl, rows]);
+const edits = () => page.evaluate(async (scenario) => {
+  for (let i = 0; i < 100; i++) {
+    if (scenario === 'delete-item') {
+      const before = document.querySelectorAll('#root li').length;
+      await measure(() => bench.delete_item(i), (r) => r.querySelectorAll('li').length === before - 1);
+    } else if (scenario === 'unshift-item') {
+      const id = 100000 + i;
+      await measure(() => bench.unshift_item(id), (r) => (r.querySelector('li')?.textContent || '').startsWith(`item ${id} `));
+    } else if (scenario === 'move-item') {
+      const items = document.querySelectorAll('#root li');
+      const last = items[items.length - 1].textContent;
+      await measure(() => bench.move_item(items.length - 1), (r) => r.querySelector('li').textContent === last);
+    } else if (scenario === 'update-entity') {
+      const v = i + 1;
+      await measure(() => bench.update_item(5, v), (r) => rowText(r, 5).startsWith(`item 5 v${v} `));
+    } else {
+      throw new Error(`unknown scenario ${scenario}`);
+    }
+  }
+}, scenario);
+
+// Warm-up rounds, not sampled.
+for (let r = 0; r < 2; r++) { await mount(); await edits(); }
+const cdp = await page.context().newCDPSession(page);
+await cdp.send('Profiler.enable');
+await cdp.send('Profiler.setSamplingInterval', { interval: 20 });
+const inclusive = new Map();
+const self = new Map();
+let total = 0;
+const add = (map, name, us) => map.set(name, (map.get(name) || 0) + us);
+for (let r = 0; r < rounds; r++) {
+  await mount();
+  await cdp.send('Profiler.start');
+  await edits();
+  const { profile } = await cdp.send('Profiler.stop');
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
+  const name = (n) => (n.callFrame.functionName || '(anonymous)').replace(/::h[0-9a-f]{16}$/, '');
+  profile.samples.forEach((id, i) => {
+    const leaf = byId.get(id);
+    if (['(idle)', '(program)', '(garbage collector)'].includes(leaf.callFrame.functionName)) return;
+    const us = profile.timeDeltas[i + 1] || 0;
+    total += us;
+    add(self, name(leaf), us);
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const fn = name(byId.get(at));
+      if (!seen.has(fn)) { seen.add(fn); add(inclusive, fn, us); }
+    }
+  });
+}
+await browser.close();
+
+const keep = process.env.PROFILE_MATCH ? new RegExp(process.env.PROFILE_MATCH) : null;
+const table = (title, map, n) => {
+  console.log(`\n${title}`);
+  const top = [...map.entries()].filter(([k]) => !keep || keep.test(k)).sort((a, b) => b[1] - a[1]).slice(0, n);
+  for (const [k, us] of top) console.log(`${(us / 1000).toFixed(1).padStart(8)}  ${k.slice(0, 150)}`);
+};
+console.log(`${scenario} on the ${impl} page, ${rows} rows: ${rounds * 100} edits sampled, ${(total / 1000).toFixed(1)} ms`);
+table('inclusive (ms)', inclusive, 40);
+table('self (ms)', self, 30);
