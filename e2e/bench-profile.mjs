@@ -7,7 +7,9 @@
 // tables, or two builds'.
 // Usage: node e2e/bench-profile.mjs BASE_URL SCENARIO PAGE [ROWS] [ROUNDS]
 //   SCENARIO: update-entity | delete-item | unshift-item | move-item; PAGE: rdc | plain
-// PROFILE_MATCH=regex keeps only the functions whose names match it.
+// PROFILE_MATCH=regex keeps only the functions whose names match it;
+// PROFILE_DUMP=prefix also writes each round's profile to prefix.N.json.
+import fs from 'fs';
 import { chromium } from 'playwright-core';
 
 const [base, scenario, impl, rowsArg, roundsArg] = process.argv.slice(2);
@@ -59,6 +61,7 @@ for (let r = 0; r < rounds; r++) {
   await cdp.send('Profiler.start');
   await edits();
   const { profile } = await cdp.send('Profiler.stop');
+  if (process.env.PROFILE_DUMP) fs.writeFileSync(`${process.env.PROFILE_DUMP}.${r}.json`, JSON.stringify(profile));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
