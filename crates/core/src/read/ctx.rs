@@ -181,7 +181,7 @@ pub(crate) struct Prior {
 
 impl Prior {
     pub fn new(deps: Vec<Dep>, changed: Vec<bool>, list: ListVerdicts) -> Prior {
-        let deps = PriorDeps { rest: deps, at: 0, run: None };
+        let deps = PriorDeps { rest: deps.into(), at: 0, run: None };
         Prior { deps: RefCell::new(deps), changed, list }
     }
 }
@@ -192,7 +192,7 @@ impl Prior {
 /// moved at once when something else is recorded or the read ends. A range
 /// before what was moved already (a repeated reference) is decided anew.
 pub(crate) struct PriorDeps {
-    rest: Vec<Dep>,
+    rest: std::collections::VecDeque<Dep>,
     /// The index, among the previous dependencies, of `rest`'s first.
     at: usize,
     /// A reused range not moved yet.
@@ -223,19 +223,20 @@ impl PriorDeps {
     }
 
     /// Moves the pending run to the end of `deps` (the ones skipped before it
-    /// are dropped). Whole stretches move at once: the first run becomes
-    /// `deps` in place, later ones are appended, each a copy of memory.
+    /// are dropped), in time linear in what moves: the first run becomes
+    /// `deps` in place (what is left copied once), a run that is all that is
+    /// left is appended as one copy, others move element by element.
     fn flush(&mut self, deps: &mut Vec<Dep>) {
         let Some((start, end)) = self.run.take() else { return };
-        if start > self.at {
-            self.rest.drain(..(start - self.at).min(self.rest.len()));
-        }
-        let tail = self.rest.split_off((end - start).min(self.rest.len()));
-        let mut run = std::mem::replace(&mut self.rest, tail);
-        if deps.is_empty() {
-            *deps = run;
+        self.rest.drain(..(start - self.at).min(self.rest.len()));
+        let take = (end - start).min(self.rest.len());
+        if deps.is_empty() && take > 0 {
+            let left = self.rest.split_off(take);
+            *deps = Vec::from(std::mem::replace(&mut self.rest, left));
+        } else if take == self.rest.len() {
+            deps.append(&mut Vec::from(std::mem::take(&mut self.rest)));
         } else {
-            deps.append(&mut run);
+            deps.extend(self.rest.drain(..take));
         }
         self.at = end;
     }
