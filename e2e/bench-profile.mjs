@@ -27,24 +27,7 @@ const mount = () => page.evaluate(async ([impl, n]) => {
   await measure(() => bench[`mount_${impl}`](n, 10), (r) => r.querySelectorAll('li').length === n);
 }, [impl, rows]);
 const edits = () => page.evaluate(async (scenario) => {
-  for (let i = 0; i < 100; i++) {
-    if (scenario === 'delete-item') {
-      const before = document.querySelectorAll('#root li').length;
-      await measure(() => bench.delete_item(i), (r) => r.querySelectorAll('li').length === before - 1);
-    } else if (scenario === 'unshift-item') {
-      const id = 100000 + i;
-      await measure(() => bench.unshift_item(id), (r) => (r.querySelector('li')?.textContent || '').startsWith(`item ${id} `));
-    } else if (scenario === 'move-item') {
-      const items = document.querySelectorAll('#root li');
-      const last = items[items.length - 1].textContent;
-      await measure(() => bench.move_item(items.length - 1), (r) => r.querySelector('li').textContent === last);
-    } else if (scenario === 'update-entity') {
-      const v = i + 1;
-      await measure(() => bench.update_item(5, v), (r) => rowText(r, 5).startsWith(`item 5 v${v} `));
-    } else {
-      throw new Error(`unknown scenario ${scenario}`);
-    }
-  }
+  for (let i = 0; i < 100; i++) await measure(...listEdit(scenario, i));
 }, scenario);
 
 // Warm-up rounds, not sampled.

@@ -23,26 +23,11 @@ const round = (impl, scenario) => page.evaluate(async ([impl, scenario]) => {
   const n = scenario === 'update-entity' ? 100 : 200;
   await measure(() => bench[`mount_${impl}`](n, 10), (r) => r.querySelectorAll('li').length === n);
   const out = [];
-  const timed = async (action, done) => {
+  for (let i = 0; i < 100; i++) {
+    const [action, done] = listEdit(scenario, i);
     let sync = 0;
     const total = await measure(() => { const t0 = performance.now(); action(); sync = performance.now() - t0; }, done);
     out.push([total, sync]);
-  };
-  for (let i = 0; i < 100; i++) {
-    if (scenario === 'delete-item') {
-      const before = document.querySelectorAll('#root li').length;
-      await timed(() => bench.delete_item(i), (r) => r.querySelectorAll('li').length === before - 1);
-    } else if (scenario === 'unshift-item') {
-      const id = 1000 + i;
-      await timed(() => bench.unshift_item(id), (r) => (r.querySelector('li')?.textContent || '').startsWith(`item ${id} `));
-    } else if (scenario === 'move-item') {
-      const rows = document.querySelectorAll('#root li');
-      const last = rows[rows.length - 1].textContent;
-      await timed(() => bench.move_item(rows.length - 1), (r) => r.querySelector('li').textContent === last);
-    } else {
-      const v = i + 1;
-      await timed(() => bench.update_item(5, v), (r) => rowText(r, 5).startsWith(`item 5 v${v} `));
-    }
   }
   return out;
 }, [impl, scenario]);
