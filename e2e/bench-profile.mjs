@@ -10,18 +10,12 @@
 // PROFILE_MATCH=regex keeps only the functions whose names match it;
 // PROFILE_DUMP=prefix also writes each round's profile to prefix.N.json.
 import fs from 'fs';
-import { chromium } from 'playwright-core';
+import { openBenchPage } from './bench-page.mjs';
 
 const [base, scenario, impl, rowsArg, roundsArg] = process.argv.slice(2);
 const rows = Number(rowsArg || 200);
 const rounds = Number(roundsArg || 10);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-});
-const page = await browser.newPage();
-await page.goto(`${base}/`);
-await page.waitForFunction(() => window.benchReady === true);
+const { browser, page } = await openBenchPage(base);
 
 const mount = () => page.evaluate(async ([impl, n]) => {
   await measure(() => bench[`mount_${impl}`](n, 10), (r) => r.querySelectorAll('li').length === n);

@@ -6,16 +6,10 @@
 // rdc; the signal update for plain Leptos). Lists of 200 rows (100 for
 // update-entity). ROUNDS is at least 2 (one is dropped).
 // Usage: node e2e/bench-warm.mjs BASE_URL [ROUNDS]   (scripts/bench-browser with RDC_BENCH_WARM=1)
-import { chromium } from 'playwright-core';
+import { openBenchPage } from './bench-page.mjs';
 
 const [base, rounds] = process.argv.slice(2);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-});
-const page = await browser.newPage();
-await page.goto(`${base}/`);
-await page.waitForFunction(() => window.benchReady === true);
+const { browser, page } = await openBenchPage(base);
 
 // One round: mount `impl` (200 rows; 100 for updates), then 100 edits.
 // Returns [time to the DOM, synchronous part] per edit.

@@ -4,20 +4,13 @@
 // Each scenario runs BENCH_ROUNDS (default 3) rounds of REPEATS (default 30) steps per
 // page, the pages alternating; the medians are over all of a page's steps.
 // BENCH_ONLY=update-entity,delete-item runs only those scenarios (and no memory cycle).
-import { chromium } from 'playwright-core';
+import { openBenchPage } from './bench-page.mjs';
 import fs from 'fs';
 
 const [base, out, repeatsArg] = process.argv.slice(2);
 const repeats = Number(repeatsArg || 30);
 const rounds = Number(process.env.BENCH_ROUNDS || 3);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--js-flags=--expose-gc', '--enable-precise-memory-info'],
-});
-const page = await browser.newPage();
-await page.goto(`${base}/`);
-await page.waitForFunction(() => window.benchReady === true);
+const { browser, page } = await openBenchPage(base, ['--disable-component-update', '--disable-sync', '--js-flags=--expose-gc', '--enable-precise-memory-info']);
 const isolated = await page.evaluate(() => window.crossOriginIsolated);
 console.error(`cross-origin isolated: ${isolated} (timer resolution ${isolated ? '5 us' : '100 us'})`);
 
