@@ -94,8 +94,10 @@ impl Listeners {
         if *old_recorded == recorded {
             return;
         }
-        // A re-read that recorded nearly the same: only what differs moves.
-        if let Some(moved) = old.patch(old_recorded, &recorded) {
+        // A re-read that recorded nearly the same: only what differs moves (a
+        // first run has nothing to patch).
+        let first = old_recorded.rows.is_empty() && old.rows.is_empty();
+        if let Some(moved) = (!first).then(|| old.patch(old_recorded, &recorded)).flatten() {
             *old_recorded = recorded;
             for gone in &moved.gone {
                 drop_id(&mut self.by_topic, &gone.0, id, &entry(gone));

@@ -111,6 +111,15 @@ impl Topics {
     /// rows are then nearly one run, which the stable sort takes in about
     /// linear time (sorted whole, the interleaving leaves no runs).
     pub fn indexed(&self) -> Topics {
+        let mut out = Topics { keys: self.keys.clone(), ..Topics::default() };
+        if self.rows.len() <= 16 {
+            // A few rows (one entity's reader, mounted by the hundred): sorted
+            // whole, in place.
+            let mut rows = self.rows.clone();
+            crate::store::sort_rows(&mut rows);
+            out.merge_sorted(rows);
+            return out;
+        }
         // Each table's rows, with the address of its type key.
         let mut tables: Vec<(usize, Vec<RowWith>)> = Vec::new();
         for &row in &self.rows {
@@ -129,24 +138,29 @@ impl Topics {
                 j -= 1;
             }
         }
-        let mut out = Topics { keys: self.keys.clone(), ..Topics::default() };
         for (_, mut table) in tables {
             crate::store::sort_rows(&mut table);
-            for (row, fields) in table {
-                match (out.rows.last_mut(), out.tally.last_mut()) {
-                    (Some(kept), Some(tally)) if same_row(kept.0, row) => {
-                        tally.records += 1;
-                        tally.uniform &= kept.1 == fields;
-                        kept.1 |= fields;
-                    }
-                    _ => {
-                        out.rows.push((row, fields));
-                        out.tally.push(Tally { records: 1, uniform: true });
-                    }
+            out.merge_sorted(table);
+        }
+        out
+    }
+
+    /// Appends sorted `rows` to these indexed topics, a row recorded again
+    /// merged into its entry (fields joined, records counted).
+    fn merge_sorted(&mut self, rows: Vec<RowWith>) {
+        for (row, fields) in rows {
+            match (self.rows.last_mut(), self.tally.last_mut()) {
+                (Some(kept), Some(tally)) if same_row(kept.0, row) => {
+                    tally.records += 1;
+                    tally.uniform &= kept.1 == fields;
+                    kept.1 |= fields;
+                }
+                _ => {
+                    self.rows.push((row, fields));
+                    self.tally.push(Tally { records: 1, uniform: true });
                 }
             }
         }
-        out
     }
 
     /// Moves these indexed topics from the record `before` to the record

@@ -71,6 +71,18 @@ pub(crate) type RowWith = ((&'static str, usize), u64);
 /// Repeats of a row keep their order when the numbers do (an undo's entries
 /// number their places).
 pub(crate) fn sort_rows(rows: &mut [RowWith]) {
+    let key = |&((key, index), n): &RowWith| (key.as_ptr() as usize, index, n, key);
+    if rows.len() <= 16 {
+        // A few rows: an insertion sort in place (no copies to allocate).
+        for i in 1..rows.len() {
+            let mut j = i;
+            while j > 0 && rows.get(j - 1).map(key) > rows.get(j).map(key) {
+                rows.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        return;
+    }
     let mut keyed: Vec<(usize, usize, u64, &'static str)> =
         rows.iter().map(|&((key, index), n)| (key.as_ptr() as usize, index, n, key)).collect();
     crate::sort::merge_runs(&mut keyed);
