@@ -181,7 +181,7 @@ pub(crate) struct Prior {
 
 impl Prior {
     pub fn new(deps: Vec<Dep>, changed: Vec<bool>, list: ListVerdicts) -> Prior {
-        let deps = PriorDeps { rest: deps.into(), at: 0, run: None };
+        let deps = PriorDeps { rest: deps, front: 0, at: 0, run: None };
         Prior { deps: RefCell::new(deps), changed, list }
     }
 }
@@ -192,8 +192,10 @@ impl Prior {
 /// moved at once when something else is recorded or the read ends. A range
 /// before what was moved already (a repeated reference) is decided anew.
 pub(crate) struct PriorDeps {
-    rest: std::collections::VecDeque<Dep>,
-    /// The index, among the previous dependencies, of `rest`'s first.
+    /// Those not moved yet, from `front` on (before it: moved out, or passed).
+    rest: Vec<Dep>,
+    front: usize,
+    /// The index, among the previous dependencies, of `rest[front]`.
     at: usize,
     /// A reused range not moved yet.
     run: Option<(usize, usize)>,
@@ -223,20 +225,24 @@ impl PriorDeps {
     }
 
     /// Moves the pending run to the end of `deps` (the ones skipped before it
-    /// are dropped), in time linear in what moves: the first run becomes
-    /// `deps` in place (what is left copied once), a run that is all that is
-    /// left is appended as one copy, others move element by element.
+    /// are left to drop with the rest), in time linear in what moves: a first
+    /// run becomes `deps` in place (what is left copied once), a last run is
+    /// appended as one copy, runs between move one by one.
     fn flush(&mut self, deps: &mut Vec<Dep>) {
         let Some((start, end)) = self.run.take() else { return };
-        self.rest.drain(..(start - self.at).min(self.rest.len()));
-        let take = (end - start).min(self.rest.len());
-        if deps.is_empty() && take > 0 {
-            let left = self.rest.split_off(take);
-            *deps = Vec::from(std::mem::replace(&mut self.rest, left));
-        } else if take == self.rest.len() {
-            deps.append(&mut Vec::from(std::mem::take(&mut self.rest)));
+        self.front = (self.front + (start - self.at)).min(self.rest.len());
+        let to = (self.front + (end - start)).min(self.rest.len());
+        if deps.is_empty() && self.front == 0 {
+            let left = self.rest.split_off(to);
+            *deps = std::mem::replace(&mut self.rest, left);
+        } else if to == self.rest.len() {
+            deps.append(&mut self.rest.split_off(self.front));
+            self.rest.clear();
+            self.front = 0;
         } else {
-            deps.extend(self.rest.drain(..take));
+            let run = self.rest.get_mut(self.front..to).unwrap_or_default();
+            deps.extend(run.iter_mut().map(|dep| std::mem::replace(dep, Dep::Void)));
+            self.front = to;
         }
         self.at = end;
     }
