@@ -108,13 +108,13 @@ impl Topics {
     /// The rows of a list's read come from a few tables, interleaved (an item,
     /// then what it references, then the next item), each table's mostly in
     /// increasing index. So they are dealt out by table first: each table's
-    /// rows are then nearly one run, which the stable sort takes in about
-    /// linear time (sorted whole, the interleaving leaves no runs).
+    /// rows are then a few runs, which [`sort_rows`](crate::store::sort_rows)
+    /// merges in about linear time (sorted whole, the interleaving leaves no
+    /// runs). A few rows are sorted whole, in place.
     pub fn indexed(&self) -> Topics {
         let mut out = Topics { keys: self.keys.clone(), ..Topics::default() };
         if self.rows.len() <= 16 {
-            // A few rows (one entity's reader, mounted by the hundred): sorted
-            // whole, in place.
+            // One entity's reader (mounted by the hundred): no dealing out.
             let mut rows = self.rows.clone();
             crate::store::sort_rows(&mut rows);
             out.merge_sorted(rows);
