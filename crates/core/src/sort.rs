@@ -1,7 +1,7 @@
-//! One small sort for the short lists rdc orders (listener ids to wake, an
-//! object's keys for a cache key, a query string's keys). The standard
-//! unstable sort is several kilobytes of wasm per element type; a heapsort is
-//! a few hundred bytes and `O(n log n)` on any input.
+//! rdc's two sorts, small in wasm where the standard ones are several kilobytes
+//! per element type: a heapsort for the short lists it orders (listener ids to
+//! wake, an object's keys for a cache key, a query string's keys), `O(n log n)`
+//! on any input; and a stable merge of runs for rows, which come nearly sorted.
 
 /// Sorts `v` in place (not stable: equal elements may change places).
 ///
