@@ -25,6 +25,31 @@ fn primary_key_comes_from_the_wire_name_of_the_pk_field() {
     assert_eq!(Link::pk_of(&link).as_deref(), Some("5"));
 }
 
+/// A numeric key field is stored under the text `pk_of` gives it: integers at
+/// the edges of both integer types, and fractions.
+#[test]
+fn numeric_keys_are_stored_under_their_pk_of_text() {
+    #[derive(Debug, Deserialize, Entity)]
+    struct Reading {
+        #[allow(dead_code)]
+        id: f64,
+    }
+    let mut state = State::default();
+    let ids = [json!(0), json!(42), json!(-7), json!(u64::MAX), json!(i64::MIN), json!(1.5), json!(-0.25)];
+    for id in &ids {
+        let object = json!({ "id": id.clone() });
+        state.write_entities(&Reading::schema(), object, &Value::Null, WriteMeta::at(0, 1000)).unwrap();
+    }
+    for id in &ids {
+        let object: Object = rdc_core::json::from_value(&json!({ "id": id.clone() })).unwrap();
+        let key = Reading::pk_of(&object).unwrap();
+        assert!(state.entity("Reading", &key).is_some(), "{id} stored under {key:?}");
+    }
+    assert_eq!(state.entity_count(), ids.len());
+    assert!(state.entity("Reading", "18446744073709551615").is_some());
+    assert!(state.entity("Reading", "-9223372036854775808").is_some());
+}
+
 #[derive(Debug, Deserialize, Entity)]
 #[entity(pk = "org, login")]
 #[allow(dead_code)]
