@@ -10,7 +10,7 @@ use rdc_core::Schema;
 
 use crate::error::{NetworkError, RestError};
 use crate::http::{Blob, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture};
-use crate::path::PathTemplate;
+use crate::path::{ParamError, PathTemplate};
 
 /// Call arguments: path parameters and search parameters, as a JSON object.
 pub type Args = Map;
@@ -456,10 +456,17 @@ impl RestEndpoint {
     /// The full URL for `args`.
     ///
     /// # Errors
-    /// [`RestError::MissingParam`] when a required path parameter is missing or empty.
+    /// [`RestError::MissingParam`] when a required path parameter is missing or
+    /// empty, [`RestError::InvalidParam`] when one would make a dot segment.
     pub fn url(&self, args: &Args) -> Result<String, RestError> {
-        let path =
-            self.options.template.url(args).map_err(|name| RestError::MissingParam { endpoint: self.name(), name })?;
+        let path = self.options.template.url(args).map_err(|error| match error {
+            ParamError::Missing(name) => RestError::MissingParam { endpoint: self.name(), name },
+            ParamError::DotSegment(name) => RestError::InvalidParam {
+                endpoint: self.name(),
+                name,
+                reason: "it would make a `.` or `..` path segment, which URL parsers remove",
+            },
+        })?;
         Ok(format!("{}{}", self.options.url_prefix, path))
     }
 

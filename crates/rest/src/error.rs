@@ -43,6 +43,17 @@ pub enum RestError {
         /// The parameter.
         name: String,
     },
+    /// A path parameter's value is refused (no request was made): it would make
+    /// its path segment `.` or `..`, which URL parsers remove.
+    #[error("{endpoint}: path parameter `{name}` is invalid: {reason}")]
+    InvalidParam {
+        /// The endpoint's method and path template.
+        endpoint: String,
+        /// The parameter.
+        name: String,
+        /// Why.
+        reason: &'static str,
+    },
     /// A header name or value is not allowed (e.g. contains CR or LF); no request was made.
     #[error("{endpoint}: header `{name}` is invalid: {reason}")]
     InvalidHeader {

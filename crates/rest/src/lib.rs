@@ -30,5 +30,5 @@ pub use endpoint::{Args, Body, Content, ErrorPolicy, FetchSuper, FileDownload, P
 pub use error::{NetworkError, RestError};
 pub use fake::{block_on, FakeClient, FakeResponse};
 pub use http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
-pub use path::{encode, PathTemplate};
+pub use path::{encode, ParamError, PathTemplate};
 pub use resource::{resource, Resource};

@@ -1,6 +1,8 @@
 //! Path templates: `/price/:exchangePair`, optional segments `/users{/:id}`,
 //! percent-encoded parameters, and the sorted query string of the other args.
 
+use std::ops::Range;
+
 use rdc_core::json::{Map, Value};
 
 /// One piece of a parsed template.
@@ -97,10 +99,19 @@ impl PathTemplate {
     }
 
     /// The path with parameters filled in and percent-encoded, followed by the other
-    /// args as a sorted query string. `Err(name)` names a missing required parameter.
-    pub fn url(&self, args: &Map) -> Result<String, String> {
+    /// args as a sorted query string.
+    ///
+    /// # Errors
+    /// [`ParamError::Missing`] names a required parameter that is missing, null or
+    /// empty; [`ParamError::DotSegment`] a parameter that would make its path
+    /// segment `.` or `..` (in an optional part too: a given value is never dropped).
+    pub fn url(&self, args: &Map) -> Result<String, ParamError> {
         let mut path = String::new();
-        fill(&self.pieces, args, &mut path, true)?;
+        let mut spans = Vec::new();
+        fill(&self.pieces, args, &mut path, &mut spans).map_err(|name| ParamError::Missing(name.to_owned()))?;
+        if let Some(name) = dot_segment_param(&path, &spans) {
+            return Err(ParamError::DotSegment(name.to_owned()));
+        }
         let params = self.params();
         // Sorted as `(key, place)` pairs, the sort `canonical_text` uses (one
         // sort instance in the binary; keys are unique, so places never decide).
@@ -127,6 +138,17 @@ impl PathTemplate {
     }
 }
 
+/// Why a template could not be filled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamError {
+    /// This required parameter is missing, null or empty.
+    Missing(String),
+    /// This parameter's value would make its path segment a dot segment (`.`,
+    /// `..`, `%2E`...), which a URL parser removes, moving the request to another
+    /// resource (`/members/..` is the members' parent). No encoding avoids it.
+    DotSegment(String),
+}
+
 fn pair(key: &str, value: &Value) -> String {
     format!("{}={}", encode(key), encode(&scalar(value)))
 }
@@ -140,20 +162,30 @@ fn scalar(value: &Value) -> String {
     }
 }
 
-/// Fills pieces; an optional part is dropped when one of its params is missing.
-fn fill(pieces: &[Piece], args: &Map, out: &mut String, required: bool) -> Result<(), String> {
+/// Fills pieces, recording where each param's value went in `out`. `Err` names a
+/// missing param; an optional part missing one is dropped (with its records).
+fn fill<'t>(
+    pieces: &'t [Piece],
+    args: &Map,
+    out: &mut String,
+    spans: &mut Vec<(Range<usize>, &'t str)>,
+) -> Result<(), &'t str> {
     for piece in pieces {
         match piece {
             Piece::Literal(text) => out.push_str(text),
             Piece::Param(name) => match args.get(name).filter(|v| !v.is_null() && v.as_str() != Some("")) {
-                Some(value) => out.push_str(&encode(&scalar(value))),
-                None if required => return Err(name.clone()),
-                None => return Err(String::new()),
+                Some(value) => {
+                    let start = out.len();
+                    out.push_str(&encode(&scalar(value)));
+                    spans.push((start..out.len(), name));
+                }
+                None => return Err(name),
             },
             Piece::Optional(inner) => {
-                let mut part = String::new();
-                if fill(inner, args, &mut part, false).is_ok() {
-                    out.push_str(&part);
+                let (mark, spans_mark) = (out.len(), spans.len());
+                if fill(inner, args, out, spans).is_err() {
+                    out.truncate(mark);
+                    spans.truncate(spans_mark);
                 }
             }
         }
@@ -161,23 +193,56 @@ fn fill(pieces: &[Piece], args: &Map, out: &mut String, required: bool) -> Resul
     Ok(())
 }
 
+/// The first param whose path segment is a dot segment once filled. The segment
+/// is the whole text between separators, the template's text around the value
+/// included (`/x/.:a` with `a` = `.` is `..`); `\` counts as a separator, as
+/// it does in `http(s)` URLs.
+fn dot_segment_param<'t>(path: &str, spans: &[(Range<usize>, &'t str)]) -> Option<&'t str> {
+    let end = path.find(['?', '#']).unwrap_or(path.len());
+    let is_separator = |c: char| c == '/' || c == '\\';
+    spans.iter().filter(|(range, _)| range.start < end).find_map(|(range, name)| {
+        let start = path.get(..range.start).and_then(|p| p.rfind(is_separator)).map_or(0, |i| i + 1);
+        let stop = path.get(range.end..end).and_then(|p| p.find(is_separator)).map_or(end, |i| range.end + i);
+        path.get(start..stop).is_some_and(is_dot_segment).then_some(*name)
+    })
+}
+
+/// Whether a WHATWG URL parser treats `segment` as `.` or `..`: one or two dots,
+/// each `.` or `%2e` in any case (tabs and newlines, which the parser strips, are
+/// skipped).
+fn is_dot_segment(segment: &str) -> bool {
+    let mut rest = segment;
+    let mut dots = 0;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix(['\t', '\n', '\r']) {
+            rest = after;
+            continue;
+        }
+        rest = match rest.strip_prefix('.') {
+            Some(after) => after,
+            None if rest.get(..3).is_some_and(|p| p.eq_ignore_ascii_case("%2e")) => rest.get(3..).unwrap_or_default(),
+            None => return false,
+        };
+        dots += 1;
+    }
+    dots == 1 || dots == 2
+}
+
 /// Percent-encodes everything but RFC 3986 unreserved characters, so a value can
-/// never add a path segment, a query or a fragment (`/`, `?`, `#`, `%`, `.` runs...).
-/// A value of only dots (`.` or `..`) is encoded too, so it is never a dot segment.
+/// never add a path segment, a query or a fragment (`/`, `?`, `#`, `%`...). Dots
+/// stay: no encoding keeps `.` or `..` from being a dot segment (`%2E` is one
+/// too), so [`PathTemplate::url`] refuses such segments instead.
 ///
 /// ```
 /// assert_eq!(rdc_rest::encode("a/../b?c#d"), "a%2F..%2Fb%3Fc%23d");
-/// assert_eq!(rdc_rest::encode(".."), "%2E%2E");
+/// assert_eq!(rdc_rest::encode("%2e"), "%252e");
 /// assert_eq!(rdc_rest::encode("é"), "%C3%A9");
 /// ```
 pub fn encode(text: &str) -> String {
-    let dots_only = !text.is_empty() && text.bytes().all(|b| b == b'.');
     let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {
-        let unreserved =
-            byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'~') || (byte == b'.' && !dots_only);
-        if unreserved {
-            out.push(byte as char);
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'~' | b'.') {
+            out.push(char::from(byte));
         } else {
             out.push_str(&format!("%{byte:02X}"));
         }

@@ -1,7 +1,7 @@
 //! URL templates, percent-encoding and keys.
 
 use rdc_core::json;
-use rdc_rest::{Args, PathTemplate, RestEndpoint, RestError};
+use rdc_rest::{Args, ParamError, PathTemplate, RestEndpoint, RestError};
 
 fn args(v: rdc_core::json::Value) -> Args {
     v.as_object().cloned().unwrap()
@@ -31,13 +31,12 @@ fn hostile_params_never_change_the_path() {
         ("x?y=1", "/files/x%3Fy%3D1/download"),
         ("#frag", "/files/%23frag/download"),
         ("%2F", "/files/%252F/download"),
-        ("..", "/files/%2E%2E/download"),
         ("naïve", "/files/na%C3%AFve/download"),
     ] {
         assert_eq!(t.url(&args(json!({ "id": id }))).unwrap(), want);
     }
     // An empty param would address another resource: refused.
-    assert_eq!(t.url(&args(json!({ "id": "" }))), Err("id".to_owned()));
+    assert_eq!(t.url(&args(json!({ "id": "" }))), Err(ParamError::Missing("id".to_owned())));
 }
 
 #[test]
@@ -75,4 +74,49 @@ fn nested_objects_in_the_query_are_written_in_one_order() {
     let built = args(json!({ "filter": { "a": 2, "b": 1 } }));
     let parsed = args(rdc_core::json::Value::parse(r#"{"filter": {"b": 1, "a": 2}}"#.to_owned()).unwrap());
     assert_eq!(t.url(&built).unwrap(), t.url(&parsed).unwrap());
+}
+
+/// The URL as a browser's `fetch` resolves it (WHATWG parser).
+fn resolved(url: &str) -> url::Url {
+    url::Url::parse(url).unwrap()
+}
+
+/// Issue 27, item 2: "." and ".." are dot segments to a WHATWG parser however they
+/// are encoded (`%2E` included), so `DELETE /projects/p/members/..` would delete
+/// the project: refused, as empty values are. The whole segment decides: the
+/// template's text around a param can make a dot segment of it too.
+#[test]
+fn dot_only_path_params_are_refused() {
+    let e = RestEndpoint::new("DELETE", "/projects/:project/members/:member").url_prefix("https://api.example.com");
+    for member in [".", ".."] {
+        let err = e.url(&args(json!({ "project": "p", "member": member }))).unwrap_err();
+        assert!(
+            matches!(&err, RestError::InvalidParam { endpoint, name, .. }
+                if endpoint == "DELETE /projects/:project/members/:member" && name == "member"),
+            "{member:?} gave {err:?}"
+        );
+    }
+    for (template, a) in [
+        ("/x/.:a", json!({ "a": "." })),
+        ("/x/:a.", json!({ "a": "." })),
+        ("/x/:a:b/y", json!({ "a": ".", "b": "." })),
+        ("/x/%2e:a", json!({ "a": "." })),
+        ("/x{/:a}", json!({ "a": ".." })),
+    ] {
+        let result = PathTemplate::parse(template).url(&args(a));
+        assert!(matches!(result, Err(ParamError::DotSegment(_))), "{template} gave {result:?}");
+    }
+    // Not dot segments: kept, and a browser keeps them in place.
+    for (template, a, want) in [
+        ("/x/:a/y", json!({ "a": "..." }), "/x/.../y"),
+        ("/x/:a/y", json!({ "a": ".a" }), "/x/.a/y"),
+        ("/x/:a/y", json!({ "a": "%2e" }), "/x/%252e/y"),
+        ("/x/:a/y", json!({ "a": "%2E%2e" }), "/x/%252E%252e/y"),
+        ("/files/:name.json", json!({ "name": "." }), "/files/..json"),
+        ("/x/:a/y", json!({ "a": ". ." }), "/x/.%20./y"),
+    ] {
+        let path = PathTemplate::parse(template).url(&args(a)).unwrap();
+        assert_eq!(path, want, "{template}");
+        assert_eq!(resolved(&format!("https://h.example{path}")).path(), want, "{template}");
+    }
 }
