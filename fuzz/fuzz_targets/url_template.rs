@@ -2,7 +2,8 @@
 //! a browser resolves it (the WHATWG parser `fetch` uses; here the `url` crate)
 //! is the URL rdc built: a value can never add or remove a path segment (no `/`,
 //! no dot segment, which the parser would remove), a query or a fragment, and the
-//! template's static segments stay in place.
+//! template's static segments stay in place; and no template or value moves the
+//! request off the prefix's host.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -16,6 +17,8 @@ const ORIGIN: &str = "https://api.example.com";
 /// `Some` static text, `None` a segment holding a param.
 const TEMPLATES: &[(&str, &[Option<&str>])] = &[
     ("/files/:a/download", &[Some("files"), None, Some("download")]),
+    (":a/x", &[None, Some("x")]),
+    ("//:a/x", &[None, Some("x")]),
     ("/projects/:a/members/:b", &[Some("projects"), None, Some("members"), None]),
     ("/x/.:a", &[Some("x"), None]),
     ("/x/:a.", &[Some("x"), None]),
@@ -32,12 +35,18 @@ fuzz_target!(|data: &[u8]| {
     let a = parts.next().unwrap_or("x");
     let b = parts.next().unwrap_or("y");
 
-    // Any template: expanding never panics.
+    // Any template: expanding never panics, and joined to a prefix (with or
+    // without a leading `/`) the host stays the prefix's, whatever the values.
     let mut args = Map::new();
     for name in PathTemplate::parse(template).params() {
         args.insert(name, Value::from(a));
     }
     let _ = PathTemplate::parse(template).url(&args);
+    if let Ok(url) = RestEndpoint::get(template).url_prefix(ORIGIN).url(&args) {
+        let parsed = Url::parse(&url).unwrap_or_else(|e| panic!("{url}: {e}"));
+        assert_eq!(parsed.origin().ascii_serialization(), ORIGIN, "{url}");
+        assert!(parsed.username().is_empty() && parsed.password().is_none(), "{url}");
+    }
 
     // Hostile values in known templates, behind a prefix with and without a path.
     for prefix in [ORIGIN, "https://api.example.com/base/"] {

@@ -467,7 +467,7 @@ impl RestEndpoint {
                 reason: "it would make a `.` or `..` path segment, which URL parsers remove",
             },
         })?;
-        Ok(format!("{}{}", self.options.url_prefix, path))
+        Ok(join(&self.options.url_prefix, &path))
     }
 
     /// The cache key: method and full URL, the same for the same args in any order.
@@ -535,6 +535,20 @@ impl RestEndpoint {
         let timeout_ms = self.options.timeout.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
         Ok(HttpRequest { method: init.method, url, headers, body: init.body, timeout_ms, abort: None })
     }
+}
+
+/// `prefix` and `path` with exactly one `/` between them, so no path (a template
+/// without a leading `/`, a param's value first in it) continues the prefix's host
+/// or last segment, and no run of leading slashes (`\` counts: `http(s)` URLs
+/// read it as `/`) makes a host of the path. A path that is empty, a query or a
+/// fragment is appended as it is, and so is a relative one without a prefix.
+fn join(prefix: &str, path: &str) -> String {
+    let rest = path.trim_start_matches(['/', '\\']);
+    let slashed = rest.len() != path.len();
+    if path.is_empty() || path.starts_with(['?', '#']) || (prefix.is_empty() && !slashed) {
+        return format!("{prefix}{path}");
+    }
+    format!("{}/{rest}", prefix.trim_end_matches('/'))
 }
 
 fn args_of(args: &Value) -> Args {

@@ -120,3 +120,38 @@ fn dot_only_path_params_are_refused() {
         assert_eq!(resolved(&format!("https://h.example{path}")).path(), want, "{template}");
     }
 }
+
+/// Issue 27, item 3: a template without a leading `/` was glued to the prefix's
+/// host (`:id/x` with id `.evil.com` went to `api.example.com.evil.com`, auth
+/// headers included). Prefix and path are joined with exactly one `/`.
+#[test]
+fn a_template_without_a_leading_slash_never_changes_the_host() {
+    for prefix in ["https://api.example.com", "https://api.example.com/", "https://api.example.com/v1"] {
+        for template in [":id/x", ":id", "//:id/x", "/:id/x"] {
+            let e = RestEndpoint::get(template).url_prefix(prefix);
+            for id in [".evil.com", "@evil.com", ":8080", "evil.com", "\\evil.com", "%2F%2Fevil.com", "x.evil.com:1"] {
+                let url = e.url(&args(json!({ "id": id }))).unwrap();
+                let parsed = resolved(&url);
+                assert_eq!(parsed.host_str(), Some("api.example.com"), "{prefix} + {template} with {id:?}: {url}");
+                assert_eq!((parsed.port(), parsed.username()), (None, ""), "{url}");
+                assert!(
+                    parsed.path().starts_with(&format!(
+                        "{}/",
+                        prefix.trim_start_matches("https://api.example.com").trim_end_matches('/')
+                    )),
+                    "{url}"
+                );
+            }
+        }
+    }
+    let e = RestEndpoint::get("users/:id").url_prefix("https://api.example.com/v1/");
+    assert_eq!(e.url(&args(json!({ "id": 5 }))).unwrap(), "https://api.example.com/v1/users/5");
+    // Without a prefix, leading slashes never make a host (`//evil.com/x`).
+    for template in ["//:id/x", "\\\\:id/x", "/\\:id/x"] {
+        let url = RestEndpoint::get(template).url(&args(json!({ "id": "evil.com" }))).unwrap();
+        assert_eq!(url, "/evil.com/x", "{template}");
+    }
+    // A query-only template and an empty one stay on the prefix itself.
+    let e = RestEndpoint::get("").url_prefix("https://api.example.com/v1");
+    assert_eq!(e.url(&args(json!({ "q": 1 }))).unwrap(), "https://api.example.com/v1?q=1");
+}
