@@ -19,6 +19,8 @@ mod endpoint;
 mod error;
 mod fake;
 mod http;
+mod link;
+mod params;
 mod path;
 pub mod recipes;
 mod resource;

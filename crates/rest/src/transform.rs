@@ -3,6 +3,8 @@
 
 use rdc_core::json::{Map, Value};
 
+pub use crate::link::{parse_link_header, Link};
+
 /// `camelCase` -> `snake_case` for one key.
 ///
 /// ```
@@ -101,45 +103,6 @@ pub fn pk_from_params(value: Value, args: &Map, param: &str, field: &str) -> Val
         }
         (value, _) => value,
     }
-}
-
-/// One link of a `Link` header (RFC 8288): its target and `rel`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Link {
-    /// The URL between `<` and `>`.
-    pub url: String,
-    /// The `rel` parameter (e.g. `next`).
-    pub rel: String,
-}
-
-/// Parses a `Link` header; malformed parts are skipped, never a panic.
-///
-/// ```
-/// let links = rdc_rest::transform::parse_link_header(r#"</items?cursor=5>; rel="next", </items?cursor=0>; rel=prev"#);
-/// assert_eq!(links[0].url, "/items?cursor=5");
-/// assert_eq!(links[1].rel, "prev");
-/// ```
-pub fn parse_link_header(header: &str) -> Vec<Link> {
-    let mut links = Vec::new();
-    let mut rest = header;
-    while let Some(open) = rest.find('<') {
-        let Some(close) = rest[open..].find('>').map(|c| open + c) else { break };
-        let url = rest[open + 1..close].trim().to_owned();
-        let after = &rest[close + 1..];
-        let end = after.find('<').unwrap_or(after.len());
-        let params = &after[..end];
-        let rel = params
-            .split(';')
-            .filter_map(|p| p.split_once('='))
-            .find(|(k, _)| k.trim().eq_ignore_ascii_case("rel"))
-            .map(|(_, v)| v.trim().trim_end_matches(',').trim().trim_matches('"').to_owned())
-            .unwrap_or_default();
-        if !url.is_empty() {
-            links.push(Link { url, rel });
-        }
-        rest = &after[end..];
-    }
-    links
 }
 
 /// The filename of a `Content-Disposition` header: `filename*=UTF-8''...` (RFC 5987,
