@@ -15,6 +15,7 @@
 
 #[cfg(target_arch = "wasm32")]
 mod browser;
+mod disposition;
 mod endpoint;
 mod error;
 mod fake;

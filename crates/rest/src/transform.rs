@@ -3,6 +3,7 @@
 
 use rdc_core::json::{Map, Value};
 
+pub use crate::disposition::content_disposition_filename;
 pub use crate::link::{parse_link_header, Link};
 
 /// `camelCase` -> `snake_case` for one key.
@@ -103,84 +104,4 @@ pub fn pk_from_params(value: Value, args: &Map, param: &str, field: &str) -> Val
         }
         (value, _) => value,
     }
-}
-
-/// The filename of a `Content-Disposition` header: `filename*=UTF-8''...` (RFC 5987,
-/// preferred), else `filename=` quoted or not; `None` when there is none. Path
-/// separators and control characters are removed, and `.`/`..` give `None`.
-///
-/// ```
-/// use rdc_rest::transform::content_disposition_filename as f;
-/// assert_eq!(f(r#"attachment; filename="a b.txt""#).as_deref(), Some("a b.txt"));
-/// assert_eq!(f("attachment; filename*=UTF-8''%E2%9C%93.txt; filename=x.txt").as_deref(), Some("✓.txt"));
-/// assert_eq!(f(r#"attachment; filename="../../etc/passwd""#).as_deref(), Some("....etcpasswd"));
-/// assert_eq!(f("inline"), None);
-/// ```
-pub fn content_disposition_filename(header: &str) -> Option<String> {
-    let params = split_params(header);
-    let extended =
-        params.iter().find(|(k, _)| k.eq_ignore_ascii_case("filename*")).and_then(|(_, v)| decode_rfc5987(v));
-    let plain = params.iter().find(|(k, _)| k.eq_ignore_ascii_case("filename")).map(|(_, v)| v.clone());
-    let name: String = extended.or(plain)?.chars().filter(|c| !c.is_control() && *c != '/' && *c != '\\').collect();
-    let name = name.trim().to_owned();
-    (!name.is_empty() && name != "." && name != "..").then_some(name)
-}
-
-/// `key=value` parameters after the first `;`, unquoting quoted values
-/// (semicolons inside quotes do not split).
-fn split_params(header: &str) -> Vec<(String, String)> {
-    let mut parts = Vec::new();
-    let mut current = String::new();
-    let mut quoted = false;
-    let mut escaped = false;
-    for c in header.chars() {
-        match c {
-            _ if escaped => {
-                current.push(c);
-                escaped = false;
-            }
-            '\\' if quoted => escaped = true,
-            '"' => quoted = !quoted,
-            ';' if !quoted => parts.push(std::mem::take(&mut current)),
-            _ => current.push(c),
-        }
-    }
-    parts.push(current);
-    parts
-        .into_iter()
-        .skip(1)
-        .filter_map(|p| p.split_once('=').map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned())))
-        .collect()
-}
-
-/// Decodes `UTF-8''%E2%9C%93.txt` (RFC 5987); other charsets are treated as UTF-8
-/// when they decode as such.
-fn decode_rfc5987(value: &str) -> Option<String> {
-    let mut parts = value.splitn(3, '\'');
-    let _charset = parts.next()?;
-    let _language = parts.next()?;
-    let encoded = parts.next()?;
-    let bytes = percent_decode(encoded)?;
-    String::from_utf8(bytes).ok()
-}
-
-fn percent_decode(text: &str) -> Option<Vec<u8>> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes.get(i) {
-            Some(b'%') => {
-                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 3;
-            }
-            Some(&b) => {
-                out.push(b);
-                i += 1;
-            }
-            None => break,
-        }
-    }
-    Some(out)
 }
