@@ -18,7 +18,8 @@ pub type Args = Map;
 /// How to read the response body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Content {
-    /// JSON (by content type; text otherwise). The default.
+    /// JSON when the content type is a JSON media type (`application/json`,
+    /// `*/*+json`...); text otherwise. The default.
     #[default]
     Json,
     /// Text.
@@ -694,7 +695,7 @@ fn default_parse_response(
             Content::Json | Content::Text => {}
         }
         let response_type = response.header("content-type").map(str::to_owned);
-        let is_json = response_type.as_deref().is_some_and(|t| t.contains("json"));
+        let is_json = response_type.as_deref().is_some_and(crate::media::is_json);
         let text = response.body.text().await.map_err(parse_error)?;
         if !is_json && endpoint.options.schema.is_some() && !text.trim().is_empty() {
             // A schema needs JSON: an HTML error page from a proxy is not data.

@@ -21,6 +21,7 @@ mod error;
 mod fake;
 mod http;
 mod link;
+mod media;
 mod params;
 mod path;
 pub mod recipes;

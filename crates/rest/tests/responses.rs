@@ -1,0 +1,48 @@
+//! How response bodies are read (issue 27, item 11): JSON by media type.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::sync::Arc;
+
+use rdc_core::json;
+use rdc_rest::{block_on, Args, Body, FakeClient, FakeResponse, RestEndpoint, RestError};
+
+fn get(client: &FakeClient, path: &str) -> Result<Body, RestError> {
+    block_on(RestEndpoint::get(path).fetch(Arc::new(client.clone()), &Args::new(), None))
+}
+
+/// Serves `body` with `content_type` at `/r`, and reads it.
+fn read(content_type: &str, body: &str) -> Result<Body, RestError> {
+    let client = FakeClient::default();
+    client.on("GET", "/r", FakeResponse::status(200).header("content-type", content_type).body(body));
+    get(&client, "/r")
+}
+
+#[test]
+fn json_is_chosen_by_media_type_not_by_substring() {
+    let body = r#"{"a": 1}"#;
+    for json_type in [
+        "application/json",
+        "application/json; charset=utf-8",
+        "Application/JSON",
+        " application/json ;charset=UTF-8",
+        "application/problem+json",
+        "application/vnd.api+JSON; ext=x",
+        "text/json",
+    ] {
+        assert_eq!(read(json_type, body).unwrap(), Body::Json(json!({ "a": 1 })), "{json_type}");
+    }
+    for other in [
+        "text/x-not-json",
+        "application/jsonp",
+        "application/json-seq",
+        "application/x-json",
+        "application/json+xml",
+        "text/plain; note=json",
+        "json",
+        "application/",
+        "/json",
+        "application/+json",
+    ] {
+        assert_eq!(read(other, body).unwrap(), Body::Text(body.into()), "{other}");
+    }
+}
