@@ -96,7 +96,9 @@ impl Blob {
 
 /// Reads a response body once, in the form the endpoint's content asks for.
 pub trait ResponseBody {
-    /// The body as text.
+    /// The body as text, decoded as UTF-8 with one leading byte order mark
+    /// removed, as the Fetch API's `text()` does (the Encoding standard's UTF-8
+    /// decode): a JSON body after a BOM then parses, in the browser and natively.
     fn text(self: Box<Self>) -> LocalBoxFuture<'static, Result<String, String>>;
     /// The body as bytes (an `ArrayBuffer` in the browser).
     fn bytes(self: Box<Self>) -> LocalBoxFuture<'static, Result<Vec<u8>, String>>;
@@ -156,7 +158,13 @@ pub struct BytesBody {
 
 impl ResponseBody for BytesBody {
     fn text(self: Box<Self>) -> LocalBoxFuture<'static, Result<String, String>> {
-        Box::pin(async move { String::from_utf8(self.bytes).map_err(|e| format!("body is not UTF-8: {e}")) })
+        Box::pin(async move {
+            let mut text = String::from_utf8(self.bytes).map_err(|e| format!("body is not UTF-8: {e}"))?;
+            if text.starts_with('\u{FEFF}') {
+                text.drain(..'\u{FEFF}'.len_utf8());
+            }
+            Ok(text)
+        })
     }
 
     fn bytes(self: Box<Self>) -> LocalBoxFuture<'static, Result<Vec<u8>, String>> {

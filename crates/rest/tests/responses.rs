@@ -1,4 +1,5 @@
-//! How response bodies are read (issue 27, item 11): JSON by media type.
+//! How response bodies are read (issue 27, item 11): JSON by media type, a
+//! byte order mark skipped.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::sync::Arc;
@@ -45,4 +46,13 @@ fn json_is_chosen_by_media_type_not_by_substring() {
     ] {
         assert_eq!(read(other, body).unwrap(), Body::Text(body.into()), "{other}");
     }
+}
+
+#[test]
+fn a_utf8_bom_before_json_is_skipped() {
+    assert_eq!(read("application/json", "\u{FEFF}{\"a\": 1}").unwrap(), Body::Json(json!({ "a": 1 })));
+    assert_eq!(read("application/json", "\u{FEFF}").unwrap(), Body::Empty);
+    // Only one, and only at the start, as a browser's UTF-8 decode does.
+    assert!(matches!(read("application/json", "\u{FEFF}\u{FEFF}{}"), Err(RestError::Parse { .. })));
+    assert_eq!(read("text/plain", "\u{FEFF}hi").unwrap(), Body::Text("hi".into()));
 }
