@@ -654,8 +654,20 @@ fn default_request_init(endpoint: &RestEndpoint, body: Option<Value>) -> Result<
     Ok(init)
 }
 
+/// How much of an error's body a [`NetworkError`] keeps: enough for any API's
+/// error details, not a hostile server's gigabyte held with the error.
+const ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// Cuts `text` to at most `max` bytes, on a character boundary.
+fn truncate_on_char_boundary(text: &mut String, max: usize) {
+    if text.len() > max {
+        let end = (0..=max).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+        text.truncate(end);
+    }
+}
+
 /// The default `fetch_response`: sends, and turns a non-2xx status into a
-/// [`RestError::Network`] carrying the body text.
+/// [`RestError::Network`] carrying the body text (its first 64 KiB).
 fn default_fetch_response(
     endpoint: RestEndpoint,
     client: Arc<dyn HttpClient>,
@@ -672,7 +684,8 @@ fn default_fetch_response(
             return Ok(response);
         }
         let status = response.status;
-        let body = response.body.text().await.unwrap_or_default();
+        let mut body = response.body.text().await.unwrap_or_default();
+        truncate_on_char_boundary(&mut body, ERROR_BODY_BYTES);
         Err(RestError::Network { endpoint: endpoint.name(), source: NetworkError { status, url, body } })
     })
 }

@@ -16,7 +16,8 @@ pub struct NetworkError {
     pub status: u16,
     /// The URL requested.
     pub url: String,
-    /// The response body as text (empty when there was none).
+    /// The response body as text (empty when there was none): at most its
+    /// first 64 KiB, cut on a character boundary.
     pub body: String,
 }
 

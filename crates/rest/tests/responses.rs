@@ -1,5 +1,5 @@
 //! How response bodies are read (issue 27, item 11): JSON by media type, a
-//! byte order mark skipped.
+//! byte order mark skipped, error bodies capped.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::sync::Arc;
@@ -55,4 +55,19 @@ fn a_utf8_bom_before_json_is_skipped() {
     // Only one, and only at the start, as a browser's UTF-8 decode does.
     assert!(matches!(read("application/json", "\u{FEFF}\u{FEFF}{}"), Err(RestError::Parse { .. })));
     assert_eq!(read("text/plain", "\u{FEFF}hi").unwrap(), Body::Text("hi".into()));
+}
+
+#[test]
+fn an_error_body_keeps_at_most_64_kib() {
+    let client = FakeClient::default();
+    // A 3-byte character straddles the 64 KiB mark: cut before it.
+    let big = format!("{}€{}", "x".repeat(64 * 1024 - 1), "y".repeat(100_000));
+    client.on("GET", "/big", FakeResponse::status(500).body(big));
+    client.on("GET", "/small", FakeResponse::status(422).body("€ detail"));
+    let err = get(&client, "/big").unwrap_err();
+    let RestError::Network { source, .. } = err else { panic!("not a network error") };
+    assert!(source.body == "x".repeat(64 * 1024 - 1), "{} bytes kept", source.body.len());
+    let err = get(&client, "/small").unwrap_err();
+    let RestError::Network { source, .. } = err else { panic!("{err:?}") };
+    assert_eq!(source.body, "€ detail");
 }
