@@ -285,7 +285,9 @@ impl RestEndpoint {
         self.with(|o| o.content = content)
     }
 
-    /// Refetch this often while in use.
+    /// Refetch this often while in use. At least 1 ms: a shorter one is refused,
+    /// with [`RestError::InvalidOption`], wherever the endpoint is used (its key,
+    /// URL, fetch; the controller neither fetches nor polls it).
     pub fn poll_frequency(&self, every: Duration) -> RestEndpoint {
         self.with(|o| o.poll_frequency = Some(every))
     }
@@ -458,8 +460,10 @@ impl RestEndpoint {
     ///
     /// # Errors
     /// [`RestError::MissingParam`] when a required path parameter is missing or
-    /// empty, [`RestError::InvalidParam`] when one would make a dot segment.
+    /// empty, [`RestError::InvalidParam`] when one would make a dot segment,
+    /// [`RestError::InvalidOption`] when an option cannot work.
     pub fn url(&self, args: &Args) -> Result<String, RestError> {
+        self.check_options()?;
         let path = self.options.template.url(args).map_err(|error| match error {
             ParamError::Missing(name) => RestError::MissingParam { endpoint: self.name(), name },
             ParamError::DotSegment(name) => RestError::InvalidParam {
@@ -469,6 +473,20 @@ impl RestEndpoint {
             },
         })?;
         Ok(join(&self.options.url_prefix, &path))
+    }
+
+    /// Refuses options that cannot work: a `poll_frequency` under 1 ms (the
+    /// controller counts milliseconds, so it would poll every 0 ms: a refetch as
+    /// soon as the last one answers, for as long as anyone subscribes).
+    fn check_options(&self) -> Result<(), RestError> {
+        if self.options.poll_frequency.is_some_and(|every| every < Duration::from_millis(1)) {
+            return Err(RestError::InvalidOption {
+                endpoint: self.name(),
+                option: "poll_frequency",
+                reason: "it must be at least 1 ms",
+            });
+        }
+        Ok(())
     }
 
     /// The cache key: method and full URL, the same for the same args in any order.

@@ -55,6 +55,17 @@ pub enum RestError {
         /// Why.
         reason: &'static str,
     },
+    /// An option of the endpoint cannot work (e.g. a `poll_frequency` under
+    /// 1 ms, which would refetch without pause); no request was made.
+    #[error("{endpoint}: option `{option}` is invalid: {reason}")]
+    InvalidOption {
+        /// The endpoint.
+        endpoint: String,
+        /// The option's builder method.
+        option: &'static str,
+        /// Why.
+        reason: &'static str,
+    },
     /// A header name or value is not allowed (e.g. contains CR or LF); no request was made.
     #[error("{endpoint}: header `{name}` is invalid: {reason}")]
     InvalidHeader {

@@ -1,0 +1,46 @@
+//! Endpoint options that cannot work are refused when the endpoint is used,
+//! with a typed error naming the endpoint (issue 27, item 11d).
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rdc_core::json;
+use rdc_core::{Controller, FakeTime, FetchError, LocalTasks};
+use rdc_rest::{block_on, Args, FakeClient, FakeResponse, RestEndpoint, RestError};
+
+/// A `poll_frequency` under a millisecond is 0 ms to the controller: it would
+/// refetch as fast as the server answers, for as long as anyone subscribes.
+#[test]
+fn a_zero_poll_frequency_is_refused() {
+    for every in [Duration::ZERO, Duration::from_micros(999)] {
+        let client = FakeClient::default();
+        client.on("GET", "/ticker", FakeResponse::json(json!({ "price": 1 })));
+        let e = RestEndpoint::get("/ticker").poll_frequency(every).client(client.clone());
+        let err = e.key(&Args::new()).unwrap_err();
+        assert!(
+            matches!(&err, RestError::InvalidOption { endpoint, option: "poll_frequency", .. } if endpoint == "GET /ticker"),
+            "{err:?}"
+        );
+        assert_eq!(err.to_string(), "GET /ticker: option `poll_frequency` is invalid: it must be at least 1 ms");
+        assert!(matches!(
+            block_on(e.fetch(Arc::new(client.clone()), &Args::new(), None)),
+            Err(RestError::InvalidOption { .. })
+        ));
+
+        // Through the controller: not polled, and a fetch fails with the typed error.
+        let time = FakeTime::default();
+        let tasks = LocalTasks::default();
+        let controller = Controller::new(time.clone(), time.clone(), tasks.clone());
+        assert!(controller.subscribe(&e, json!({})).is_none());
+        let fetched = block_on(controller.fetch(&e, json!({}), None));
+        assert!(matches!(fetched, Err(FetchError::Endpoint(RestError::InvalidOption { .. }))), "{fetched:?}");
+        for _ in 0..3 {
+            time.advance(1);
+            tasks.run();
+        }
+        assert!(client.requests().is_empty(), "nothing was sent");
+    }
+    let e = RestEndpoint::get("/ticker").poll_frequency(Duration::from_millis(1));
+    assert_eq!(e.key(&Args::new()).unwrap(), "GET /ticker");
+}
