@@ -34,6 +34,7 @@ pub fn router(state: AppState) -> Router {
         .route("/status/{code}", any(tools::status))
         .route("/items", get(tools::paged_items))
         .route("/slow", get(tools::slow))
+        .route("/slow/seen/{tag}", get(tools::slow_seen))
         .route("/malformed", get(tools::malformed))
         .route("/flaky", get(tools::flaky))
         .route("/flaky/fail", post(tools::set_flaky))

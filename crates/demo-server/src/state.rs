@@ -24,6 +24,17 @@ pub struct Inner {
     pub flaky_served: u64,
     /// Calls per name of `/faults/sequence/{name}`.
     pub sequence_calls: BTreeMap<String, u64>,
+    /// How the tagged `/slow` requests went, by tag.
+    pub slow_requests: BTreeMap<String, SlowRequests>,
+}
+
+/// Tagged `/slow` requests: started, answered, and cancelled (the client went
+/// away before the answer, so the server dropped the request).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SlowRequests {
+    pub started: u64,
+    pub answered: u64,
+    pub cancelled: u64,
 }
 
 /// Cloneable handle on the server state.

@@ -65,11 +65,53 @@ pub async fn paged_items(Query(query): Query<BTreeMap<String, String>>) -> Respo
     response
 }
 
-/// `GET /slow?ms=N`: answers after N ms (default 2000, at most 30000).
-pub async fn slow(Query(query): Query<BTreeMap<String, String>>) -> Json<Value> {
+/// `GET /slow?ms=N[&tag=T]`: answers after N ms (default 2000, at most 30000).
+/// With a tag, the server remembers how each such request ended (see
+/// [`slow_seen`]): answered, or cancelled because the client went away (its
+/// handler was dropped before the answer, as when the browser aborts a fetch).
+pub async fn slow(State(state): State<AppState>, Query(query): Query<BTreeMap<String, String>>) -> Json<Value> {
     let ms = query.get("ms").and_then(|m| m.parse::<u64>().ok()).unwrap_or(2000).min(30_000);
+    let mut watch = query.get("tag").map(|tag| SlowWatch::start(&state, tag));
     tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    if let Some(watch) = watch.as_mut() {
+        watch.answered();
+    }
     Json(json!({ "slept_ms": ms }))
+}
+
+/// Counts one tagged `/slow` request: started now; answered, or else cancelled
+/// when dropped unanswered.
+struct SlowWatch {
+    state: AppState,
+    tag: String,
+    answered: bool,
+}
+
+impl SlowWatch {
+    fn start(state: &AppState, tag: &str) -> SlowWatch {
+        state.lock().slow_requests.entry(tag.to_owned()).or_default().started += 1;
+        SlowWatch { state: state.clone(), tag: tag.to_owned(), answered: false }
+    }
+
+    fn answered(&mut self) {
+        self.answered = true;
+        self.state.lock().slow_requests.entry(self.tag.clone()).or_default().answered += 1;
+    }
+}
+
+impl Drop for SlowWatch {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.state.lock().slow_requests.entry(self.tag.clone()).or_default().cancelled += 1;
+        }
+    }
+}
+
+/// `GET /slow/seen/{tag}`: how the `/slow` requests tagged `tag` went:
+/// `{"started": n, "answered": n, "cancelled": n}` (zeros for an unknown tag).
+pub async fn slow_seen(State(state): State<AppState>, Path(tag): Path<String>) -> Json<Value> {
+    let seen = state.lock().slow_requests.get(&tag).copied().unwrap_or_default();
+    Json(json!({ "tag": tag, "started": seen.started, "answered": seen.answered, "cancelled": seen.cancelled }))
 }
 
 /// `GET /malformed`: a JSON content type with a truncated body.
