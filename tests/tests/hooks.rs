@@ -135,16 +135,39 @@ async fn ticker_polls_every_2000_ms_while_mounted_and_stops_when_unmounted() {
     });
     let text = wait_for_text(&root, 5000, |t| t.contains("trade=")).await;
     assert!(text.contains("trade=1001"), "{text}");
-    sleep(4300).await;
-    let polled = ticker_count(&product).await;
-    assert_eq!(polled, 3, "one fetch then two polls in 4.3 s");
-    let text = wait_for_text(&root, 1000, |t| t.contains("trade=1003")).await;
-    assert!(text.contains("trade=1003"), "polls update the view: {text}");
+    // One fetch, then a poll every 2 s: wait (up to a deadline) for two polls,
+    // then bound when they came, instead of an exact count after a fixed sleep.
+    let shown = js_sys::Date::now();
+    let polled = wait_for_count(&product, 7000, |n| n >= 3).await;
+    let took = js_sys::Date::now() - shown;
+    assert!(polled >= 3, "one fetch then two polls within 7 s of the first render: {polled} requests");
+    // Timers do not fire early; the first render comes a little after the fetch
+    // the polls count from, so two polls take a little under 4 s from it.
+    assert!(took >= 3000.0, "two polls came {took} ms after the first render: faster than every 2 s");
+    assert!(polled <= 4, "{polled} requests {took} ms after the first render: more than one poll per 2 s");
+    let text = wait_for_text(&root, 1000, |t| t.contains(&format!("trade={}", 1000 + polled))).await;
+    assert!(text.contains(&format!("trade={}", 1000 + polled)), "polls update the view: {text}");
     drop(handle);
     assert_eq!(controller.poll_timer_count(), 0);
     assert_eq!(rdc::leptos::pending_timeouts(), 0, "the cancelled poll timer's callback was dropped");
+    // A poll already on the wire at unmount may still land; none may start after.
+    sleep(300).await;
+    let at_unmount = ticker_count(&product).await;
     sleep(2500).await;
-    assert_eq!(ticker_count(&product).await, polled, "no polls after unmount");
+    assert_eq!(ticker_count(&product).await, at_unmount, "no polls after unmount");
+}
+
+/// Polls the server's request count for `product` every 50 ms until `done`
+/// accepts it or `timeout_ms` passes; returns the last count either way.
+async fn wait_for_count(product: &str, timeout_ms: u32, done: impl Fn(u64) -> bool) -> u64 {
+    let start = js_sys::Date::now();
+    loop {
+        let count = ticker_count(product).await;
+        if done(count) || js_sys::Date::now() - start >= f64::from(timeout_ms) {
+            return count;
+        }
+        sleep(50).await;
+    }
 }
 
 #[wasm_bindgen_test]
@@ -230,9 +253,10 @@ async fn updating_one_entity_re_renders_only_its_readers() {
             </DataProvider>
         }
     });
-    wait_for_text(&root, 5000, |t| t.contains("[Ada") && t.contains("[Alan")).await;
+    let text = wait_for_text(&root, 5000, |t| t.contains("[Ada") && t.contains("[Alan")).await;
     sleep(100).await;
     let (a0, b0) = (a.load(Ordering::SeqCst), b.load(Ordering::SeqCst));
+    assert!(a0 >= 1 && b0 >= 1, "both readers rendered first ({a0}, {b0}): {text}");
     controller.set(&<User as rdc::core::Entity>::schema(), json!({ "id": "u1", "name": "Ada Byron" })).unwrap();
     let text = wait_for_text(&root, 2000, |t| t.contains("[Ada Byron]")).await;
     assert!(text.contains("[Ada Byron]"), "{text}");
@@ -256,8 +280,8 @@ async fn mounting_and_unmounting_a_thousand_times_leaves_nothing_behind() {
                         let u = use_suspense::<_, Vec<User>>(list_users(), json!({}));
                         view! {
                             <Suspense fallback=|| "loading">
-                                {move || Suspend::new(async move { t.await.map(|t| t.trade_id.to_string()) })}
-                                {move || Suspend::new(async move { u.await.map(|u| u.len().to_string()) })}
+                                {move || Suspend::new(async move { t.await.map(|t| format!("trade={} ", t.trade_id)) })}
+                                {move || Suspend::new(async move { u.await.map(|u| format!("users={}", u.len())) })}
                             </Suspense>
                         }
                     }
@@ -265,10 +289,14 @@ async fn mounting_and_unmounting_a_thousand_times_leaves_nothing_behind() {
             </DataProvider>
         }
     });
+    // Both reads rendered: the ticker's trade and the users' count.
+    let rendered = |t: &str| t.contains("trade=") && t.contains("users=") && !t.contains("loading");
     show.set(true);
-    wait_for_text(&root, 5000, |t| !t.contains("loading") && !t.is_empty()).await;
+    let text = wait_for_text(&root, 5000, rendered).await;
+    assert!(rendered(&text), "the first mount rendered its data: {text:?}");
     show.set(false);
     sleep(20).await;
+    assert_eq!(root.text_content().unwrap_or_default(), "", "unmounted");
     let counts = || {
         (
             controller.listener_count(),
@@ -280,11 +308,17 @@ async fn mounting_and_unmounting_a_thousand_times_leaves_nothing_behind() {
     };
     let start = counts();
     assert_eq!((start.1, start.2), (0, 0));
-    for _ in 0..1000 {
+    // Each cycle mounts and renders the cached data (no fallback: it is valid),
+    // then unmounts, leaving the mount point empty.
+    for cycle in 0..1000 {
         show.set(true);
         leptos::task::tick().await;
+        let text = root.text_content().unwrap_or_default();
+        assert!(rendered(&text), "cycle {cycle} mounted and rendered its data: {text:?}");
         show.set(false);
         leptos::task::tick().await;
+        let text = root.text_content().unwrap_or_default();
+        assert!(text.is_empty(), "cycle {cycle} unmounted: {text:?}");
     }
     sleep(50).await;
     assert_eq!(
@@ -331,9 +365,17 @@ async fn a_list_re_renders_only_the_row_whose_entity_changed() {
             </DataProvider>
         }
     });
-    wait_for_text(&root, 5000, |t| t.contains("<Alan Turing>")).await;
+    let text = wait_for_text(&root, 5000, |t| {
+        ["<Ada Lovelace>", "<Grace Hopper>", "<Alan Turing>"].iter().all(|n| t.contains(n))
+    })
+    .await;
     sleep(100).await;
     let before = renders.lock().unwrap().clone();
+    // Every row compared below rendered first (else "did not re-render" would
+    // compare two missing counts).
+    for id in ["u1", "u2", "u3"] {
+        assert!(before.get(id).is_some_and(|&n| n >= 1), "row {id} rendered: {before:?}, {text}");
+    }
     controller.set(&<User as rdc::core::Entity>::schema(), json!({ "id": "u3", "name": "Alan M. Turing" })).unwrap();
     let text = wait_for_text(&root, 2000, |t| t.contains("<Alan M. Turing>")).await;
     assert!(text.contains("<Alan M. Turing>"), "{text}");
@@ -349,18 +391,32 @@ async fn a_list_re_renders_only_the_row_whose_entity_changed() {
     }
 }
 
+/// How the server saw the `/slow` requests tagged `tag`: (started, answered, cancelled).
+async fn slow_seen(tag: &str) -> (u64, u64, u64) {
+    let response = gloo_net::http::Request::get(&api_url(&format!("/slow/seen/{tag}"))).send().await.unwrap();
+    let seen = response.json::<serde_json::Value>().await.unwrap();
+    let count = |field: &str| seen[field].as_u64().unwrap();
+    (count("started"), count("answered"), count("cancelled"))
+}
+
 #[wasm_bindgen_test]
 async fn use_cancelling_aborts_the_request_for_old_args() {
     use rdc::leptos::use_cancelling;
+    // The server counts the requests of this tag: started, answered, and
+    // cancelled (the browser closed the request before the answer).
+    let tag = format!("cancel-{}", (js_sys::Math::random() * 1e9) as u64);
     let root = mount_point();
     let controller = new_controller();
     let c = controller.clone();
     let ms = RwSignal::new(4000u64);
+    let t = tag.clone();
     let _handle = leptos::mount::mount_to(root.clone(), move || {
+        let t = t.clone();
         view! {
             <DataProvider controller=c.clone()>
                 {
-                    let slow = use_cancelling::<_, serde_json::Value>(api("GET", "/slow"), Signal::derive(move || json!({ "ms": ms.get() })));
+                    let args = Signal::derive(move || json!({ "ms": ms.get(), "tag": t.clone() }));
+                    let slow = use_cancelling::<_, serde_json::Value>(api("GET", "/slow"), args);
                     view! {
                         <Suspense fallback=|| "waiting">
                             {move || Suspend::new(async move { slow.await.map(|v| format!("slept {}", v["slept_ms"])) })}
@@ -371,13 +427,33 @@ async fn use_cancelling_aborts_the_request_for_old_args() {
         }
     });
     wait_for_text(&root, 1000, |t| t.contains("waiting")).await;
-    sleep(50).await;
+    // The slow request reached the server before the args change.
+    let mut seen = slow_seen(&tag).await;
+    for _ in 0..100 {
+        if seen.0 >= 1 {
+            break;
+        }
+        sleep(20).await;
+        seen = slow_seen(&tag).await;
+    }
+    assert_eq!(seen, (1, 0, 0), "the 4 s request is on the server: (started, answered, cancelled)");
     ms.set(10);
     let text = wait_for_text(&root, 3000, |t| t.contains("slept 10")).await;
     assert!(text.contains("slept 10"), "the new args answered without waiting for the old request: {text}");
+    // The server saw the old request cancelled, long before it would have answered.
+    let mut seen = slow_seen(&tag).await;
+    for _ in 0..100 {
+        if seen.2 >= 1 {
+            break;
+        }
+        sleep(20).await;
+        seen = slow_seen(&tag).await;
+    }
+    assert_eq!(seen, (2, 1, 1), "the server saw the old request cancelled: (started, answered, cancelled)");
     // Past the time the first answer would have come.
     sleep(4500).await;
-    let slow_key = api("GET", "/slow").key(json!({ "ms": 4000 }).as_object().unwrap()).unwrap();
+    assert_eq!(slow_seen(&tag).await, (2, 1, 1), "the old request never answered");
+    let slow_key = api("GET", "/slow").key(json!({ "ms": 4000, "tag": tag }).as_object().unwrap()).unwrap();
     assert!(controller.snapshot().result(&slow_key).is_none(), "the aborted request stored nothing");
     assert!(root.text_content().unwrap_or_default().contains("slept 10"));
 }
