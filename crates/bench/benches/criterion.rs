@@ -9,7 +9,7 @@ use rdc_core::json;
 use rdc_core::json::Value;
 use rdc_core::{denormalize, Entity, MemoCache, State, WriteMeta};
 
-const META: WriteMeta = WriteMeta { fetched_at: 1, date: 1, expires_at: u64::MAX };
+const META: WriteMeta = WriteMeta { fetched_at: 1, date: 1, expires_at: u64::MAX, seq: 0 };
 
 fn fixtures() -> Fixtures {
     let dir = std::env::var("RDC_BENCH_FIXTURES").unwrap_or_else(|_| "/tmp/rdc-bench-fixtures".to_owned());

@@ -39,7 +39,7 @@ pub const WORKLOADS: &[&str] = &[
     "rename one of 100 listed items, through a controller",
 ];
 
-const META: WriteMeta = WriteMeta { fetched_at: 1, date: 1, expires_at: u64::MAX };
+const META: WriteMeta = WriteMeta { fetched_at: 1, date: 1, expires_at: u64::MAX, seq: 0 };
 
 /// The two fixture files, as text and parsed.
 #[derive(Debug)]

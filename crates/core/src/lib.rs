@@ -46,8 +46,8 @@ pub use error::{NormalizeError, ReadError};
 pub use rdc_macros::{Entity, Schema};
 pub use read::{denormalize, MemoCache, Pk, Query, ReadFn, ReadListFn};
 pub use schema::{
-    canonical_text, entry, json_text, pk_string, All, ChooseFn, Chooser, Collection, Entity, EntityDef, FieldError,
-    HasSchema, NestedField, Object, ObjectSchema, Polymorphic, Schema, Union,
+    canonical_text, composite_pk, entry, json_text, pk_string, All, ChooseFn, Chooser, Collection, Entity, EntityDef,
+    FieldError, HasSchema, NestedField, Object, ObjectSchema, Polymorphic, Schema, Union,
 };
 pub use store::{
     fields_changed, Changes, EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State,

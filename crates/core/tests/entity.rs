@@ -65,6 +65,23 @@ fn composite_primary_keys_join_their_parts() {
     assert!(state.entity("Member", "rust,ada").is_some());
 }
 
+/// Parts holding the separator must not make two entities one row:
+/// ("acme,inc", "bob") and ("acme", "inc,bob") are two members.
+#[test]
+fn composite_keys_with_commas_in_their_parts_stay_apart() {
+    let mut state = State::default();
+    let members = Schema::array(Member::schema());
+    let wire = json!([{ "org": "acme,inc", "login": "bob" }, { "org": "acme", "login": "inc,bob" }]);
+    write(&mut state, "m", &members, wire, 1);
+    assert_eq!(state.entity_count(), 2, "both members are stored");
+    let first: Object = rdc_core::json::from_value(&json!({ "org": "acme,inc", "login": "bob" })).unwrap();
+    let second: Object = rdc_core::json::from_value(&json!({ "org": "acme", "login": "inc,bob" })).unwrap();
+    assert_ne!(Member::pk_of(&first), Member::pk_of(&second));
+    // The encoding is the public one, so an app can look a member up.
+    assert_eq!(Member::pk_of(&first), Some(rdc_core::composite_pk(["acme,inc", "bob"])));
+    assert!(state.entity("Member", &rdc_core::composite_pk(["acme", "inc,bob"])).is_some());
+}
+
 #[test]
 fn exchange_price_keeps_the_exact_decimal_and_parses_the_instant() {
     let mut state = State::default();
@@ -197,8 +214,8 @@ fn a_bad_instant_is_refused_with_its_path() {
 #[test]
 fn data_fetched_earlier_never_overwrites_data_fetched_later() {
     let mut state = State::default();
-    let late = WriteMeta { fetched_at: 200, date: 300, expires_at: 1000 };
-    let early = WriteMeta { fetched_at: 100, date: 400, expires_at: 1000 };
+    let late = WriteMeta { fetched_at: 200, date: 300, expires_at: 1000, seq: 0 };
+    let early = WriteMeta { fetched_at: 100, date: 400, expires_at: 1000, seq: 0 };
     state.write_entities(&User::schema(), json!({ "id": "1", "name": "new" }), NO_ARGS, late).unwrap();
     // The older request answers last.
     state.write_entities(&User::schema(), json!({ "id": "1", "name": "old" }), NO_ARGS, early).unwrap();

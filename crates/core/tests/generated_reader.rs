@@ -106,7 +106,7 @@ fn same_as_fast(slow: Slow) -> Fast {
     Fast { id, title, count, score, flag, note, kind, tags, level, created_at, owner, friends }
 }
 
-const META: WriteMeta = WriteMeta { fetched_at: 1, date: 1, expires_at: u64::MAX };
+const META: WriteMeta = WriteMeta { fetched_at: 1, date: 1, expires_at: u64::MAX, seq: 0 };
 
 /// Values a member may have: right for some fields, wrong for others.
 fn member_value() -> impl Strategy<Value = Value> {

@@ -26,7 +26,7 @@ proptest! {
         }
         let mut state = State::default();
         for (fetched_at, delete) in &writes {
-            let meta = WriteMeta { fetched_at: *fetched_at, date: 2_000_000, expires_at: 3_000_000 };
+            let meta = WriteMeta { fetched_at: *fetched_at, date: 2_000_000, expires_at: 3_000_000, seq: 0 };
             if *delete {
                 state.write_entities(&Schema::invalidate::<User>(), json!("u"), NO_ARGS, meta).unwrap();
             } else {

@@ -194,7 +194,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
                 quote! {
                     let parts: ::std::option::Option<::std::vec::Vec<::std::string::String>> =
                         [#(#wires),*].iter().map(|k| value.get(*k).and_then(#core::pk_string)).collect();
-                    parts.map(|p| p.join(","))
+                    parts.map(#core::composite_pk)
                 }
             }
         }

@@ -15,7 +15,7 @@
 //! ```
 //!
 //! Container options: `key`, `pk` (a field, or several separated by commas for a
-//! composite key), `pk_with` (a function `fn(&Object) -> Option<String>`), the
+//! composite key, joined by `rdc_core::composite_pk`), `pk_with` (a function `fn(&Object) -> Option<String>`), the
 //! lifecycle hooks `process`, `validate`, `merge`, `should_update` (function paths
 //! with the signatures of the `Entity` methods of the same names), and
 //! `serde_read` (reads go through serde's visitor, not the generated reader).

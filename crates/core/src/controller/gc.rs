@@ -5,7 +5,7 @@ use crate::json::Value;
 
 use super::keys::{self, Keys};
 use super::Controller;
-use crate::schema::{pk_string_ref, All, Schema};
+use crate::schema::{pk_string_ref, All, EntityDef, Schema};
 use crate::store::State;
 
 impl Controller {
@@ -132,34 +132,55 @@ impl Reached {
     }
 }
 
-/// Adds every entity `value` (read through `schema`) reaches to `out`.
-fn mark(state: &State, schema: &Schema, value: &Value, out: &mut Reached) {
+/// What is left to mark: a value read through a schema, or a stored row.
+enum Mark<'a> {
+    Value(Schema, &'a Value),
+    Row(&'static EntityDef, usize),
+}
+
+/// Adds every entity `value` (read through `schema`) reaches to `out`. The
+/// walk keeps its own stack: a chain of references as long as a server makes
+/// it (a reply thread) costs heap, not call depth.
+fn mark<'a>(state: &'a State, schema: &Schema, value: &'a Value, out: &mut Reached) {
+    let mut todo = vec![Mark::Value(schema.clone(), value)];
+    while let Some(next) = todo.pop() {
+        match next {
+            Mark::Value(schema, value) => mark_value(state, schema, value, out, &mut todo),
+            Mark::Row(def, index) => mark_row(state, def, index, out, &mut todo),
+        }
+    }
+}
+
+/// Marks what `value` reaches directly; what lies further goes on `todo`.
+fn mark_value<'a>(state: &'a State, schema: Schema, value: &'a Value, out: &mut Reached, todo: &mut Vec<Mark<'a>>) {
     match schema {
         Schema::Entity(def) | Schema::Invalidate(def) => {
-            if let Some(pk) = pk_string_ref(value) {
-                mark_entity(state, def, &pk, out);
+            if let Some(index) = pk_string_ref(value).and_then(|pk| row_index(state, def, &pk)) {
+                todo.push(Mark::Row(def, index));
             }
         }
         Schema::Array(inner) => {
             for item in value.as_array().into_iter().flatten() {
-                mark(state, inner, item, out);
+                todo.push(Mark::Value((*inner).clone(), item));
             }
         }
         Schema::Values(inner) => {
             for item in value.as_object().into_iter().flat_map(|m| m.values()) {
-                mark(state, inner, item, out);
+                todo.push(Mark::Value((*inner).clone(), item));
             }
         }
         Schema::Object(fields) => {
             for (name, field) in fields.iter() {
                 if let Some(item) = value.get(name) {
-                    mark(state, field, item, out);
+                    todo.push(Mark::Value(field.clone(), item));
                 }
             }
         }
         Schema::Union(poly) => {
-            if let Some((def, pk)) = crate::read::de::union_ref(poly, value) {
-                mark_entity(state, def, &pk, out);
+            if let Some((def, pk)) = crate::read::de::union_ref(&poly, value) {
+                if let Some(index) = row_index(state, def, &pk) {
+                    todo.push(Mark::Row(def, index));
+                }
             }
         }
         Schema::All(all) => {
@@ -169,9 +190,7 @@ fn mark(state: &State, schema: &Schema, value: &Value, out: &mut Reached) {
             };
             for def in defs {
                 let rows = state.entities.get(def.key).map_or(0, |t| t.rows.len());
-                for index in 0..rows {
-                    mark_row(state, def, index, out);
-                }
+                todo.extend((0..rows).map(|index| Mark::Row(def, index)));
             }
         }
         Schema::Collection(collection) => {
@@ -182,23 +201,21 @@ fn mark(state: &State, schema: &Schema, value: &Value, out: &mut Reached) {
                 return;
             }
             if let Some(items) = row.value.as_ref().and_then(|r| r.get("items")) {
-                mark(state, &Schema::array(collection.item().clone()), items, out);
+                todo.push(Mark::Value(Schema::array(collection.item().clone()), items));
             }
         }
-        Schema::Lazy(_) => mark(state, &schema.resolved(), value, out),
-        Schema::CollectionAdd(c, _) => mark(state, &c.item, value, out),
+        Schema::Lazy(_) => todo.push(Mark::Value(schema.resolved().into_owned(), value)),
+        Schema::CollectionAdd(c, _) => todo.push(Mark::Value(c.item.clone(), value)),
     }
 }
 
-/// Marks entity `def`/`pk` and what its nested fields reach.
-fn mark_entity(state: &State, def: &'static crate::schema::EntityDef, pk: &str, out: &mut Reached) {
-    if let Some(index) = state.entities.get(def.key).and_then(|t| t.rows.get_index_of(pk)) {
-        mark_row(state, def, index, out);
-    }
+/// The index of entity `def`/`pk` in its table, if stored.
+fn row_index(state: &State, def: &'static EntityDef, pk: &str) -> Option<usize> {
+    state.entities.get(def.key).and_then(|t| t.rows.get_index_of(pk))
 }
 
-/// Marks row `index` of `def`'s table and what its nested fields reach.
-fn mark_row(state: &State, def: &'static crate::schema::EntityDef, index: usize, out: &mut Reached) {
+/// Marks row `index` of `def`'s table; its nested fields go on `todo`.
+fn mark_row<'a>(state: &'a State, def: &'static EntityDef, index: usize, out: &mut Reached, todo: &mut Vec<Mark<'a>>) {
     let Some(table) = state.entities.get(def.key) else { return };
     let Some((_, row)) = table.rows.get_index(index) else { return };
     if !out.mark(def.key, table.rows.len(), index) {
@@ -207,7 +224,7 @@ fn mark_row(state: &State, def: &'static crate::schema::EntityDef, index: usize,
     let Some(object) = row.value.as_deref() else { return };
     for field in (def.nested)() {
         if let Some(value) = object.get(field.name) {
-            mark(state, &field.schema, value, out);
+            todo.push(Mark::Value(field.schema.clone(), value));
         }
     }
 }

@@ -10,6 +10,7 @@ mod gc;
 mod keys;
 mod listeners;
 mod notify;
+mod order;
 mod poll;
 mod shared;
 mod spawn;
@@ -81,7 +82,8 @@ struct Layer {
     schema: Option<Schema>,
     value: Value,
     args: Value,
-    fetched_at: u64,
+    /// When the mutation was sent: the layer's writes count from then.
+    sent: order::Stamp,
 }
 
 struct Inner {
@@ -98,6 +100,11 @@ struct Inner {
     listeners: RefCell<Listeners>,
     /// What the tracked listener running now has read so far.
     tracking: RefCell<Option<Topics>>,
+    /// Listeners woken and not yet run, in order: one that panics leaves the
+    /// rest here, and the next change runs them first.
+    waking: RefCell<std::collections::VecDeque<u64>>,
+    /// When each answer counts as fetched (`order.rs`).
+    order: order::Order,
     /// Per endpoint key: request in flight, retainers, schema, poll, typed error.
     keys: RefCell<keys::Keys>,
 }
@@ -164,6 +171,8 @@ impl Controller {
                 next_id: Cell::new(0),
                 listeners: RefCell::default(),
                 tracking: RefCell::default(),
+                waking: RefCell::default(),
+                order: order::Order::default(),
                 keys: RefCell::default(),
             }),
         }
@@ -172,6 +181,12 @@ impl Controller {
     /// Milliseconds now, from the injected clock.
     pub fn now(&self) -> u64 {
         self.inner.clock.now()
+    }
+
+    /// The meta of a write made now, fresh for `expiry_ms`, after every answer so far.
+    fn direct_write_meta(&self, expiry_ms: u64) -> WriteMeta {
+        let stamp = self.inner.order.now(self.now());
+        WriteMeta { seq: stamp.seq, ..WriteMeta::at(stamp.at, expiry_ms) }
     }
 
     fn next_id(&self) -> u64 {
@@ -266,7 +281,8 @@ impl Controller {
         let this = self.clone();
         Box::pin(async move {
             let policy = endpoint.policy();
-            let fetched_at = this.now();
+            let now = this.now();
+            let sent = if policy.mutation { this.inner.order.mutation(now) } else { this.inner.order.now(now) };
             let epoch = this.inner.epoch.get();
             let layer = match policy.mutation.then(|| endpoint.optimistic(&args, body.as_ref())).flatten() {
                 Some(value) => {
@@ -278,7 +294,7 @@ impl Controller {
                         schema,
                         value,
                         args: args.clone(),
-                        fetched_at,
+                        sent,
                     });
                     this.write_base(|_| ());
                     this.changed();
@@ -290,6 +306,9 @@ impl Controller {
                 Some(abort) => endpoint.fetch_abortable(&args, body, abort.clone()).await,
                 None => endpoint.fetch(&args, body).await,
             };
+            // A read counts from when it was sent; a mutation's answer from now
+            // (or just before the next mutation sent after it).
+            let fetched = if policy.mutation { this.inner.order.answered(sent, this.now()) } else { sent };
             if !policy.mutation {
                 let mut keys = this.inner.keys.borrow_mut();
                 let state = keys.get_mut(&key).filter(|k| k.inflight.as_ref().is_some_and(|s| Rc::ptr_eq(s, &shared)));
@@ -309,7 +328,7 @@ impl Controller {
             } else if abort.as_ref().is_some_and(Abort::is_aborted) {
                 Err(FetchError::Aborted)
             } else {
-                this.settle(&endpoint, &key, &args, fetched_at, result)
+                this.settle(&endpoint, &key, &args, fetched, result)
             };
             this.changed();
             let erased = match outcome {
@@ -326,7 +345,7 @@ impl Controller {
         endpoint: &E,
         key: &str,
         args: &Value,
-        fetched_at: u64,
+        fetched: order::Stamp,
         result: Result<E::Output, E::Error>,
     ) -> Result<E::Output, FetchError<E::Error>> {
         let now = self.now();
@@ -334,8 +353,12 @@ impl Controller {
         match result {
             Ok(output) => {
                 if let Some(value) = E::storable(&output).filter(|_| policy.data_expiry_ms > 0) {
-                    let meta =
-                        WriteMeta { fetched_at, date: now, expires_at: now.saturating_add(policy.data_expiry_ms) };
+                    let meta = WriteMeta {
+                        fetched_at: fetched.at,
+                        date: now,
+                        expires_at: now.saturating_add(policy.data_expiry_ms),
+                        seq: fetched.seq,
+                    };
                     let schema = endpoint.schema();
                     let written = self.write_base(|base| write(base, key, schema.as_ref(), value, args, meta));
                     if let Err(err) = written {
@@ -572,8 +595,7 @@ impl Controller {
         value: Value,
     ) -> Result<(), FetchError<E::Error>> {
         let key = endpoint.key(args).map_err(FetchError::Endpoint)?;
-        let now = self.now();
-        let meta = WriteMeta::at(now, endpoint.policy().data_expiry_ms);
+        let meta = self.direct_write_meta(endpoint.policy().data_expiry_ms);
         let schema = endpoint.schema();
         self.write_base(|base| write(base, &key, schema.as_ref(), value, args, meta)).map_err(FetchError::Normalize)?;
         keys::entry(&mut self.inner.keys.borrow_mut(), &key).schema = Some(schema);
@@ -596,7 +618,7 @@ impl Controller {
     /// # Errors
     /// When the value does not normalize (the store is unchanged).
     pub fn set(&self, schema: &Schema, value: Value) -> Result<(), NormalizeError> {
-        let meta = WriteMeta::at(self.now(), Policy::default().data_expiry_ms);
+        let meta = self.direct_write_meta(Policy::default().data_expiry_ms);
         self.write_base(|base| base.write_entities(schema, value, &Value::Null, meta))?;
         self.changed();
         Ok(())

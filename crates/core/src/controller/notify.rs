@@ -68,9 +68,9 @@ impl Controller {
             callback();
             return;
         }
-        let outer = self.inner.tracking.replace(Some(Topics::default()));
+        let outer = Tracking { controller: self, outer: Some(self.inner.tracking.replace(Some(Topics::default()))) };
         callback();
-        let mut topics = self.inner.tracking.replace(outer).unwrap_or_default();
+        let mut topics = outer.restore().unwrap_or_default();
         topics.trim();
         self.inner.listeners.borrow_mut().set_topics(id, topics);
     }
@@ -129,7 +129,8 @@ impl Controller {
         if !layers.is_empty() {
             base.record_undo();
             for layer in layers.iter() {
-                let meta = WriteMeta { fetched_at: layer.fetched_at, date: layer.fetched_at, expires_at: u64::MAX };
+                let (at, seq) = (layer.sent.at, layer.sent.seq);
+                let meta = WriteMeta { fetched_at: at, date: at, expires_at: u64::MAX, seq };
                 let _ = write(&mut base, &layer.key, layer.schema.as_ref(), layer.value.clone(), &layer.args, meta);
             }
         }
@@ -144,10 +145,20 @@ impl Controller {
     }
 
     /// Wakes the listeners of what changed.
+    /// Listeners run from a queue: should one panic, the others woken with
+    /// it stay queued and run at the next change, so none misses a wake-up.
     pub(super) fn changed(&self) {
         let changes = self.inner.base.borrow_mut().take_changes();
         let wake = self.inner.listeners.borrow().to_wake(&changes);
+        let mut waking = self.inner.waking.borrow_mut();
         for id in wake {
+            if !waking.contains(&id) {
+                waking.push_back(id);
+            }
+        }
+        drop(waking);
+        loop {
+            let Some(id) = self.inner.waking.borrow_mut().pop_front() else { break };
             // A listener woken earlier may have unmounted this one: `run_listener` skips it.
             self.run_listener(id);
         }
@@ -157,5 +168,28 @@ impl Controller {
     /// (a request started or ended).
     pub(super) fn touch_key(&self, key: &str) {
         self.inner.base.borrow_mut().touch_key(key);
+    }
+}
+
+/// The tracking slot of a listener's outer run, put back when the listener
+/// returns or panics (so a panic does not leave its topics collecting reads).
+struct Tracking<'c> {
+    controller: &'c Controller,
+    outer: Option<Option<Topics>>,
+}
+
+impl Tracking<'_> {
+    /// Puts the outer run's slot back; returns what the listener recorded.
+    fn restore(mut self) -> Option<Topics> {
+        let outer = self.outer.take().unwrap_or_default();
+        self.controller.inner.tracking.replace(outer)
+    }
+}
+
+impl Drop for Tracking<'_> {
+    fn drop(&mut self) {
+        if let Some(outer) = self.outer.take() {
+            self.controller.inner.tracking.replace(outer);
+        }
     }
 }

@@ -288,8 +288,14 @@ struct Seen<'a> {
     last: usize,
 }
 
-/// Deepest entity nesting a read follows before it reports a cycle of required fields.
-const MAX_DEPTH: usize = 512;
+/// Deepest entity nesting a read follows: below it an entity reads as one met
+/// again on its path does (nested lists empty, optional references `None`), so
+/// a chain as long as a server makes it reads down to here.
+const MAX_DEPTH: usize = 128;
+
+/// How much further required references are followed below [`MAX_DEPTH`]
+/// (they cannot be cut) before the read fails: a cycle of required fields.
+const REQUIRED_DEPTH: usize = 64;
 
 pub(crate) struct Ctx<'a> {
     pub state: &'a State,
@@ -303,6 +309,8 @@ pub(crate) struct Ctx<'a> {
     valid: RefCell<Option<FastMap<(usize, usize), bool>>>,
     valid_order: RefCell<Vec<(usize, usize)>>,
     stack: RefCell<Vec<(&'static str, &'a str)>>,
+    /// How many validity checks of entities with required references are under way.
+    checking: std::cell::Cell<usize>,
     /// Tables already looked up (a read touches few tables and many rows: this
     /// saves hashing the type key), with the row found in each last.
     tables: RefCell<Vec<Seen<'a>>>,
@@ -350,6 +358,7 @@ impl<'a> Ctx<'a> {
             valid: RefCell::default(),
             valid_order: RefCell::default(),
             stack: RefCell::default(),
+            checking: std::cell::Cell::new(0),
             tables: RefCell::default(),
             first_table: std::cell::Cell::new(None),
             first_shape: RefCell::new(None),
@@ -632,7 +641,12 @@ impl<'a> Ctx<'a> {
         let mark = self.valid_order.borrow().len();
         self.valid.borrow_mut().get_or_insert_with(FastMap::default).insert(slot, true);
         self.valid_order.borrow_mut().push(slot);
-        let valid = references_valid(self);
+        // A chain of required references deeper than a read follows cannot be
+        // read whole: its head is invalid (and the walk stays bounded).
+        let depth = self.checking.get();
+        self.checking.set(depth + 1);
+        let valid = depth < MAX_DEPTH && references_valid(self);
+        self.checking.set(depth);
         if !valid {
             let later: Vec<_> = self.valid_order.borrow_mut().drain(mark + 1..).collect();
             if let Some(known) = self.valid.borrow_mut().as_mut() {
@@ -735,16 +749,17 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Enters an entity; `Err` when the path is too deep. Returns whether the
-    /// entity is already on the path (a cycle: nested lists then read empty).
+    /// Enters an entity. Returns whether what it nests is cut: it is already
+    /// on the path (a cycle) or the path is [`MAX_DEPTH`] deep; nested lists
+    /// then read empty. `Err` when required references lead on past that.
     pub fn enter(&self, key: &'static str, pk: &'a str) -> Result<bool, String> {
         let mut stack = self.stack.borrow_mut();
-        if stack.len() >= MAX_DEPTH {
+        if stack.len() >= MAX_DEPTH + REQUIRED_DEPTH {
             return Err(format!("entity nesting deeper than {MAX_DEPTH} at {key} {pk:?}: a cycle of required fields?"));
         }
-        let revisit = stack.contains(&(key, pk));
+        let cut = stack.len() >= MAX_DEPTH || stack.contains(&(key, pk));
         stack.push((key, pk));
-        Ok(revisit)
+        Ok(cut)
     }
 
     /// Leaves the entity entered last.

@@ -85,7 +85,7 @@ fn table_def(name: &'static str) -> &'static EntityDef {
             merge: |_, incoming| incoming.clone(),
             default_merge: false,
             replaces: true,
-            should_update: |existing: &EntityMeta, incoming: &EntityMeta| incoming.fetched_at >= existing.fetched_at,
+            should_update: |existing: &EntityMeta, incoming: &EntityMeta| incoming.not_older_than(existing),
             reader: None,
             list_reader: None,
         }))

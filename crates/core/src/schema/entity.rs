@@ -171,7 +171,7 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
     /// Whether `incoming` should win over `existing`. By default data fetched
     /// later wins, so a slow response never overwrites newer data.
     fn should_update(existing: &EntityMeta, incoming: &EntityMeta) -> bool {
-        incoming.fetched_at >= existing.fetched_at
+        incoming.not_older_than(existing)
     }
 
     /// The generated reader (a hidden `Reader<Self>` around a
@@ -246,6 +246,34 @@ pub fn pk_string(value: &Value) -> Option<String> {
         Value::Bool(b) => Some(b.to_string()),
         _ => None,
     }
+}
+
+/// The primary key of an entity keyed by several fields: the parts joined with
+/// ",", each with `%` and `,` percent-encoded, so no two lists of parts give
+/// the same key (`("a,b", "c")` and `("a", "b,c")` stay apart) and parts without
+/// those characters read as they are. The derive's `pk = "a, b"` uses it.
+///
+/// ```
+/// assert_eq!(rdc_core::composite_pk(["rust", "ada"]), "rust,ada");
+/// assert_eq!(rdc_core::composite_pk(["acme,inc", "bob"]), "acme%2Cinc,bob");
+/// assert_eq!(rdc_core::composite_pk(["acme", "inc,bob"]), "acme,inc%2Cbob");
+/// assert_eq!(rdc_core::composite_pk(["100%", ""]), "100%25,");
+/// ```
+pub fn composite_pk<S: AsRef<str>>(parts: impl IntoIterator<Item = S>) -> String {
+    let mut key = String::new();
+    for (i, part) in parts.into_iter().enumerate() {
+        if i > 0 {
+            key.push(',');
+        }
+        for c in part.as_ref().chars() {
+            match c {
+                '%' => key.push_str("%25"),
+                ',' => key.push_str("%2C"),
+                c => key.push(c),
+            }
+        }
+    }
+    key
 }
 
 /// A value as compact JSON text (`"a"` for a string), as in keys and messages.

@@ -16,7 +16,9 @@ pub use all::All;
 pub use collection::Collection;
 
 pub(crate) use collection::{args_key, item_matches};
-pub use entity::{canonical_text, json_text, pk_string, Entity, EntityDef, FieldError, NestedField, Object};
+pub use entity::{
+    canonical_text, composite_pk, json_text, pk_string, Entity, EntityDef, FieldError, NestedField, Object,
+};
 pub(crate) use entity::{integer_text, pk_string_ref};
 pub use polymorphic::{entry, ChooseFn, Chooser, Polymorphic, Union};
 

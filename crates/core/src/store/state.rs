@@ -24,6 +24,25 @@ pub struct EntityMeta {
     pub date: Millis,
     /// When it stops being fresh.
     pub expires_at: Millis,
+    /// Order among data fetched in the same millisecond (the controller's
+    /// request sequence; 0 outside a controller).
+    #[serde(default)]
+    pub seq: u64,
+}
+
+impl EntityMeta {
+    /// Whether data with this meta was fetched after `other`'s (or with it):
+    /// by `fetched_at`, then `seq`. Newer data wins (`Entity::should_update`).
+    ///
+    /// ```
+    /// use rdc_core::EntityMeta;
+    /// let first = EntityMeta { fetched_at: 5, seq: 1, ..EntityMeta::default() };
+    /// let second = EntityMeta { fetched_at: 5, seq: 2, ..EntityMeta::default() };
+    /// assert!(second.not_older_than(&first) && !first.not_older_than(&second));
+    /// ```
+    pub fn not_older_than(&self, other: &EntityMeta) -> bool {
+        (self.fetched_at, self.seq) >= (other.fetched_at, other.seq)
+    }
 }
 
 /// Times for one write, from the request that produced it.
@@ -40,16 +59,19 @@ pub struct WriteMeta {
     pub date: Millis,
     /// Freshness deadline.
     pub expires_at: Millis,
+    /// Order among writes fetched in the same millisecond (see [`EntityMeta::seq`]).
+    #[serde(default)]
+    pub seq: u64,
 }
 
 impl WriteMeta {
     /// A write fetched and answered at `now`, fresh for `expiry_ms`.
     pub fn at(now: Millis, expiry_ms: Millis) -> WriteMeta {
-        WriteMeta { fetched_at: now, date: now, expires_at: now.saturating_add(expiry_ms) }
+        WriteMeta { fetched_at: now, date: now, expires_at: now.saturating_add(expiry_ms), seq: 0 }
     }
 
     pub(crate) fn entity_meta(&self) -> EntityMeta {
-        EntityMeta { fetched_at: self.fetched_at, date: self.date, expires_at: self.expires_at }
+        EntityMeta { fetched_at: self.fetched_at, date: self.date, expires_at: self.expires_at, seq: self.seq }
     }
 }
 
@@ -85,6 +107,9 @@ pub struct ResultMeta {
     pub expires_at: Millis,
     /// Set by invalidation: the result must be fetched again before use.
     pub invalidated: bool,
+    /// Order among results fetched in the same millisecond (see [`EntityMeta::seq`]).
+    #[serde(default)]
+    pub seq: u64,
 }
 
 /// The normalized result of one endpoint key.

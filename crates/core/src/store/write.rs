@@ -59,9 +59,10 @@ impl State {
             date: meta.date,
             expires_at: meta.expires_at,
             invalidated: false,
+            seq: meta.seq,
         };
         match self.results.get_mut(key) {
-            Some(existing) if existing.meta.fetched_at > meta.fetched_at => {}
+            Some(existing) if (existing.meta.fetched_at, existing.meta.seq) > (meta.fetched_at, meta.seq) => {}
             Some(existing) if *existing.value == value => existing.meta = result_meta,
             _ => {
                 self.results.insert(key.to_owned(), ResultEntry { value: Arc::new(value), meta: result_meta, version });
@@ -201,7 +202,7 @@ impl State {
             let tombstone = StoredEntity { value: None, meta: plan.meta, version };
             let undo = self.undo.as_deref_mut();
             let (index, was_alive) = match table.rows.get_full_mut(&pk) {
-                Some((_, _, row)) if row.meta.fetched_at > plan.meta.fetched_at => continue,
+                Some((_, _, row)) if !plan.meta.not_older_than(&row.meta) => continue,
                 Some((index, _, row)) => {
                     Self::note_row(undo, key, index, Some(row));
                     (index, std::mem::replace(row, tombstone).value.is_some())
