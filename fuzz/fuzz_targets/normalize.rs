@@ -29,9 +29,9 @@ struct Post {
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let Ok(value) = Value::parse(text.to_owned()) else { return };
-    // The same value as serde_json reads it.
-    let theirs: serde_json::Value = serde_json::from_str(text).expect("rdc parsed what serde_json refuses");
-    assert_eq!(serde_json::Value::from(value.clone()), theirs);
+    // serde_json reads it too (the values are compared by `json_differential`,
+    // which allows for serde_json's best-effort floats).
+    assert!(serde_json::from_str::<serde_json::Value>(text).is_ok(), "rdc parsed what serde_json refuses");
     let schemas = [
         Schema::array(User::schema()),
         Post::schema(),
