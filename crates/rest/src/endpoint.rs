@@ -594,6 +594,7 @@ impl rdc_core::Endpoint for RestEndpoint {
             poll_ms: self.options.poll_frequency.map(ms),
             mutation: self.is_mutation(),
             invalid_if_stale: self.options.invalid_if_stale,
+            timeout_ms: self.options.timeout.map(ms).or(rdc_core::Policy::default().timeout_ms),
         }
     }
 

@@ -24,6 +24,11 @@ pub struct Policy {
     pub mutation: bool,
     /// Stale data must not be shown while refetching.
     pub invalid_if_stale: bool,
+    /// How long a request may take before it fails with
+    /// [`FetchError::Timeout`](super::FetchError::Timeout) and frees its key
+    /// (`None`: no limit). A server that never answers must not keep readers
+    /// loading forever.
+    pub timeout_ms: Option<u64>,
 }
 
 impl Default for Policy {
@@ -34,6 +39,7 @@ impl Default for Policy {
             poll_ms: None,
             mutation: false,
             invalid_if_stale: false,
+            timeout_ms: Some(60_000),
         }
     }
 }

@@ -22,6 +22,26 @@ pub(crate) struct KeyState {
     pub poll: Option<PollState>,
     /// The typed error of the last failed fetch (the store keeps its text).
     pub typed_error: Option<Rc<dyn Any>>,
+    /// The stored result a read found unreadable (entities it requires went
+    /// invalid), by its fetch stamp; `refetched` once a newer one was too.
+    pub unreadable: Option<Unreadable>,
+}
+
+/// A stored result that could not be read (see [`KeyState::unreadable`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Unreadable {
+    /// The result's `(fetched_at, seq)`.
+    pub stamp: (u64, u64),
+    /// Whether a fetch already replaced an unreadable result with another
+    /// unreadable one: no more fetching for it (no loop).
+    pub refetched: bool,
+}
+
+impl Unreadable {
+    /// Whether the stored result stamped `stamp` is this one and should be fetched again.
+    pub(crate) fn wants_fetch(self, stamp: (u64, u64)) -> bool {
+        self.stamp == stamp && !self.refetched
+    }
 }
 
 impl KeyState {
@@ -31,6 +51,7 @@ impl KeyState {
             && self.schema.is_none()
             && self.poll.is_none()
             && self.typed_error.is_none()
+            && self.unreadable.is_none()
     }
 }
 

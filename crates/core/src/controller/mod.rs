@@ -4,6 +4,7 @@
 
 mod abort;
 mod clock;
+mod deadline;
 mod endpoint;
 mod expiry;
 mod gc;
@@ -49,6 +50,11 @@ pub enum FetchError<E> {
     Reset,
     /// The request was cancelled (e.g. newer args replaced it); nothing was stored.
     Aborted,
+    /// No answer came within the endpoint's `Policy::timeout_ms`; nothing was stored.
+    Timeout {
+        /// The limit that passed, in milliseconds.
+        ms: u64,
+    },
 }
 
 impl<E: std::fmt::Display> std::fmt::Display for FetchError<E> {
@@ -58,6 +64,7 @@ impl<E: std::fmt::Display> std::fmt::Display for FetchError<E> {
             FetchError::Normalize(e) => e.fmt(f),
             FetchError::Reset => f.write_str("the store was reset while this request was in flight"),
             FetchError::Aborted => f.write_str("the request was cancelled"),
+            FetchError::Timeout { ms } => write!(f, "no answer within {ms} ms"),
         }
     }
 }
@@ -227,14 +234,20 @@ impl Controller {
             Err(error) => return Box::pin(async move { Err(FetchError::Endpoint(error)) }),
         };
         let policy = endpoint.policy();
-        if !policy.mutation {
+        // Only a request of the same endpoint type can be joined: another type
+        // shares the key but not the output and error types.
+        let mut joinable = !policy.mutation;
+        if joinable {
             let existing = self.inner.keys.borrow().get(&key).and_then(|k| k.inflight.clone());
             if let Some(shared) = existing {
-                return Box::pin(async move { downcast::<E>(Wait(shared).await) });
+                if shared.endpoint == std::any::TypeId::of::<E>() {
+                    return Box::pin(async move { downcast::<E>(Wait(shared).await) });
+                }
+                joinable = false;
             }
         }
-        let shared = Rc::new(Shared::default());
-        if !policy.mutation {
+        let shared = Rc::new(Shared::of::<E>());
+        if joinable {
             keys::entry(&mut self.inner.keys.borrow_mut(), &key).inflight = Some(Rc::clone(&shared));
             // Readers show "loading".
             self.touch_key(&key);
@@ -261,7 +274,7 @@ impl Controller {
             Ok(key) => key,
             Err(error) => return (Box::pin(async move { Err(FetchError::Endpoint(error)) }), abort),
         };
-        let shared = Rc::new(Shared::default());
+        let shared = Rc::new(Shared::of::<E>());
         let work = self.request(endpoint.clone(), key, args, body, Rc::clone(&shared), Some(abort.clone()));
         self.inner.spawner.spawn(work);
         (Box::pin(async move { downcast::<E>(Wait(shared).await) }), abort)
@@ -302,10 +315,20 @@ impl Controller {
                 }
                 None => None,
             };
-            let result = match &abort {
-                Some(abort) => endpoint.fetch_abortable(&args, body, abort.clone()).await,
-                None => endpoint.fetch(&args, body).await,
+            let request = match &abort {
+                Some(abort) => endpoint.fetch_abortable(&args, body, abort.clone()),
+                None => endpoint.fetch(&args, body),
             };
+            let result = match policy.timeout_ms {
+                Some(ms) => deadline::within(this.inner.timers.as_ref(), ms, request).await,
+                None => Some(request.await),
+            };
+            let timed_out = result.is_none();
+            if timed_out {
+                if let Some(abort) = &abort {
+                    abort.abort();
+                }
+            }
             // A read counts from when it was sent; a mutation's answer from now
             // (or just before the next mutation sent after it).
             let fetched = if policy.mutation { this.inner.order.answered(sent, this.now()) } else { sent };
@@ -325,10 +348,14 @@ impl Controller {
             }
             let outcome = if epoch != this.inner.epoch.get() {
                 Err(FetchError::Reset)
+            } else if let (None, Some(ms)) = (&result, policy.timeout_ms) {
+                this.timed_out::<E>(&key, ms)
             } else if abort.as_ref().is_some_and(Abort::is_aborted) {
                 Err(FetchError::Aborted)
-            } else {
+            } else if let Some(result) = result {
                 this.settle(&endpoint, &key, &args, fetched, result)
+            } else {
+                Err(FetchError::Aborted)
             };
             this.changed();
             let erased = match outcome {
@@ -337,6 +364,16 @@ impl Controller {
             };
             shared.resolve(erased);
         })
+    }
+
+    /// Records that `key`'s request got no answer within `ms`.
+    fn timed_out<E: Endpoint>(&self, key: &str, ms: u64) -> Result<E::Output, FetchError<E::Error>> {
+        let now = self.now();
+        let error = FetchError::<E::Error>::Timeout { ms };
+        let expires = now.saturating_add(Policy::default().error_expiry_ms);
+        self.write_base(|base| base.set_error(key, error.to_string(), now, expires));
+        self.set_typed_error(key, Rc::new(error.clone()));
+        Err(error)
     }
 
     /// Writes a fetch's result or error into the base store.
@@ -415,7 +452,14 @@ impl Controller {
         self.note_key(key);
         let now = self.now();
         self.with_state(|state| {
-            let status = expiry_status(state, key, now, policy.invalid_if_stale);
+            let mut status = expiry_status(state, key, now, policy.invalid_if_stale);
+            let stamp = state.result(key).map(|r| (r.meta.fetched_at, r.meta.seq));
+            let keys = self.inner.keys.borrow();
+            if let (Some(stamp), Some(flag)) = (stamp, keys.get(key).and_then(|k| k.unreadable)) {
+                if flag.wants_fetch(stamp) {
+                    status = ExpiryStatus::Invalid;
+                }
+            }
             let erroring = state.error(key).is_some_and(|e| now < e.expires_at);
             status != ExpiryStatus::Valid && !erroring
         })
@@ -485,10 +529,33 @@ impl Controller {
             // Also when the read failed: a write that fixes it must wake the reader.
             self.note_read::<T>(Some(key), key);
             let data = data?;
-            let status = expiry_status(state, key, now, invalid_if_stale);
+            let stamp = state.result(key).map(|r| (r.meta.fetched_at, r.meta.seq));
+            let unreadable = schema.is_some() && data.is_none();
+            let mut status = expiry_status(state, key, now, invalid_if_stale);
+            if self.note_unreadable(key, stamp.filter(|_| unreadable)) {
+                status = ExpiryStatus::Invalid;
+            }
             let error = state.error(key).filter(|e| now < e.expires_at).cloned();
             Ok(Read { data, status, error })
         })
+    }
+
+    /// Records whether `key`'s stored result (stamped `stamp`) was unreadable;
+    /// returns whether it should count as invalid (be fetched again).
+    fn note_unreadable(&self, key: &str, stamp: Option<(u64, u64)>) -> bool {
+        let mut keys = self.inner.keys.borrow_mut();
+        let Some(stamp) = stamp else {
+            if let Some(state) = keys.get_mut(key).filter(|k| k.unreadable.is_some()) {
+                state.unreadable = None;
+                keys::tidy(&mut keys, key);
+            }
+            return false;
+        };
+        let state = keys::entry(&mut keys, key);
+        let refetched = state.unreadable.is_some_and(|u| u.refetched || u.stamp != stamp);
+        let flag = keys::Unreadable { stamp, refetched };
+        state.unreadable = Some(flag);
+        flag.wants_fetch(stamp)
     }
 
     /// Reads a schema that needs no stored result (e.g. an `All`) into `T`.

@@ -42,7 +42,8 @@ impl Controller {
     /// Polls `endpoint` with `args` every `poll_frequency` while the returned
     /// subscription lives. `None` when the endpoint does not poll or the args are invalid.
     pub fn subscribe<E: Endpoint + Clone>(&self, endpoint: &E, args: Value) -> Option<Subscription> {
-        let every = endpoint.policy().poll_ms?;
+        // A frequency of 0 would poll in a loop: it is refused (no polling).
+        let every = endpoint.policy().poll_ms.filter(|ms| *ms > 0)?;
         let key = endpoint.key(&args).ok()?;
         let id = self.next_id();
         let weak = Rc::downgrade(&self.inner);

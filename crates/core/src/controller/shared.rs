@@ -1,6 +1,6 @@
 //! A result many waiters share: the in-flight request of identical concurrent reads.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
@@ -10,13 +10,19 @@ use std::task::{Context, Poll, Waker};
 /// Type-erased outcome: `Ok(output)` or `Err(error)`, each an `Rc<dyn Any>`.
 pub(crate) type Outcome = Result<Rc<dyn Any>, Rc<dyn Any>>;
 
-#[derive(Default)]
 pub(crate) struct Shared {
+    /// The endpoint type that made the request: only the same type joins it.
+    pub endpoint: TypeId,
     outcome: RefCell<Option<Outcome>>,
     wakers: RefCell<Vec<Waker>>,
 }
 
 impl Shared {
+    /// A request of endpoint type `E`.
+    pub fn of<E: 'static>() -> Shared {
+        Shared { endpoint: TypeId::of::<E>(), outcome: RefCell::default(), wakers: RefCell::default() }
+    }
+
     pub fn resolve(&self, outcome: Outcome) {
         *self.outcome.borrow_mut() = Some(outcome);
         for waker in self.wakers.borrow_mut().drain(..) {

@@ -1,0 +1,57 @@
+//! A stored result that cannot be read because entities it requires went
+//! invalid counts as invalid: it is fetched again, once (as in the reference
+//! library), rather than showing nothing until it expires.
+
+mod common;
+mod controller_support;
+
+use common::{Article, User};
+use controller_support::*;
+use rdc_core::json;
+use rdc_core::{Entity, ExpiryStatus, Schema};
+
+fn article(author: &str) -> rdc_core::json::Value {
+    json!({"id": 1, "title": "T", "author": {"id": author, "name": "Ada"}})
+}
+
+#[test]
+fn a_result_whose_required_entity_was_deleted_is_invalid_and_fetched_again_once() {
+    let (c, _time, tasks, server) = setup();
+    let api = Api::new(&server, "GET", "/article", Some(Article::schema()));
+    server.borrow_mut().auto = Some(std::rc::Rc::new(|_: &str, _: Option<&rdc_core::json::Value>| Ok(article("u1"))));
+    spawn_fetch(&c, &tasks, &api, json!({}), None);
+    let read = c.read::<_, Article>(&api, &json!({})).unwrap();
+    assert_eq!((read.status, read.data.is_some()), (ExpiryStatus::Valid, true));
+    assert!(!c.needs_fetch("GET /article", api.policy));
+    // The author is deleted (a DELETE's `Invalidate`): the article cannot be read.
+    c.set(&Schema::invalidate::<User>(), json!("u1")).unwrap();
+    let read = c.read::<_, Article>(&api, &json!({})).unwrap();
+    assert!(read.data.is_none());
+    assert_eq!(read.status, ExpiryStatus::Invalid, "unreadable data is invalid, not valid and empty");
+    assert!(c.needs_fetch("GET /article", api.policy), "it is fetched again");
+    // The refetch brings the author back: readable and valid again.
+    spawn_fetch(&c, &tasks, &api, json!({}), None);
+    let read = c.read::<_, Article>(&api, &json!({})).unwrap();
+    assert_eq!((read.status, read.data.map(|a| a.author.id.clone())), (ExpiryStatus::Valid, Some("u1".to_owned())));
+    assert!(!c.needs_fetch("GET /article", api.policy));
+    assert_eq!(server.borrow().requests.len(), 2);
+}
+
+#[test]
+fn a_result_still_unreadable_after_its_refetch_is_not_fetched_in_a_loop() {
+    let (c, _time, tasks, server) = setup();
+    let api = Api::new(&server, "GET", "/article", Some(Article::schema()));
+    // The server keeps answering with an author the app deletes right after.
+    server.borrow_mut().auto = Some(std::rc::Rc::new(|_: &str, _: Option<&rdc_core::json::Value>| Ok(article("u1"))));
+    spawn_fetch(&c, &tasks, &api, json!({}), None);
+    c.set(&Schema::invalidate::<User>(), json!("u1")).unwrap();
+    assert_eq!(c.read::<_, Article>(&api, &json!({})).unwrap().status, ExpiryStatus::Invalid);
+    assert!(c.needs_fetch("GET /article", api.policy));
+    server.borrow_mut().auto = Some(std::rc::Rc::new(|_: &str, _: Option<&rdc_core::json::Value>| {
+        Ok(json!({"id": 1, "title": "T", "author": "u1"}))
+    }));
+    spawn_fetch(&c, &tasks, &api, json!({}), None);
+    let read = c.read::<_, Article>(&api, &json!({})).unwrap();
+    assert!(read.data.is_none(), "the new answer names the deleted author only");
+    assert!(!c.needs_fetch("GET /article", api.policy), "one refetch per unreadable episode, not a loop");
+}
