@@ -35,7 +35,12 @@ async function check(name, fn) {
 
 async function expectText(selector, want, timeout = 5000) {
   const locator = page.locator(selector);
-  await locator.filter({ hasText: want }).first().waitFor({ timeout });
+  try {
+    await locator.filter({ hasText: want }).first().waitFor({ timeout });
+  } catch (e) {
+    const shown = await locator.allTextContents().catch(() => []);
+    throw new Error(`${selector} did not show ${want} within ${timeout} ms; it shows ${JSON.stringify(shown)}`);
+  }
 }
 
 async function visit(route, shot, ready) {
@@ -44,13 +49,26 @@ async function visit(route, shot, ready) {
   await page.screenshot({ path: path.join(shots, `${shot}.png`) });
 }
 
+// Every request the page sends, as "METHOD /path".
+const requests = [];
+page.on('request', (r) => requests.push(`${r.method()} ${new URL(r.url()).pathname}`));
+const sent = (what) => requests.filter((r) => r === what).length;
+
 await check('users: list from All(User), create appears without refetch', async () => {
   await visit('/users', 'users', () => expectText('ul.users', 'Ada Lovelace'));
+  if (sent('GET /api/users') !== 1) throw new Error(`the list was fetched ${sent('GET /api/users')} times, not once`);
+  const [lists, creates] = [sent('GET /api/users'), sent('POST /api/users')];
   const name = `E2E ${Date.now()}`;
   await page.fill('#new-user', name);
   await page.click('button[type=submit]');
   await expectText('ul.users', name);
   await expectText('.inspector .entities', 'User');
+  // Time for a refetch, had the create triggered one.
+  await page.waitForTimeout(500);
+  if (sent('POST /api/users') !== creates + 1) throw new Error(`${sent('POST /api/users') - creates} creates sent, not 1`);
+  if (sent('GET /api/users') !== lists) {
+    throw new Error(`the list was fetched again after the create (${sent('GET /api/users') - lists} GET /api/users)`);
+  }
 });
 
 await check('feed: links and posts by attribute and function; unknown passed through', async () => {
@@ -73,13 +91,21 @@ await check('streams: the username comes from the URL', async () => {
 await check('ticker: polls every 2 s while shown, stops when leaving', async () => {
   await visit('/ticker', 'ticker', () => expectText('dd.trade', '10'));
   const first = Number(await page.textContent('dd.trade'));
-  await page.waitForTimeout(4300);
+  const shown = Date.now();
+  // Two polls, waited for up to a deadline; then bounded: not faster than every 2 s.
+  await page.waitForFunction((want) => Number(document.querySelector('dd.trade')?.textContent) >= want, first + 2,
+    { timeout: 7000, polling: 50 }).catch(() => {});
   const later = Number(await page.textContent('dd.trade'));
-  if (later < first + 2) throw new Error(`expected two polls, trade went ${first} -> ${later}`);
-  await expectText('.inspector .counts', 'poll timers: 1');
+  const took = Date.now() - shown;
+  if (later < first + 2) throw new Error(`expected two polls within 7 s, trade went ${first} -> ${later}`);
+  if (took < 3000) throw new Error(`two polls came ${took} ms after the first: faster than every 2 s`);
+  // Exactly one poll timer (not 10 or 11: the text must end at the digit).
+  await expectText('.inspector .counts', /\bpoll timers: 1(?!\d)/);
   await page.goto(`${base}/#/users`);
   await expectText('ul.users', 'Ada');
   const count = async () => (await (await fetch(`${base}/api/products/BTC-USD/ticker/count`)).json()).count;
+  // A poll already on the wire when leaving may still land; none may start after.
+  await page.waitForTimeout(300);
   const left = await count();
   await page.waitForTimeout(4500);
   const after = await count();
@@ -93,14 +119,34 @@ await check('files: download saved under the server\'s filename', async () => {
   await expectText('p.saved', 'report-42-✓.txt');
 });
 
+// Waits until the list shows exactly `want` (item names in order), up to 5 s.
+async function expectItems(want) {
+  const names = () => page.locator('ul.items li').allTextContents();
+  const deadline = Date.now() + 5000;
+  let seen = await names();
+  while (JSON.stringify(seen) !== JSON.stringify(want) && Date.now() < deadline) {
+    await page.waitForTimeout(50);
+    seen = await names();
+  }
+  if (JSON.stringify(seen) !== JSON.stringify(want)) {
+    throw new Error(`expected items ${JSON.stringify(want)}, page shows ${JSON.stringify(seen)}`);
+  }
+}
+
+const items = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => `Item ${from + i}`);
+
 await check('pages: next and previous follow the Link header', async () => {
   await visit('/items', 'items', () => expectText('ul.items', 'Item 1'));
+  await expectItems(items(1, 5));
   await page.click('#next');
-  await expectText('ul.items', 'Item 6');
+  await expectItems(items(6, 10));
   await page.click('#next');
-  await expectText('ul.items', 'Item 11');
+  await expectItems(items(11, 15));
   await page.click('#prev');
-  await expectText('ul.items', 'Item 6');
+  await expectItems(items(6, 10));
+  await page.click('#prev');
+  await expectItems(items(1, 5));
+  if (!(await page.locator('#prev').isDisabled())) throw new Error('"Previous" is enabled on the first page');
 });
 
 await check('faults: typed errors, stale data under a soft error, recovery by retry', async () => {
