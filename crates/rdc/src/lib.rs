@@ -1,7 +1,7 @@
-//! # rdc
-//!
 //! A signal-backed, normalized entity cache with REST endpoints for Leptos apps.
-//! `use rdc::prelude::*;` brings in what an app needs.
+//! `use rdc::prelude::*;` brings in what an app needs. The crate's docs are the
+//! README, so its examples are compiled with the tests.
+#![doc = include_str!("../../../README.md")]
 #![deny(missing_docs)]
 
 pub use rdc_core as core;
@@ -21,10 +21,12 @@ pub use rdc_macros::{Entity, Schema};
 /// ```
 pub use rdc_core::json;
 
-/// Everything an app usually needs, in one import.
+/// Everything an app usually needs, in one import. (`HasSchema`, which the
+/// derives implement, stays out: its `schema()` would make `User::schema()`
+/// ambiguous beside `Entity::schema()`.)
 pub mod prelude {
     pub use rdc_core::{
-        entry, All, Collection, Controller, Entity, ExpiryStatus, FetchError, HasSchema, Pk, Query, Schema, Union,
+        entry, All, Collection, Controller, Entity, ExpiryStatus, FetchError, Pk, Query, Schema, Union,
     };
     pub use rdc_leptos::{
         use_cache, use_cancelling, use_controller, use_dle, use_entity, use_live, use_loading, use_query,
