@@ -32,7 +32,15 @@ fn is_param_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
-fn parse_pieces(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, nested: bool) -> Vec<Piece> {
+/// How deep optional parts nest; a `{` deeper than this is plain text, so
+/// parsing, filling and dropping a template stay within a small stack
+/// whatever it holds.
+const MAX_NESTING: usize = 16;
+
+/// The pieces up to the end of the template, or of the optional part opened
+/// `depth` levels deep (`depth` 0: the template itself).
+fn parse_pieces(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, depth: usize) -> Vec<Piece> {
+    let nested = depth > 0;
     let mut pieces = Vec::new();
     let mut literal = String::new();
     while let Some(&c) = chars.peek() {
@@ -41,12 +49,12 @@ fn parse_pieces(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, nested: bo
                 chars.next();
                 break;
             }
-            '{' => {
+            '{' if depth < MAX_NESTING => {
                 chars.next();
                 if !literal.is_empty() {
                     pieces.push(Piece::Literal(std::mem::take(&mut literal)));
                 }
-                pieces.push(Piece::Optional(parse_pieces(chars, true)));
+                pieces.push(Piece::Optional(parse_pieces(chars, depth + 1)));
             }
             ':' => {
                 chars.next();
@@ -79,7 +87,7 @@ fn parse_pieces(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, nested: bo
 impl PathTemplate {
     /// Parses a template. `:name` is a parameter; `{...}` is an optional part.
     pub fn parse(template: &str) -> PathTemplate {
-        PathTemplate { pieces: parse_pieces(&mut template.chars().peekable(), false) }
+        PathTemplate { pieces: parse_pieces(&mut template.chars().peekable(), 0) }
     }
 
     /// Every parameter name, in order.

@@ -155,3 +155,20 @@ fn a_template_without_a_leading_slash_never_changes_the_host() {
     let e = RestEndpoint::get("").url_prefix("https://api.example.com/v1");
     assert_eq!(e.url(&args(json!({ "q": 1 }))).unwrap(), "https://api.example.com/v1?q=1");
 }
+
+/// Optional parts nested 10,000 deep parse, fill and drop on a 256 KiB stack:
+/// nesting past 16 levels is plain text.
+#[test]
+fn a_template_of_ten_thousand_braces_stays_within_a_small_stack() {
+    let run = std::thread::Builder::new().stack_size(256 * 1024).spawn(|| {
+        let template = format!("/a{}:id{}", "{".repeat(10_000), "}".repeat(10_000));
+        let parsed = PathTemplate::parse(&template);
+        assert_eq!(parsed.params(), ["id"]);
+        let url = parsed.url(&args(json!({ "id": "7" }))).unwrap();
+        assert!(url.starts_with("/a") && url.contains('7'), "{url}");
+        drop(parsed);
+        let nested = PathTemplate::parse("/x{/:a{/:b}}");
+        assert_eq!(nested.url(&args(json!({ "a": "1", "b": "2" }))).unwrap(), "/x/1/2");
+    });
+    assert!(run.unwrap().join().is_ok(), "no stack overflow");
+}
