@@ -594,7 +594,13 @@ impl rdc_core::Endpoint for RestEndpoint {
             poll_ms: self.options.poll_frequency.map(ms),
             mutation: self.is_mutation(),
             invalid_if_stale: self.options.invalid_if_stale,
-            timeout_ms: self.options.timeout.map(ms).or(rdc_core::Policy::default().timeout_ms),
+            // The endpoint's own timeout answers first, with its typed error; the
+            // controller's limit is the backstop a second later.
+            timeout_ms: self
+                .options
+                .timeout
+                .map(|t| ms(t).saturating_add(1_000))
+                .or(rdc_core::Policy::default().timeout_ms),
         }
     }
 
