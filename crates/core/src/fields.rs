@@ -48,7 +48,22 @@ pub mod number_from_string {
 }
 
 /// An arbitrary-precision decimal from a decimal string, with no loss of
-/// precision; a JSON number is accepted through its text. Serializes as a string.
+/// precision; a JSON number is accepted through its text (the text
+/// [`Value::parse`](crate::json::Value::parse) kept, when an `f64` would lose
+/// digits). Serializes as a string.
+///
+/// ```
+/// # use rdc_core::{Entity, MemoCache, State, WriteMeta};
+/// use rust_decimal::Decimal;
+/// #[derive(serde::Deserialize, rdc_core::Entity)]
+/// struct Quote { id: String, #[serde(with = "rdc_core::fields::decimal")] price: Decimal }
+/// let body = rdc_core::json::Value::parse(r#"{"id": "q", "price": 12345678901234567890.123456789}"#.to_owned())?;
+/// let mut state = State::default();
+/// state.write_entities(&Quote::schema(), body, &rdc_core::json::Value::Null, WriteMeta::at(0, 1000)).unwrap();
+/// let quote = MemoCache::default().entity::<Quote>(&state, "q").unwrap().unwrap();
+/// assert_eq!(quote.price.to_string(), "12345678901234567890.123456789");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 pub mod decimal {
     use super::*;
     use rust_decimal::Decimal;
@@ -97,7 +112,12 @@ where
         Self::parse(&v.to_string())
     }
 
+    /// A number rdc parsed with more digits than an `f64` holds: the text it
+    /// kept (see [`Number::exact_text`](crate::json::Number::exact_text)).
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
-        Self::parse(&v.to_string())
+        match crate::json::take_exact_text(v) {
+            Some(text) => Self::parse(&text),
+            None => Self::parse(&v.to_string()),
+        }
     }
 }

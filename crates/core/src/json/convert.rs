@@ -11,7 +11,7 @@ impl From<serde_json::Value> for Value {
         match value {
             serde_json::Value::Null => Value::Null,
             serde_json::Value::Bool(b) => Value::Bool(b),
-            serde_json::Value::Number(n) => Value::Number(n),
+            serde_json::Value::Number(n) => Value::Number(n.into()),
             serde_json::Value::String(s) => Value::String(Text::new(s)),
             serde_json::Value::Array(items) => Value::Array(items.into_iter().map(Value::from).collect()),
             serde_json::Value::Object(map) => {
@@ -23,11 +23,12 @@ impl From<serde_json::Value> for Value {
 }
 
 impl From<Value> for serde_json::Value {
+    /// Numbers as their nearest `serde_json::Number` (a kept text is dropped).
     fn from(value: Value) -> serde_json::Value {
         match value {
             Value::Null => serde_json::Value::Null,
             Value::Bool(b) => serde_json::Value::Bool(b),
-            Value::Number(n) => serde_json::Value::Number(n),
+            Value::Number(n) => serde_json::Value::Number(n.into()),
             Value::String(s) => serde_json::Value::String(s.into()),
             Value::Array(items) => serde_json::Value::Array(items.into_iter().map(Into::into).collect()),
             Value::Object(map) => {

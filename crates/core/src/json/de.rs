@@ -66,6 +66,16 @@ impl<'a> Deserializer<'a> for &'a Value {
         }
     }
 
+    /// A number with a kept text ([`Number::exact_text`](super::Number::exact_text))
+    /// to a type that asks for a string (as `rust_decimal::Decimal` does):
+    /// that text. Anything else as it is.
+    fn deserialize_str<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self {
+            Value::Number(n) => n.deserialize_str(visitor),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
     /// A unit variant as a string, any other as an object of one key.
     fn deserialize_enum<V: Visitor<'a>>(
         self,
@@ -84,7 +94,7 @@ impl<'a> Deserializer<'a> for &'a Value {
 
     serde::forward_to_deserialize_any! {
         <W: Visitor<'a>>
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit unit_struct
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char string bytes byte_buf unit unit_struct
         seq tuple tuple_struct map struct identifier ignored_any
     }
 }

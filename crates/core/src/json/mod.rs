@@ -46,6 +46,8 @@ use scalar_visits;
 mod convert;
 mod de;
 mod map;
+mod number;
+mod number_text;
 mod parse;
 mod ser;
 mod text;
@@ -54,16 +56,11 @@ use std::fmt;
 
 pub use de::from_value;
 pub use map::{Iter, Map};
+pub(crate) use number::take_exact_text;
+pub use number::Number;
 pub use ser::to_value;
 #[doc(hidden)]
 pub use ser::to_value_or_panic as __to_value_or_panic;
-/// A JSON number (serde_json's own type: integers exactly, floats as `f64`).
-///
-/// ```
-/// let n = rdc_core::json::Number::from(7u8);
-/// assert_eq!(rdc_core::json::Value::Number(n), 7);
-/// ```
-pub use serde_json::Number;
 pub use text::literal_key as __literal_key;
 pub use text::Text;
 pub(crate) use text::{hand_over, take_handed, TEXT_MARKER};
@@ -83,7 +80,8 @@ pub enum Value {
     Null,
     /// `true` or `false`.
     Bool(bool),
-    /// A number, as `serde_json` keeps it.
+    /// A number: integers exactly, others as the nearest `f64` (and their
+    /// text, when that `f64` does not give back its value; see [`Number`]).
     Number(Number),
     /// A string.
     String(Text),
