@@ -99,12 +99,13 @@ impl<'a> Normalizer<'a> {
             },
             Schema::Values(inner) => match value {
                 Value::Object(map) => {
-                    let mut out = Map::with_capacity(map.len());
+                    let mut out = Vec::with_capacity(map.len());
                     for (name, item) in map {
                         let normalized = self.with_key(&name, |n| n.normalize(inner, item, &Value::Null, &name))?;
-                        out.insert(name, normalized);
+                        out.push((name, normalized));
                     }
-                    Ok(Value::Object(out))
+                    // The keys of a map, each once already: no lookup per key.
+                    Ok(Value::Object(Map::from_unique(out)))
                 }
                 Value::Null => Ok(Value::Null),
                 other => Err(self.shape("an object", &other)),

@@ -212,6 +212,61 @@ impl Map {
         });
     }
 
+    /// Whether every entry of `other` is here with an equal value (`other`
+    /// laid over this map would change nothing). Linear: keys in the same
+    /// places are compared in step (a row written again), the others looked
+    /// up by scanning while either map is small, else through a hash.
+    ///
+    /// ```
+    /// let row = rdc_core::json!({"id": 1, "name": "Ada", "age": 36});
+    /// let row = row.as_object().unwrap();
+    /// assert!(row.includes(rdc_core::json!({"name": "Ada", "id": 1}).as_object().unwrap()));
+    /// assert!(!row.includes(rdc_core::json!({"name": "Bea"}).as_object().unwrap()));
+    /// assert!(!row.includes(rdc_core::json!({"nick": null}).as_object().unwrap()));
+    /// ```
+    pub fn includes(&self, other: &Map) -> bool {
+        let in_step = self.entries.iter().zip(&other.entries).take_while(|((ka, _), (kb, _))| ka == kb);
+        let mut matched = 0;
+        for ((_, va), (_, vb)) in in_step {
+            if va != vb {
+                return false;
+            }
+            matched += 1;
+        }
+        let rest = other.entries.get(matched..).unwrap_or_default();
+        if rest.len() <= SMALL || self.len() <= SMALL {
+            return rest.iter().all(|(k, v)| self.get(k) == Some(v));
+        }
+        let index: crate::FastMap<&str, &Value> = self.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        rest.iter().all(|(k, v)| index.get(k.as_str()) == Some(&v))
+    }
+
+    /// This map with `other`'s entries laid over it: each key of `other` takes
+    /// its value there, in place when this map has it, else at the end (what
+    /// inserting each entry in turn gives, in linear time: keys in the same
+    /// places are replaced in step, the others as [`Extend`] adds them).
+    ///
+    /// ```
+    /// let stored = rdc_core::json!({"id": 1, "name": "Ada"});
+    /// let incoming = rdc_core::json!({"name": "Ada L.", "age": 36});
+    /// let merged = stored.as_object().unwrap().overlaid(incoming.as_object().unwrap());
+    /// assert_eq!(rdc_core::json::Value::Object(merged), rdc_core::json!({"id": 1, "name": "Ada L.", "age": 36}));
+    /// ```
+    pub fn overlaid(&self, other: &Map) -> Map {
+        let mut merged = self.clone();
+        let mut matched = 0;
+        for ((k, v), (ko, vo)) in merged.entries.iter_mut().zip(&other.entries) {
+            if k != ko {
+                break;
+            }
+            *v = vo.clone();
+            matched += 1;
+        }
+        let rest = other.entries.get(matched..).unwrap_or_default();
+        merged.extend(rest.iter().map(|(k, v)| (k.clone(), v.clone())));
+        merged
+    }
+
     /// For each entry, the index of the first entry with its key.
     fn first_places(&self) -> Vec<usize> {
         let mut first: Vec<usize> = (0..self.entries.len()).collect();
@@ -397,6 +452,32 @@ mod tests {
             extended.extend(more.iter().map(entry));
             let pairs = |m: &Map| m.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<Vec<_>>();
             proptest::prop_assert_eq!(pairs(&extended), pairs(&inserted));
+        }
+    }
+
+    proptest::proptest! {
+        /// `overlaid` is inserting each entry of the other map in turn, and
+        /// `includes` says whether that changes nothing (maps small and wide,
+        /// keys in step and not).
+        #[test]
+        fn overlaid_is_inserting_each_and_includes_says_it_changes_nothing(
+            base in proptest::collection::vec((0u8..60, 0i64..3), 0..40),
+            other in proptest::collection::vec((0u8..60, 0i64..3), 0..40),
+            shared in 0usize..40,
+        ) {
+            let entry = |&(k, v): &(u8, i64)| (format!("k{k}"), Value::from(v));
+            let base: Map = base.iter().map(entry).collect();
+            // Often the other map starts with the base's own keys, in step.
+            let other: Map = base.iter().take(shared).map(|(k, v)| (k.to_string(), v.clone()))
+                .chain(other.iter().map(entry)).collect();
+            let mut inserted = base.clone();
+            for (k, v) in &other {
+                inserted.insert(k.clone(), v.clone());
+            }
+            let pairs = |m: &Map| m.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<Vec<_>>();
+            let overlaid = base.overlaid(&other);
+            proptest::prop_assert_eq!(pairs(&overlaid), pairs(&inserted));
+            proptest::prop_assert_eq!(base.includes(&other), pairs(&inserted) == pairs(&base));
         }
     }
 
