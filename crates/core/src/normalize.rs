@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 use crate::error::{kind_of, NormalizeError};
 use std::sync::Arc;
 
-use crate::schema::{All, Collection, EntityDef, Object, Polymorphic, Schema};
+use crate::schema::{All, Collection, EntityDef, NullMember, Object, Polymorphic, Schema};
 
 /// Entities and deletions found in one response, not yet in the store.
 #[derive(Debug, Default)]
@@ -89,8 +89,8 @@ impl<'a> Normalizer<'a> {
             }
             Schema::Object(fields) => match value {
                 Value::Object(mut map) => {
-                    for (name, field_schema) in fields.iter() {
-                        map = self.member(map, name, field_schema)?;
+                    for (i, (name, field_schema)) in fields.iter().enumerate() {
+                        map = self.member(map, name, field_schema, fields.null_member(i))?;
                     }
                     Ok(Value::Object(map))
                 }
@@ -128,9 +128,6 @@ impl<'a> Normalizer<'a> {
                 let items = self.array(value, parent, key, |n, item, parent, key| {
                     n.normalize(&collection.item, item, parent, key)
                 })?;
-                if items.is_null() {
-                    return Ok(Value::Null);
-                }
                 let pk = Text::new(crate::schema::args_key(self.args));
                 let mut row = Object::new();
                 row.insert("items".to_owned(), items);
@@ -145,8 +142,23 @@ impl<'a> Normalizer<'a> {
         }
     }
 
-    /// Normalizes one schema'd member of an object in place; an absent member stays absent.
-    fn member(&mut self, mut map: Object, name: &str, schema: &Schema) -> Result<Object, NormalizeError> {
+    /// Normalizes one schema'd member of an object in place; an absent member
+    /// stays absent, and a `null` one as `null` says (`NoList`: a list
+    /// refuses it, as where no member is known).
+    fn member(
+        &mut self,
+        mut map: Object,
+        name: &str,
+        schema: &Schema,
+        null: NullMember,
+    ) -> Result<Object, NormalizeError> {
+        if map.get(name).is_some_and(Value::is_null) {
+            match null {
+                NullMember::Allowed => return Ok(map),
+                NullMember::Refused => return Err(self.with_key(name, |n| n.shape(expected(schema), &Value::Null))),
+                NullMember::NoList => {}
+            }
+        }
         // Out while it is normalized (a chooser sees the parent without it), then
         // back at its place: field positions are what change tracking compares.
         let Some((at, owned_name, item)) = map.take_entry(name) else { return Ok(map) };
@@ -163,6 +175,7 @@ impl<'a> Normalizer<'a> {
 
     /// Normalizes each item of a list; items see the list's own `parent` and `key`
     /// (spec 2.1: the parent object of the array and the array's key on it).
+    /// `null` is no list (an optional member's `null` never comes here).
     fn array(
         &mut self,
         value: Value,
@@ -182,7 +195,6 @@ impl<'a> Normalizer<'a> {
                 }
                 Ok(Value::Array(out))
             }
-            Value::Null => Ok(Value::Null),
             other => Err(self.shape("an array", &other)),
         }
     }
@@ -233,7 +245,8 @@ impl<'a> Normalizer<'a> {
         };
         (def.validate)(&object).map_err(|reason| self.rejected(def, reason))?;
         for field in (def.nested)() {
-            object = self.member(object, field.name, &field.schema)?;
+            let null = if field.required { NullMember::Refused } else { NullMember::Allowed };
+            object = self.member(object, field.name, &field.schema, null)?;
         }
         let reference = pk.clone();
         let slot = (def.key, pk);
@@ -268,6 +281,15 @@ impl<'a> Normalizer<'a> {
 
     fn rejected(&self, def: &EntityDef, reason: String) -> NormalizeError {
         NormalizeError::Rejected { entity: def.key, path: self.here(), reason }
+    }
+}
+
+/// What a value of `schema` is, for a message saying it was not there.
+fn expected(schema: &Schema) -> &'static str {
+    match schema {
+        Schema::Array(_) | Schema::All(_) | Schema::Collection(_) => "an array",
+        Schema::Lazy(_) => expected(&schema.resolved()),
+        _ => "an object",
     }
 }
 

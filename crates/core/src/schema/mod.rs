@@ -69,10 +69,49 @@ pub enum Schema {
 #[derive(Debug, Clone)]
 pub struct ObjectSchema {
     fields: Vec<(String, Schema)>,
+    /// Which members `null` may stand for (see [`ObjectSchema::null_member`]).
+    nulls: Nulls,
     pub(crate) reader: Option<&'static (dyn std::any::Any + Send + Sync)>,
 }
 
+/// Which members of an object schema `null` may stand for.
+#[derive(Debug, Clone)]
+enum Nulls {
+    /// Any but a list ([`Schema::object`]: no Rust type is known; a list
+    /// field would not read `null`).
+    NoList,
+    /// Any (a derived struct whose fields' types were not given).
+    Any,
+    /// Per member, in order, whether it is required (a derived struct's
+    /// field that is no `Option`): a required one takes no `null`.
+    Required(Vec<bool>),
+}
+
+/// What `null` may stand for as a member of an object (see
+/// [`ObjectSchema::null_member`] and [`NestedField::required`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NullMember {
+    /// Anything: an optional field.
+    Allowed,
+    /// Nothing: a required field.
+    Refused,
+    /// Anything but a list.
+    NoList,
+}
+
 impl ObjectSchema {
+    /// What `null` may stand for as member `i`.
+    pub(crate) fn null_member(&self, i: usize) -> NullMember {
+        match &self.nulls {
+            Nulls::NoList => NullMember::NoList,
+            Nulls::Any => NullMember::Allowed,
+            Nulls::Required(required) => match required.get(i) {
+                Some(true) => NullMember::Refused,
+                _ => NullMember::Allowed,
+            },
+        }
+    }
+
     /// The generated reader of the struct the schema was derived from, if any
     /// (a hidden `Reader` of it).
     #[doc(hidden)]
@@ -131,17 +170,49 @@ impl Schema {
     /// ```
     pub fn object<K: Into<String>>(fields: impl IntoIterator<Item = (K, Schema)>) -> Schema {
         let fields = fields.into_iter().map(|(k, s)| (k.into(), s)).collect();
-        Schema::Object(Arc::new(ObjectSchema { fields, reader: None }))
+        Schema::Object(Arc::new(ObjectSchema { fields, nulls: Nulls::NoList, reader: None }))
     }
 
     /// The object schema `#[derive(Schema)]` builds: `fields`, and the reader
     /// of the struct (a hidden `Reader` of it) its values are read into.
+    /// `null` may stand for any member ([`Schema::derived_object_fields`]
+    /// says which may not).
     #[doc(hidden)]
     pub fn derived_object(
         fields: Vec<(String, Schema)>,
         reader: Option<&'static (dyn std::any::Any + Send + Sync)>,
     ) -> Schema {
-        Schema::Object(Arc::new(ObjectSchema { fields, reader }))
+        Schema::Object(Arc::new(ObjectSchema { fields, nulls: Nulls::Any, reader }))
+    }
+
+    /// [`Schema::derived_object`] with each field's optionality: `null` is
+    /// refused for a required field (one that is no `Option`), as for an
+    /// entity's nested fields.
+    ///
+    /// ```
+    /// use rdc_core::{json, Entity, NestedField, Schema, State, WriteMeta};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+    /// let page = Schema::derived_object_fields(
+    ///     vec![
+    ///         NestedField { name: "results", schema: Schema::array(User::schema()), required: true },
+    ///         NestedField { name: "previous", schema: Schema::array(User::schema()), required: false },
+    ///     ],
+    ///     None,
+    /// );
+    /// let mut state = State::default();
+    /// let (args, meta) = (json!(null), WriteMeta::at(0, 1000));
+    /// assert!(state.write_result("GET /p", &page, json!({"results": [], "previous": null}), &args, meta).is_ok());
+    /// let err = state.write_result("GET /p", &page, json!({"results": null}), &args, meta).unwrap_err();
+    /// assert_eq!(err.to_string(), "expected an array at results, found null");
+    /// ```
+    #[doc(hidden)]
+    pub fn derived_object_fields(
+        fields: Vec<NestedField>,
+        reader: Option<&'static (dyn std::any::Any + Send + Sync)>,
+    ) -> Schema {
+        let required = fields.iter().map(|f| f.required).collect();
+        let fields = fields.into_iter().map(|f| (f.name.to_owned(), f.schema)).collect();
+        Schema::Object(Arc::new(ObjectSchema { fields, nulls: Nulls::Required(required), reader }))
     }
 
     /// A map (string keys) whose every value is `inner`.
