@@ -15,6 +15,7 @@ use serde::Deserialize;
 /// A reply whose `parent` is the reply it answers.
 #[derive(Debug, Deserialize, Entity)]
 struct Reply {
+    #[allow(dead_code)]
     id: String,
     #[entity(nested)]
     parent: Option<Box<Reply>>,

@@ -107,7 +107,6 @@ fn a_numbers_text_shows_in_debug_and_as_its_own() {
 /// once `read/path.rs`'s `PlainDe` passes `deserialize_str` of a number to
 /// the number (`json::Number` answers it with its kept text).
 #[test]
-#[ignore = "needs PlainDe::deserialize_str to pass a number to json::Number's (read/path.rs)"]
 fn a_plain_decimal_field_reads_a_bare_number_exactly() {
     #[derive(Debug, Deserialize, Entity)]
     struct Plain {

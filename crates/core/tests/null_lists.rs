@@ -129,7 +129,6 @@ struct Page {
 }
 
 #[test]
-#[ignore = "needs #[derive(Schema)] to build Schema::derived_object_fields (crates/macros)"]
 fn a_derived_objects_required_list_refuses_null_and_its_optional_one_takes_it() {
     let mut state = State::default();
     let schema = <Page as rdc_core::HasSchema>::schema();

@@ -133,7 +133,8 @@ pub fn expand_object(input: DeriveInput) -> syn::Result<TokenStream> {
     let members = fields.iter().filter(|f| f.nested).map(|f| {
         let wire = &f.wire;
         let schema = nested_schema(f, &core);
-        quote!((::std::string::String::from(#wire), #schema))
+        let required = !is_option(&f.ty);
+        quote!(#core::NestedField { name: #wire, schema: #schema, required: #required })
     });
     let reader = readable(&input, &container, &fields, &core);
     let reader_ref = match reader {
@@ -149,7 +150,7 @@ pub fn expand_object(input: DeriveInput) -> syn::Result<TokenStream> {
                     static SCHEMA: ::std::sync::OnceLock<#core::Schema> = ::std::sync::OnceLock::new();
                     #core::__private::object_schema(
                         &SCHEMA,
-                        || #core::Schema::derived_object(::std::vec![#(#members),*], #reader_ref),
+                        || #core::Schema::derived_object_fields(::std::vec![#(#members),*], #reader_ref),
                         <#name as #core::HasSchema>::schema,
                     )
                 }

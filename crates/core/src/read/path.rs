@@ -161,6 +161,14 @@ impl<'a> Deserializer<'a> for PlainDe<'a, '_> {
         self.value.deserialize_enum(name, variants, visitor)
     }
 
+    /// A number asked for as a string (a `Decimal`) hands over its exact text.
+    fn deserialize_str<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.value {
+            Value::Number(n) => n.deserialize_str(visitor),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
     fn deserialize_ignored_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
         if let Some((cell, token)) = self.ignored {
             cell.set(token);
@@ -171,7 +179,7 @@ impl<'a> Deserializer<'a> for PlainDe<'a, '_> {
     // Scalars too: a JSON value's kind decides what the visitor hears.
     serde::forward_to_deserialize_any! {
         <W: Visitor<'a>>
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char string bytes byte_buf unit
         identifier seq tuple tuple_struct map struct unit_struct
     }
 }

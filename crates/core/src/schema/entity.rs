@@ -148,11 +148,7 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
     /// Merges an incoming object into the stored one. `existing` is what wins
     /// less; by default incoming fields replace stored ones, other stored fields stay.
     fn merge(existing: &Object, incoming: &Object) -> Object {
-        let mut merged = existing.clone();
-        for (key, value) in incoming {
-            merged.insert(key.clone(), value.clone());
-        }
-        merged
+        existing.overlaid(incoming)
     }
 
     /// Whether [`Entity::merge`] is the default one. Set `true` only when it is
@@ -329,7 +325,7 @@ pub(crate) fn pk_string_ref(value: &Value) -> Option<std::borrow::Cow<'_, str>> 
 /// A number as its key text: integers (most keys) written digit by digit,
 /// without the formatting machinery (a write of one entity by a numeric key
 /// spent more time there than in storing it); others as JSON writes them.
-fn number_text(n: &serde_json::Number) -> String {
+fn number_text(n: &crate::json::Number) -> String {
     match (n.as_u64(), n.as_i64()) {
         (Some(u), _) => integer_text(u),
         (None, Some(i)) => integer_text(i),
