@@ -47,3 +47,51 @@ fn a_reply_chain_of_20000_is_swept_and_read_in_wasm() {
     controller.release("GET /latest");
     assert_eq!(controller.sweep(), (1, n), "then the chain goes, and the controller still works");
 }
+
+/// A listener that panics traps in wasm (panic = abort: nothing unwinds). It
+/// runs with none of the controller's borrows held, so the write that woke it
+/// is kept and the controller goes on writing, reading and waking; readers
+/// woken with it still run (they wait in the controller's queue).
+#[wasm_bindgen_test]
+fn a_listener_that_traps_leaves_the_controller_usable() {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    use wasm_bindgen::{closure::Closure, JsCast, JsValue};
+
+    let time = FakeTime::default();
+    let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    controller.set(&Reply::schema(), rdc::json!({"id": "1"})).unwrap();
+    let armed = Rc::new(Cell::new(false));
+    let trap = armed.clone();
+    let reader = controller.clone();
+    controller.listen_reads(move || {
+        let _ = reader.entity::<Reply>("1");
+        if trap.replace(false) {
+            panic!("a listener's bug");
+        }
+    });
+    let woken = Rc::new(Cell::new(0));
+    let count = woken.clone();
+    let reader = controller.clone();
+    controller.listen_reads(move || {
+        let _ = reader.entity::<Reply>("1");
+        count.set(count.get() + 1);
+    });
+    armed.set(true);
+    let writer = controller.clone();
+    let write = Closure::<dyn Fn()>::new(move || {
+        writer.set(&Reply::schema(), rdc::json!({"id": "1", "parent": {"id": "0"}})).unwrap();
+    });
+    // Called through JS, so the trap comes back as a JS exception to catch.
+    let call = write.as_ref().unchecked_ref::<js_sys::Function>().call0(&JsValue::NULL);
+    assert!(call.is_err(), "the listener trapped");
+    assert!(controller.entity::<Reply>("1").unwrap().unwrap().parent.is_some(), "the write that woke it is kept");
+    // The other reader, woken with it and cut off by the trap, runs at the next
+    // change, even one to another entity: no wake-up is lost.
+    let before = woken.get();
+    controller.set(&Reply::schema(), rdc::json!({"id": "9"})).unwrap();
+    assert_eq!(woken.get(), before + 1, "the missed wake-up is delivered");
+    controller.set(&Reply::schema(), rdc::json!({"id": "1", "parent": null})).unwrap();
+    assert_eq!(woken.get(), before + 2, "later writes wake readers");
+    assert!(controller.entity::<Reply>("1").unwrap().unwrap().parent.is_none());
+}
