@@ -55,3 +55,29 @@ fn a_result_still_unreadable_after_its_refetch_is_not_fetched_in_a_loop() {
     assert!(read.data.is_none(), "the new answer names the deleted author only");
     assert!(!c.needs_fetch("GET /article", api.policy), "one refetch per unreadable episode, not a loop");
 }
+
+#[test]
+fn a_null_answer_of_an_entity_endpoint_is_valid_and_not_fetched_again() {
+    let (c, _time, tasks, server) = setup();
+    let api = Api::new(&server, "GET", "/me", Some(User::schema()));
+    server.borrow_mut().auto = Some(std::rc::Rc::new(|_: &str, _: Option<&rdc_core::json::Value>| Ok(json!(null))));
+    spawn_fetch(&c, &tasks, &api, json!({}), None);
+    let read = c.read::<_, User>(&api, &json!({})).unwrap();
+    assert_eq!((read.status, read.data.is_none()), (ExpiryStatus::Valid, true), "nobody is signed in: valid, nothing");
+    assert!(!c.needs_fetch("GET /me", api.policy));
+    assert_eq!(server.borrow().requests.len(), 1);
+}
+
+#[test]
+fn a_swept_unreadable_result_leaves_no_key_state_behind() {
+    let (c, time, tasks, server) = setup();
+    let api = Api::new(&server, "GET", "/article", Some(Article::schema()));
+    server.borrow_mut().auto = Some(std::rc::Rc::new(|_: &str, _: Option<&rdc_core::json::Value>| Ok(article("u1"))));
+    spawn_fetch(&c, &tasks, &api, json!({}), None);
+    c.set(&Schema::invalidate::<User>(), json!("u1")).unwrap();
+    assert_eq!(c.read::<_, Article>(&api, &json!({})).unwrap().status, ExpiryStatus::Invalid);
+    time.advance(24 * 3_600_000);
+    c.sweep();
+    assert!(c.with_state(|s| s.result("GET /article").is_none()), "the unused, expired result went");
+    assert_eq!(c.key_count(), 0, "and so did what the controller knew of its key");
+}

@@ -86,3 +86,34 @@ fn a_poll_frequency_of_zero_is_refused() {
     assert!(c.subscribe(&api, json!({})).is_none(), "no subscription polls in a loop");
     assert_eq!(time.pending(), 0);
 }
+
+#[test]
+fn a_timeout_error_counts_for_the_endpoints_error_expiry() {
+    let (c, time, tasks, server) = setup();
+    let mut api = Api::new(&server, "GET", "/slow", None);
+    api.policy = Policy { timeout_ms: Some(100), error_expiry_ms: 10_000, ..Policy::default() };
+    let out = spawn_fetch(&c, &tasks, &api, json!({}), None);
+    time.advance(100);
+    tasks.run();
+    assert!(matches!(out.borrow().as_ref(), Some(Err(FetchError::Timeout { ms: 100 }))));
+    time.advance(5_000);
+    assert!(!c.needs_fetch("GET /slow", api.policy), "the error still counts after 5 s of its 10 s");
+    time.advance(5_000);
+    assert!(c.needs_fetch("GET /slow", api.policy));
+}
+
+/// Waking many listeners costs what they are, not their square.
+#[test]
+fn waking_80000_listeners_takes_linear_time() {
+    let (c, _time, _tasks, _server) = setup();
+    let calls = std::rc::Rc::new(std::cell::Cell::new(0usize));
+    for _ in 0..80_000 {
+        let calls = calls.clone();
+        c.listen(move || calls.set(calls.get() + 1));
+    }
+    let started = std::time::Instant::now();
+    c.set(&User::schema(), json!({"id": "u", "name": "a"})).unwrap();
+    let took = started.elapsed();
+    assert_eq!(calls.get(), 80_000);
+    assert!(took < std::time::Duration::from_secs(3), "{took:?} (quadratic takes tens of seconds in a debug build)");
+}

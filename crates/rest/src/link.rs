@@ -59,11 +59,21 @@ pub fn parse_link_header(header: &str) -> Vec<Link> {
         if url.is_empty() {
             continue;
         }
+        // Each relation type once, and at most `MAX_RELATIONS` per target: a
+        // header cannot make its target's text copied more times than that.
+        let mut rels: Vec<String> = Vec::new();
         for rel in relations(&params).split_ascii_whitespace() {
-            links.push(Link { url: url.to_owned(), rel: rel.to_ascii_lowercase() });
+            let rel = rel.to_ascii_lowercase();
+            if rels.len() < MAX_RELATIONS && !rels.contains(&rel) {
+                rels.push(rel);
+            }
         }
+        links.extend(rels.into_iter().map(|rel| Link { url: url.to_owned(), rel }));
     }
 }
+
+/// Relation types kept per link target (apps follow next, prev, first, last).
+const MAX_RELATIONS: usize = 8;
 
 /// The relation types: the first `rel*` that decodes, else the first `rel`.
 fn relations(params: &[(String, String)]) -> String {

@@ -66,3 +66,18 @@ fn malformed_links_are_skipped_and_links_without_rel_make_none() {
     assert_eq!(links("<>; rel=next, , </b>;rel=next"), pairs(&[("/b", "next")]));
     assert_eq!(links(""), pairs(&[]));
 }
+
+/// A target with thousands of relation types (repeated or not) makes at most
+/// eight links, each once: what the header copies stays proportional to it.
+#[test]
+fn a_link_with_thousands_of_relations_copies_its_target_a_bounded_number_of_times() {
+    let n = 8_000;
+    let header = format!("<{}>; rel=\"{}\"", "u".repeat(n), "a ".repeat(n));
+    let made = parse_link_header(&header);
+    assert_eq!(made.len(), 1, "a repeated relation makes one link");
+    let distinct: String = (0..n).map(|i| format!("r{i} ")).collect();
+    let header = format!("<{}>; rel=\"{distinct}\"", "u".repeat(n));
+    let bytes: usize = parse_link_header(&header).iter().map(|l| l.url.len()).sum();
+    assert!(bytes <= 8 * header.len(), "{bytes} bytes of URLs from a {}-byte header", header.len());
+    assert_eq!(links(r#"</p>; rel="next NEXT next last""#), pairs(&[("/p", "next"), ("/p", "last")]));
+}

@@ -28,6 +28,21 @@ impl Controller {
         keys::count(&self.inner.keys.borrow(), |k| k.retained > 0)
     }
 
+    /// Number of endpoint keys the controller keeps any state for (for leak checks).
+    ///
+    /// ```
+    /// # use rdc_core::{Controller, FakeTime, LocalTasks};
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// controller.retain("GET /users");
+    /// assert_eq!(controller.key_count(), 1);
+    /// controller.release("GET /users");
+    /// assert_eq!(controller.key_count(), 0);
+    /// ```
+    pub fn key_count(&self) -> usize {
+        self.inner.keys.borrow().len()
+    }
+
     /// Drops unused, expired results and the expired entities nothing reaches.
     /// Returns how many results and entities were removed.
     pub fn sweep(&self) -> (usize, usize) {
@@ -39,6 +54,9 @@ impl Controller {
         keys.retain(|key, state| {
             if state.typed_error.is_some() && base.error(key).is_none() {
                 state.typed_error = None;
+            }
+            if state.unreadable.is_some() && base.result(key).is_none() {
+                state.unreadable = None;
             }
             !state.is_empty()
         });

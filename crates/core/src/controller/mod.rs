@@ -349,7 +349,7 @@ impl Controller {
             let outcome = if epoch != this.inner.epoch.get() {
                 Err(FetchError::Reset)
             } else if let (None, Some(ms)) = (&result, policy.timeout_ms) {
-                this.timed_out::<E>(&key, ms)
+                this.timed_out::<E>(&key, ms, policy.error_expiry_ms)
             } else if abort.as_ref().is_some_and(Abort::is_aborted) {
                 Err(FetchError::Aborted)
             } else if let Some(result) = result {
@@ -367,10 +367,10 @@ impl Controller {
     }
 
     /// Records that `key`'s request got no answer within `ms`.
-    fn timed_out<E: Endpoint>(&self, key: &str, ms: u64) -> Result<E::Output, FetchError<E::Error>> {
+    fn timed_out<E: Endpoint>(&self, key: &str, ms: u64, expiry_ms: u64) -> Result<E::Output, FetchError<E::Error>> {
         let now = self.now();
         let error = FetchError::<E::Error>::Timeout { ms };
-        let expires = now.saturating_add(Policy::default().error_expiry_ms);
+        let expires = now.saturating_add(expiry_ms);
         self.write_base(|base| base.set_error(key, error.to_string(), now, expires));
         self.set_typed_error(key, Rc::new(error.clone()));
         Err(error)
@@ -529,8 +529,11 @@ impl Controller {
             // Also when the read failed: a write that fixes it must wake the reader.
             self.note_read::<T>(Some(key), key);
             let data = data?;
-            let stamp = state.result(key).map(|r| (r.meta.fetched_at, r.meta.seq));
-            let unreadable = schema.is_some() && data.is_none();
+            let stored = state.result(key);
+            let stamp = stored.map(|r| (r.meta.fetched_at, r.meta.seq));
+            // A stored `null` (an entity endpoint answering nobody) reads as
+            // nothing and is valid; anything else read as nothing lost entities.
+            let unreadable = schema.is_some() && data.is_none() && stored.is_some_and(|r| !r.value.is_null());
             let mut status = expiry_status(state, key, now, invalid_if_stale);
             if self.note_unreadable(key, stamp.filter(|_| unreadable)) {
                 status = ExpiryStatus::Invalid;

@@ -151,10 +151,14 @@ impl Controller {
         let changes = self.inner.base.borrow_mut().take_changes();
         let wake = self.inner.listeners.borrow().to_wake(&changes);
         let mut waking = self.inner.waking.borrow_mut();
-        for id in wake {
-            if !waking.contains(&id) {
-                waking.push_back(id);
-            }
+        if waking.is_empty() {
+            // `to_wake`'s ids are sorted and distinct already.
+            waking.extend(wake);
+        } else {
+            // Some are queued still (a listener panicked, or this change came
+            // from inside one): add the others once, in linear time.
+            let queued: std::collections::HashSet<u64> = waking.iter().copied().collect();
+            waking.extend(wake.into_iter().filter(|id| !queued.contains(id)));
         }
         drop(waking);
         loop {
