@@ -19,6 +19,8 @@ const MAX_EXTENSION_BYTES: usize = 64;
 ///   noncharacters), are removed: `invoice\u{202E}fdp.exe` is not "invoiceexe.pdf";
 /// - characters Windows, macOS or Android refuse (`<>:"/\|?*`) become `_`, so
 ///   no path survives;
+/// - any whitespace becomes a space and a run of it one space, so padding cannot
+///   push the real extension out of sight (`a.pdf` + 300 spaces + `.exe`);
 /// - leading dots and whitespace (hidden files, `..`), and trailing ones
 ///   (Windows drops them), are trimmed;
 /// - Windows device names (`CON`, `nul.txt`, `COM1`..., `LPT1`...) get a `_` prefix;
@@ -47,11 +49,19 @@ pub fn content_disposition_filename(header: &str) -> Option<String> {
 /// `name` made safe to save (see [`content_disposition_filename`]); empty when
 /// nothing is left.
 fn sanitize(name: &str) -> String {
-    let cleaned: String = name
-        .chars()
-        .filter(|c| !c.is_control() && !is_invisible(*c))
-        .map(|c| if matches!(c, '<' | '>' | ':' | '"' | '/' | '\\' | '|' | '?' | '*') { '_' } else { c })
-        .collect();
+    let mut cleaned = String::with_capacity(name.len());
+    for c in name.chars().filter(|c| !c.is_control() && !is_invisible(*c)) {
+        match c {
+            '<' | '>' | ':' | '"' | '/' | '\\' | '|' | '?' | '*' => cleaned.push('_'),
+            // Any whitespace is one space, and a run of it one too.
+            c if c.is_whitespace() => {
+                if !cleaned.ends_with(' ') {
+                    cleaned.push(' ');
+                }
+            }
+            c => cleaned.push(c),
+        }
+    }
     let trimmed = trim(&cleaned);
     let named = if is_windows_device(trimmed) { format!("_{trimmed}") } else { trimmed.to_owned() };
     cap(&named)

@@ -112,3 +112,13 @@ fn iso_8859_1_filename_star_is_decoded() {
     // Unknown charsets fall back to `filename`.
     assert_eq!(filename("attachment; filename*=koi8-r''%C1.txt; filename=b.txt").as_deref(), Some("b.txt"));
 }
+
+/// A run of spaces cannot push the real extension out of sight: every kind of
+/// whitespace becomes one space (so `CON` + U+3000 is still a device name).
+#[test]
+fn whitespace_runs_collapse_to_one_space() {
+    let padded = format!("a.pdf{}.exe", "%20".repeat(300));
+    assert_eq!(star(&padded).as_deref(), Some("a.pdf .exe"));
+    assert_eq!(star("a%E3%80%80%09%C2%A0b.txt").as_deref(), Some("a b.txt"));
+    assert_eq!(star("CON%E3%80%80.txt").as_deref(), Some("_CON .txt"));
+}
