@@ -21,6 +21,11 @@ pub(crate) struct Stamp {
 /// mutations find room just below a newer one's (one number each).
 const STEP: u64 = 1 << 20;
 
+/// Mutations remembered at most: one that never answers (no time limit) must
+/// not keep every later one. Past this, the oldest are forgotten; an answer
+/// that comes for one then counts from when it arrived.
+const MAX_SENT: usize = 1024;
+
 /// A mutation sent, and the stamp its answer counts from once answered.
 struct Sent {
     sent: Stamp,
@@ -46,7 +51,12 @@ impl Order {
     /// A mutation sent at `at`: its stamp, for [`Order::answered`].
     pub fn mutation(&self, at: u64) -> Stamp {
         let sent = self.now(at);
-        self.sent.borrow_mut().push(Sent { sent, answer: None });
+        let mut list = self.sent.borrow_mut();
+        if list.len() >= MAX_SENT {
+            let excess = list.len() + 1 - MAX_SENT;
+            list.drain(..excess);
+        }
+        list.push(Sent { sent, answer: None });
         sent
     }
 
@@ -66,5 +76,32 @@ impl Order {
         let unanswered = list.iter().position(|m| m.answer.is_none()).unwrap_or(list.len());
         list.drain(..unanswered);
         stamp
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mutation_that_never_answers_does_not_keep_every_later_one() {
+        let order = Order::default();
+        let _hung = order.mutation(0);
+        for at in 1..10_000 {
+            let sent = order.mutation(at);
+            order.answered(sent, at);
+        }
+        assert!(order.sent.borrow().len() <= MAX_SENT);
+    }
+
+    #[test]
+    fn a_late_answer_counts_just_before_the_newer_one_that_came_first() {
+        let order = Order::default();
+        let first = order.mutation(1);
+        let second = order.mutation(2);
+        let newer = order.answered(second, 3);
+        let older = order.answered(first, 4);
+        assert!(older < newer && older > second, "{older:?} {newer:?}");
+        assert!(order.sent.borrow().is_empty(), "nothing pending: nothing kept");
     }
 }
