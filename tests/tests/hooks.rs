@@ -399,6 +399,19 @@ async fn slow_seen(tag: &str) -> (u64, u64, u64) {
     (count("started"), count("answered"), count("cancelled"))
 }
 
+/// `slow_seen` asked again every 20 ms, for up to 2 s, until `done` holds.
+async fn slow_seen_when(tag: &str, done: impl Fn((u64, u64, u64)) -> bool) -> (u64, u64, u64) {
+    let mut seen = slow_seen(tag).await;
+    for _ in 0..100 {
+        if done(seen) {
+            break;
+        }
+        sleep(20).await;
+        seen = slow_seen(tag).await;
+    }
+    seen
+}
+
 #[wasm_bindgen_test]
 async fn use_cancelling_aborts_the_request_for_old_args() {
     use rdc::leptos::use_cancelling;
@@ -428,27 +441,13 @@ async fn use_cancelling_aborts_the_request_for_old_args() {
     });
     wait_for_text(&root, 1000, |t| t.contains("waiting")).await;
     // The slow request reached the server before the args change.
-    let mut seen = slow_seen(&tag).await;
-    for _ in 0..100 {
-        if seen.0 >= 1 {
-            break;
-        }
-        sleep(20).await;
-        seen = slow_seen(&tag).await;
-    }
+    let seen = slow_seen_when(&tag, |(started, _, _)| started >= 1).await;
     assert_eq!(seen, (1, 0, 0), "the 4 s request is on the server: (started, answered, cancelled)");
     ms.set(10);
     let text = wait_for_text(&root, 3000, |t| t.contains("slept 10")).await;
     assert!(text.contains("slept 10"), "the new args answered without waiting for the old request: {text}");
     // The server saw the old request cancelled, long before it would have answered.
-    let mut seen = slow_seen(&tag).await;
-    for _ in 0..100 {
-        if seen.2 >= 1 {
-            break;
-        }
-        sleep(20).await;
-        seen = slow_seen(&tag).await;
-    }
+    let seen = slow_seen_when(&tag, |(_, _, cancelled)| cancelled >= 1).await;
     assert_eq!(seen, (2, 1, 1), "the server saw the old request cancelled: (started, answered, cancelled)");
     // Past the time the first answer would have come.
     sleep(4500).await;

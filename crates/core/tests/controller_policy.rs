@@ -16,7 +16,7 @@ fn ticker(server: &std::rc::Rc<std::cell::RefCell<Server>>, every: u64) -> Api {
 }
 
 fn auto(server: &std::rc::Rc<std::cell::RefCell<Server>>) {
-    server.borrow_mut().auto = Some(std::rc::Rc::new(|_, _| Ok(json!({ "price": 1 }))));
+    server.borrow_mut().always(json!({ "price": 1 }));
 }
 
 #[test]

@@ -5,6 +5,9 @@
 mod common;
 mod controller_support;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use common::{Article, User};
 use controller_support::*;
 use rdc_core::json;
@@ -14,11 +17,23 @@ fn article(author: &str) -> rdc_core::json::Value {
     json!({"id": 1, "title": "T", "author": {"id": author, "name": "Ada"}})
 }
 
+/// An article fetched, then its author deleted: read, it is invalid.
+fn article_whose_author_went(
+) -> (rdc_core::Controller, rdc_core::FakeTime, rdc_core::LocalTasks, Rc<RefCell<Server>>, Api) {
+    let (c, time, tasks, server) = setup();
+    let api = Api::new(&server, "GET", "/article", Some(Article::schema()));
+    server.borrow_mut().always(article("u1"));
+    spawn_fetch(&c, &tasks, &api, json!({}), None);
+    c.set(&Schema::invalidate::<User>(), json!("u1")).unwrap();
+    assert_eq!(c.read::<_, Article>(&api, &json!({})).unwrap().status, ExpiryStatus::Invalid);
+    (c, time, tasks, server, api)
+}
+
 #[test]
 fn a_result_whose_required_entity_was_deleted_is_invalid_and_fetched_again_once() {
     let (c, _time, tasks, server) = setup();
     let api = Api::new(&server, "GET", "/article", Some(Article::schema()));
-    server.borrow_mut().auto = Some(std::rc::Rc::new(|_: &str, _: Option<&rdc_core::json::Value>| Ok(article("u1"))));
+    server.borrow_mut().always(article("u1"));
     spawn_fetch(&c, &tasks, &api, json!({}), None);
     let read = c.read::<_, Article>(&api, &json!({})).unwrap();
     assert_eq!((read.status, read.data.is_some()), (ExpiryStatus::Valid, true));
@@ -39,17 +54,10 @@ fn a_result_whose_required_entity_was_deleted_is_invalid_and_fetched_again_once(
 
 #[test]
 fn a_result_still_unreadable_after_its_refetch_is_not_fetched_in_a_loop() {
-    let (c, _time, tasks, server) = setup();
-    let api = Api::new(&server, "GET", "/article", Some(Article::schema()));
     // The server keeps answering with an author the app deletes right after.
-    server.borrow_mut().auto = Some(std::rc::Rc::new(|_: &str, _: Option<&rdc_core::json::Value>| Ok(article("u1"))));
-    spawn_fetch(&c, &tasks, &api, json!({}), None);
-    c.set(&Schema::invalidate::<User>(), json!("u1")).unwrap();
-    assert_eq!(c.read::<_, Article>(&api, &json!({})).unwrap().status, ExpiryStatus::Invalid);
+    let (c, _time, tasks, server, api) = article_whose_author_went();
     assert!(c.needs_fetch("GET /article", api.policy));
-    server.borrow_mut().auto = Some(std::rc::Rc::new(|_: &str, _: Option<&rdc_core::json::Value>| {
-        Ok(json!({"id": 1, "title": "T", "author": "u1"}))
-    }));
+    server.borrow_mut().always(json!({"id": 1, "title": "T", "author": "u1"}));
     spawn_fetch(&c, &tasks, &api, json!({}), None);
     let read = c.read::<_, Article>(&api, &json!({})).unwrap();
     assert!(read.data.is_none(), "the new answer names the deleted author only");
@@ -60,7 +68,7 @@ fn a_result_still_unreadable_after_its_refetch_is_not_fetched_in_a_loop() {
 fn a_null_answer_of_an_entity_endpoint_is_valid_and_not_fetched_again() {
     let (c, _time, tasks, server) = setup();
     let api = Api::new(&server, "GET", "/me", Some(User::schema()));
-    server.borrow_mut().auto = Some(std::rc::Rc::new(|_: &str, _: Option<&rdc_core::json::Value>| Ok(json!(null))));
+    server.borrow_mut().always(json!(null));
     spawn_fetch(&c, &tasks, &api, json!({}), None);
     let read = c.read::<_, User>(&api, &json!({})).unwrap();
     assert_eq!((read.status, read.data.is_none()), (ExpiryStatus::Valid, true), "nobody is signed in: valid, nothing");
@@ -70,12 +78,7 @@ fn a_null_answer_of_an_entity_endpoint_is_valid_and_not_fetched_again() {
 
 #[test]
 fn a_swept_unreadable_result_leaves_no_key_state_behind() {
-    let (c, time, tasks, server) = setup();
-    let api = Api::new(&server, "GET", "/article", Some(Article::schema()));
-    server.borrow_mut().auto = Some(std::rc::Rc::new(|_: &str, _: Option<&rdc_core::json::Value>| Ok(article("u1"))));
-    spawn_fetch(&c, &tasks, &api, json!({}), None);
-    c.set(&Schema::invalidate::<User>(), json!("u1")).unwrap();
-    assert_eq!(c.read::<_, Article>(&api, &json!({})).unwrap().status, ExpiryStatus::Invalid);
+    let (c, time, _tasks, _server, _api) = article_whose_author_went();
     time.advance(24 * 3_600_000);
     c.sweep();
     assert!(c.with_state(|s| s.result("GET /article").is_none()), "the unused, expired result went");

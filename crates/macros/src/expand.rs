@@ -150,7 +150,7 @@ pub fn expand_object(input: DeriveInput) -> syn::Result<TokenStream> {
                     static SCHEMA: ::std::sync::OnceLock<#core::Schema> = ::std::sync::OnceLock::new();
                     #core::__private::object_schema(
                         &SCHEMA,
-                        || #core::Schema::derived_object_fields(::std::vec![#(#members),*], #reader_ref),
+                        || #core::Schema::derived_object(::std::vec![#(#members),*], #reader_ref),
                         <#name as #core::HasSchema>::schema,
                     )
                 }

@@ -660,7 +660,7 @@ fn default_client() -> Option<Arc<dyn HttpClient>> {
 fn check_header(endpoint: &str, name: &str, value: &str) -> Result<(), RestError> {
     let invalid =
         |reason| Err(RestError::InvalidHeader { endpoint: endpoint.to_owned(), name: name.to_owned(), reason });
-    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
+    if !crate::params::is_token(name) {
         return invalid("the name is not an HTTP token");
     }
     if value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {

@@ -1,5 +1,7 @@
 //! Media types (RFC 9110 §8.3.1): which `Content-Type`s are JSON.
 
+use crate::params::is_token;
+
 /// Whether `content_type` is a JSON media type as the WHATWG MIME Sniffing
 /// standard defines one: `application/json`, `text/json`, or any type whose
 /// subtype ends in `+json` (`application/problem+json`); type and subtype are
@@ -14,9 +16,4 @@ pub(crate) fn is_json(content_type: &str) -> bool {
     let (kind, subtype) = (kind.to_ascii_lowercase(), subtype.to_ascii_lowercase());
     let suffixed = subtype.strip_suffix("+json").is_some_and(|prefix| !prefix.is_empty());
     suffixed || (subtype == "json" && (kind == "application" || kind == "text"))
-}
-
-/// An HTTP token: one or more `tchar`s.
-fn is_token(text: &str) -> bool {
-    !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }

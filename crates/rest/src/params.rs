@@ -145,6 +145,11 @@ pub(crate) fn ext_value(value: &str) -> Option<String> {
     }
 }
 
+/// Whether `text` is an HTTP token (RFC 9110 §5.6.2): one or more `tchar`s.
+pub(crate) fn is_token(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
 /// RFC 8187's `attr-char`.
 fn is_attr_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$&+-.^_`|~".contains(&b)

@@ -77,6 +77,10 @@ impl<'de> Visitor<'de> for OwnedVisitor {
 
     super::scalar_visits!();
 
+    fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+
     fn visit_str<E>(self, s: &str) -> Result<Value, E> {
         Ok(Value::from(s))
     }

@@ -16,8 +16,8 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 
-/// The visits of JSON's scalars (`null`, booleans, numbers) every `Value`
-/// visitor shares.
+/// The visits of JSON's scalars (`null`, booleans, integers) every `Value`
+/// visitor shares; each reads floats its own way (the parser keeps their text).
 macro_rules! scalar_visits {
     () => {
         fn visit_unit<E>(self) -> Result<Value, E> {
@@ -33,10 +33,6 @@ macro_rules! scalar_visits {
         }
 
         fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
-            Ok(Value::from(n))
-        }
-
-        fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
             Ok(Value::from(n))
         }
     };

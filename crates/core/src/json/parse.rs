@@ -174,21 +174,7 @@ impl<'de> Visitor<'de> for Seed<'_, '_> {
         f.write_str("any JSON value")
     }
 
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
-        Ok(Value::Bool(b))
-    }
-
-    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
-        Ok(Value::from(n))
-    }
-
-    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
-        Ok(Value::from(n))
-    }
+    super::scalar_visits!();
 
     fn visit_f64<E>(self, f: f64) -> Result<Value, E> {
         Ok(self.parser.float(f))

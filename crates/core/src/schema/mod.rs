@@ -80,8 +80,6 @@ enum Nulls {
     /// Any but a list ([`Schema::object`]: no Rust type is known; a list
     /// field would not read `null`).
     NoList,
-    /// Any (a derived struct whose fields' types were not given).
-    Any,
     /// Per member, in order, whether it is required (a derived struct's
     /// field that is no `Option`): a required one takes no `null`.
     Required(Vec<bool>),
@@ -104,7 +102,6 @@ impl ObjectSchema {
     pub(crate) fn null_member(&self, i: usize) -> NullMember {
         match &self.nulls {
             Nulls::NoList => NullMember::NoList,
-            Nulls::Any => NullMember::Allowed,
             Nulls::Required(required) => match required.get(i) {
                 Some(true) => NullMember::Refused,
                 _ => NullMember::Allowed,
@@ -173,26 +170,15 @@ impl Schema {
         Schema::Object(Arc::new(ObjectSchema { fields, nulls: Nulls::NoList, reader: None }))
     }
 
-    /// The object schema `#[derive(Schema)]` builds: `fields`, and the reader
-    /// of the struct (a hidden `Reader` of it) its values are read into.
-    /// `null` may stand for any member ([`Schema::derived_object_fields`]
-    /// says which may not).
-    #[doc(hidden)]
-    pub fn derived_object(
-        fields: Vec<(String, Schema)>,
-        reader: Option<&'static (dyn std::any::Any + Send + Sync)>,
-    ) -> Schema {
-        Schema::Object(Arc::new(ObjectSchema { fields, nulls: Nulls::Any, reader }))
-    }
-
-    /// [`Schema::derived_object`] with each field's optionality: `null` is
-    /// refused for a required field (one that is no `Option`), as for an
-    /// entity's nested fields.
+    /// The object schema `#[derive(Schema)]` builds: its nested `fields`, and
+    /// the reader of the struct (a hidden `Reader` of it) its values are read
+    /// into. `null` is refused for a required field (one that is no `Option`),
+    /// as for an entity's nested fields.
     ///
     /// ```
     /// use rdc_core::{json, Entity, NestedField, Schema, State, WriteMeta};
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
-    /// let page = Schema::derived_object_fields(
+    /// let page = Schema::derived_object(
     ///     vec![
     ///         NestedField { name: "results", schema: Schema::array(User::schema()), required: true },
     ///         NestedField { name: "previous", schema: Schema::array(User::schema()), required: false },
@@ -206,7 +192,7 @@ impl Schema {
     /// assert_eq!(err.to_string(), "expected an array at results, found null");
     /// ```
     #[doc(hidden)]
-    pub fn derived_object_fields(
+    pub fn derived_object(
         fields: Vec<NestedField>,
         reader: Option<&'static (dyn std::any::Any + Send + Sync)>,
     ) -> Schema {

@@ -12,7 +12,7 @@ use super::state::{
 use super::undo::UndoLog;
 use crate::error::NormalizeError;
 use crate::normalize::{join_path, Normalizer, Staged};
-use crate::schema::{Collection, EntityDef, Object, Schema};
+use crate::schema::{Collection, Object, Schema};
 
 impl State {
     /// Normalizes `value` (the response of endpoint `key`, called with `args`)
@@ -145,8 +145,8 @@ impl State {
                         }
                         // Replaced whole: the incoming object is moved in.
                         Some(_) if newer && def.replaces => (Some(object), true, false),
-                        Some(existing) if newer => (Some(merge(def, existing, &object)), true, false),
-                        Some(existing) => (Some(merge(def, &object, existing)), false, false),
+                        Some(existing) if newer => (Some((def.merge)(existing, &object)), true, false),
+                        Some(existing) => (Some((def.merge)(&object, existing)), false, false),
                         // A deletion tombstone: only newer data brings the entity back.
                         None if newer => (Some(object), true, true),
                         None => (None, false, false),
@@ -291,16 +291,6 @@ fn detach_new_keys(writes: &mut [Write]) {
 /// The table of `key`, created when missing (the key is allocated only then).
 fn table_mut<'a>(entities: &'a mut FastMap<String, EntityTable>, key: &str) -> &'a mut EntityTable {
     entities.entry_ref(key).or_default()
-}
-
-/// `def`'s merge of `incoming` into `existing`: the default one (incoming
-/// fields laid over stored ones) in linear time, however wide the objects.
-fn merge(def: &EntityDef, existing: &Object, incoming: &Object) -> Object {
-    if def.default_merge {
-        existing.overlaid(incoming)
-    } else {
-        (def.merge)(existing, incoming)
-    }
 }
 
 /// One entity write decided by `plan`.
