@@ -156,9 +156,11 @@ impl Controller {
             waking.extend(wake);
         } else {
             // Some are queued still (a listener panicked, or this change came
-            // from inside one): add the others once, in linear time.
-            let queued: std::collections::HashSet<u64> = waking.iter().copied().collect();
-            waking.extend(wake.into_iter().filter(|id| !queued.contains(id)));
+            // from inside one): add the others once, in n log n (sorted ids
+            // searched; no hash map instance for this rare path).
+            let mut queued: Vec<u64> = waking.iter().copied().collect();
+            crate::sort::sort(&mut queued);
+            waking.extend(wake.into_iter().filter(|id| queued.binary_search(id).is_err()));
         }
         drop(waking);
         loop {
