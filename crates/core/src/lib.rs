@@ -39,15 +39,15 @@ mod sort;
 mod store;
 
 pub use controller::{
-    expiry_status, Abort, Clock, Controller, Endpoint, ExpiryStatus, FakeTime, FetchError, LocalFuture, LocalTasks,
-    Policy, Read, Spawn, Subscription, Timers,
+    expiry_status, from_fn, Abort, Clock, Controller, Endpoint, ExpiryStatus, FakeTime, FetchError, FnCall, FnEndpoint,
+    FnError, LocalFuture, LocalTasks, Policy, Read, Spawn, Subscription, Timers, TypedEndpoint,
 };
 pub use error::{NormalizeError, ReadError};
 pub use rdc_macros::{Entity, Schema};
 pub use read::{denormalize, MemoCache, Pk, Query, ReadFn, ReadListFn};
 pub use schema::{
     canonical_text, composite_pk, entry, json_text, pk_string, All, ChooseFn, Chooser, Collection, Entity, EntityDef,
-    FieldError, HasSchema, NestedField, Object, ObjectSchema, Polymorphic, Schema, Union,
+    FieldError, HasSchema, NestedField, Object, ObjectSchema, Polymorphic, Schema, SchemaOf, Union,
 };
 pub use store::{
     fields_changed, Changes, EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State,

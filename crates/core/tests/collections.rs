@@ -7,7 +7,7 @@ use std::sync::Arc;
 use common::*;
 use rdc_core::json;
 use rdc_core::json::Value;
-use rdc_core::{All, Collection, Entity, MemoCache, Query, Schema, State};
+use rdc_core::{All, Collection, Entity, MemoCache, Query, Schema, SchemaOf, State};
 use serde::Deserialize;
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
@@ -18,7 +18,7 @@ struct Todo {
     title: String,
 }
 
-fn todos() -> Schema {
+fn todos() -> SchemaOf<Vec<Todo>> {
     Collection::of("TodoList", Todo::schema())
 }
 

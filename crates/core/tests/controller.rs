@@ -52,7 +52,7 @@ fn identical_concurrent_reads_make_one_request_and_share_its_result() {
 #[test]
 fn mutations_are_never_deduplicated() {
     let (c, _time, tasks, server) = setup();
-    let create = Api::new(&server, "POST", "/users", Some(User::schema()));
+    let create = Api::new(&server, "POST", "/users", Some(User::schema().into()));
     spawn_fetch(&c, &tasks, &create, json!({}), Some(json!({ "name": "A" })));
     spawn_fetch(&c, &tasks, &create, json!({}), Some(json!({ "name": "A" })));
     assert_eq!(server.borrow().requests.len(), 2);
@@ -97,8 +97,8 @@ fn a_bad_body_is_a_normalize_error_and_the_store_keeps_what_it_had() {
 #[test]
 fn a_response_older_than_the_stored_data_never_overwrites_it() {
     let (c, time, tasks, server) = setup();
-    let one = Api::new(&server, "GET", "/users", Some(User::schema()));
-    let rename = Api::new(&server, "PATCH", "/users", Some(User::schema()));
+    let one = Api::new(&server, "GET", "/users", Some(User::schema().into()));
+    let rename = Api::new(&server, "PATCH", "/users", Some(User::schema().into()));
     // A slow read starts first, a rename starts later and answers first.
     spawn_fetch(&c, &tasks, &one, json!({ "id": "1" }), None);
     time.advance(10);
@@ -116,7 +116,7 @@ fn reset_during_a_fetch_drops_its_result_and_tells_the_caller() {
     let (c, _time, tasks, server) = setup();
     let api = users_api(&server);
     c.set_response(&api, &json!({}), json!([{ "id": "1", "name": "Ada" }])).unwrap();
-    let out = spawn_fetch(&c, &tasks, &Api::new(&server, "GET", "/other", Some(User::schema())), json!({}), None);
+    let out = spawn_fetch(&c, &tasks, &Api::new(&server, "GET", "/other", Some(User::schema().into())), json!({}), None);
     c.reset_entire_store();
     assert_eq!(c.snapshot().entity_count(), 0);
     server.borrow_mut().answer("GET /other", Ok(json!({ "id": "2", "name": "Late" })));
@@ -129,7 +129,7 @@ fn reset_during_a_fetch_drops_its_result_and_tells_the_caller() {
 fn invalidate_invalidate_all_and_expire_all() {
     let (c, _time, _tasks, server) = setup();
     let users = users_api(&server);
-    let one = Api::new(&server, "GET", "/users", Some(User::schema()));
+    let one = Api::new(&server, "GET", "/users", Some(User::schema().into()));
     c.set_response(&users, &json!({}), json!([{ "id": "1", "name": "A" }])).unwrap();
     c.set_response(&one, &json!({ "id": "1" }), json!({ "id": "1", "name": "A" })).unwrap();
     c.expire_all(|k| k == "GET /users");

@@ -89,7 +89,7 @@ fn optimistic_updates_show_at_once_then_yield_to_the_real_answer_or_roll_back() 
     let (c, _time, tasks, server) = setup();
     let users = Api::new(&server, "GET", "/users", Some(Schema::array(User::schema())));
     c.set_response(&users, &json!({}), json!([{ "id": "1", "name": "Ada" }])).unwrap();
-    let mut rename = Api::new(&server, "PATCH", "/users", Some(User::schema()));
+    let mut rename = Api::new(&server, "PATCH", "/users", Some(User::schema().into()));
     rename.optimistic = Some(optimistic_rename);
     let name = || c.read::<_, Vec<User>>(&users, &json!({})).unwrap().data.unwrap()[0].name.clone();
 
@@ -111,7 +111,7 @@ fn with_an_optimistic_update_pending_the_controller_can_be_read_and_invalidated_
     let (c, _time, tasks, server) = setup();
     let users = Api::new(&server, "GET", "/users", Some(Schema::array(User::schema())));
     c.set_response(&users, &json!({}), json!([{ "id": "1", "name": "Ada" }])).unwrap();
-    let mut rename = Api::new(&server, "PATCH", "/users", Some(User::schema()));
+    let mut rename = Api::new(&server, "PATCH", "/users", Some(User::schema().into()));
     rename.optimistic = Some(optimistic_rename);
     spawn_fetch(&c, &tasks, &rename, json!({ "id": "1" }), Some(json!({ "name": "Optimistic" })));
     // A snapshot is data only: what readers see, with no way to take the layer back.
@@ -133,7 +133,7 @@ fn overlapping_optimistic_updates_answered_out_of_order_end_with_the_last_answer
     let (c, time, tasks, server) = setup();
     let users = Api::new(&server, "GET", "/users", Some(Schema::array(User::schema())));
     c.set_response(&users, &json!({}), json!([{ "id": "1", "name": "Ada" }])).unwrap();
-    let mut rename = Api::new(&server, "PATCH", "/users", Some(User::schema()));
+    let mut rename = Api::new(&server, "PATCH", "/users", Some(User::schema().into()));
     rename.optimistic = Some(optimistic_rename);
     let name = || c.read::<_, Vec<User>>(&users, &json!({})).unwrap().data.unwrap()[0].name.clone();
     time.advance(1);
@@ -158,7 +158,7 @@ fn overlapping_optimistic_updates_answered_out_of_order_end_with_the_last_answer
 fn a_sweep_drops_unused_expired_results_and_unreachable_entities() {
     let (c, time, _tasks, server) = setup();
     let users = Api::new(&server, "GET", "/users", Some(Schema::array(User::schema())));
-    let one = Api::new(&server, "GET", "/users", Some(User::schema()));
+    let one = Api::new(&server, "GET", "/users", Some(User::schema().into()));
     c.set_response(&users, &json!({}), json!([{ "id": "1", "name": "A" }, { "id": "2", "name": "B" }])).unwrap();
     time.advance(1);
     c.set_response(&one, &json!({ "id": "3" }), json!({ "id": "3", "name": "C" })).unwrap();
@@ -215,7 +215,7 @@ fn a_sweep_keeps_what_results_reach_through_nesting_collections_and_all() {
     let some = Api::new(&server, "GET", "/some", Some(posts));
     c.set_response(&some, &json!({}), json!([1, 4])).unwrap();
     let feed = rdc_core::Collection::of("SweepFeed", Post::schema());
-    let feed_api = Api::new(&server, "GET", "/feed", Some(feed));
+    let feed_api = Api::new(&server, "GET", "/feed", Some(feed.into()));
     c.set_response(&feed_api, &json!({}), json!([2])).unwrap();
     c.set(&Tag::schema(), json!({ "id": 7 })).unwrap();
     let tags = Api::new(&server, "GET", "/tags", Some(rdc_core::All::of::<Tag>().into()));

@@ -61,7 +61,7 @@ fn depth(reply: &Reply) -> usize {
 fn gc_sweep_marks_a_reply_chain_of_50000_entities_without_recursion() {
     let (c, time, tasks, server) = setup();
     let n = 50_000;
-    let api = Api::new(&server, "GET", "/latest", Some(Reply::schema()));
+    let api = Api::new(&server, "GET", "/latest", Some(Reply::schema().into()));
     server.borrow_mut().always(json!({"id": (n - 1).to_string()}));
     c.set(&Schema::array(Reply::schema()), thread(n)).unwrap();
     let out = spawn_fetch(&c, &tasks, &api, json!({}), None);

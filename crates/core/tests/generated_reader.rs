@@ -232,7 +232,7 @@ fn graph(nodes: &[(u8, u8, Option<u8>, Vec<u8>)]) -> State {
         if *owner % 3 == 0 {
             node["owner"] = json!("o9");
         }
-        for schema in [FastNode::schema(), SlowNode::schema()] {
+        for schema in [FastNode::schema().into_schema(), SlowNode::schema().into_schema()] {
             // A node whose owner is missing is refused; the graph goes on without it.
             let _ = state.write_entities(&schema, node.clone(), &Value::Null, META);
         }
@@ -352,7 +352,7 @@ fn the_derive_generates_a_reader_unless_asked_not_to() {
     assert!(rdc_core::__private::uses_reader::<FastNode>());
     let page = format!("{:?}", FastPage::schema());
     assert_eq!(page, r#"{"items": Array(Entity(Fast)), "first": Entity(Fast)}"#);
-    let (Schema::Object(fast), Schema::Object(slow)) = (FastPage::schema(), SlowPage::schema()) else { panic!() };
+    let (Schema::Object(fast), Schema::Object(slow)) = (FastPage::schema().into_schema(), SlowPage::schema().into_schema()) else { panic!() };
     assert!(fast.reader().is_some() && slow.reader().is_none());
     assert!(Slow::LIST_READER.is_none());
 }

@@ -21,7 +21,7 @@ fn article(author: &str) -> rdc_core::json::Value {
 fn article_whose_author_went(
 ) -> (rdc_core::Controller, rdc_core::FakeTime, rdc_core::LocalTasks, Rc<RefCell<Server>>, Api) {
     let (c, time, tasks, server) = setup();
-    let api = Api::new(&server, "GET", "/article", Some(Article::schema()));
+    let api = Api::new(&server, "GET", "/article", Some(Article::schema().into()));
     server.borrow_mut().always(article("u1"));
     spawn_fetch(&c, &tasks, &api, json!({}), None);
     c.set(&Schema::invalidate::<User>(), json!("u1")).unwrap();
@@ -32,7 +32,7 @@ fn article_whose_author_went(
 #[test]
 fn a_result_whose_required_entity_was_deleted_is_invalid_and_fetched_again_once() {
     let (c, _time, tasks, server) = setup();
-    let api = Api::new(&server, "GET", "/article", Some(Article::schema()));
+    let api = Api::new(&server, "GET", "/article", Some(Article::schema().into()));
     server.borrow_mut().always(article("u1"));
     spawn_fetch(&c, &tasks, &api, json!({}), None);
     let read = c.read::<_, Article>(&api, &json!({})).unwrap();
@@ -67,7 +67,7 @@ fn a_result_still_unreadable_after_its_refetch_is_not_fetched_in_a_loop() {
 #[test]
 fn a_null_answer_of_an_entity_endpoint_is_valid_and_not_fetched_again() {
     let (c, _time, tasks, server) = setup();
-    let api = Api::new(&server, "GET", "/me", Some(User::schema()));
+    let api = Api::new(&server, "GET", "/me", Some(User::schema().into()));
     server.borrow_mut().always(json!(null));
     spawn_fetch(&c, &tasks, &api, json!({}), None);
     let read = c.read::<_, User>(&api, &json!({})).unwrap();

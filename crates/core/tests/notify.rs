@@ -162,7 +162,7 @@ fn optimistic_layers_wake_their_readers_when_applied_and_removed() {
     let (c, _time, tasks, server) = setup();
     c.set(&Author::schema(), json!({ "id": 1, "name": "Ada" })).unwrap();
     let (runs, _) = counter(&c, |c| drop(c.entity::<Author>("1")));
-    let mut rename = Api::new(&server, "PUT", "/authors", Some(Author::schema()));
+    let mut rename = Api::new(&server, "PUT", "/authors", Some(Author::schema().into()));
     rename.optimistic = Some(|_, body| body.cloned().unwrap_or_default());
     spawn_fetch(&c, &tasks, &rename, json!({ "id": 1 }), Some(json!({ "id": 1, "name": "Ada L." })));
     assert_eq!(c.entity::<Author>("1").unwrap().unwrap().name, "Ada L.");
@@ -283,7 +283,7 @@ fn a_read_that_failed_is_woken_and_read_again_when_a_write_fixes_it() {
 fn a_layer_removed_without_a_base_write_shows_the_base_again() {
     let (c, _time, tasks, server) = setup();
     c.set(&Person::schema(), json!({ "id": 1, "name": "Ada" })).unwrap();
-    let mut rename = Api::new(&server, "PUT", "/people", Some(Person::schema()));
+    let mut rename = Api::new(&server, "PUT", "/people", Some(Person::schema().into()));
     rename.optimistic = Some(|_, body| body.cloned().unwrap_or_default());
     let (_, abort) = c.fetch_cancellable(&rename, json!({ "id": 1 }), Some(json!({ "id": 1, "name": "Optimistic" })));
     tasks.run();
@@ -305,7 +305,7 @@ fn a_row_index_an_optimistic_layer_used_is_not_trusted_after_it_goes() {
     let keys = |c: &Controller| c.read::<_, Vec<Pk>>(&articles, &json!({})).unwrap().data.unwrap();
     assert!(keys(&c).is_empty());
     // An optimistic create of person 9 makes it valid while the request runs...
-    let mut create = Api::new(&server, "POST", "/people", Some(Person::schema()));
+    let mut create = Api::new(&server, "POST", "/people", Some(Person::schema().into()));
     create.optimistic = Some(|_, body| body.cloned().unwrap_or_default());
     let (_, _abort) = c.fetch_cancellable(&create, json!({}), Some(json!({ "id": 9, "name": "Nine" })));
     tasks.run();
@@ -325,7 +325,7 @@ fn while_an_optimistic_update_is_pending_a_write_wakes_only_the_readers_of_what_
     let (renamed, _) = counter(&c, |c| drop(c.entity::<Author>("1")));
     let (written, _) = counter(&c, |c| drop(c.entity::<Author>("2")));
     let (untouched, _) = counter(&c, |c| drop(c.entity::<Author>("3")));
-    let mut rename = Api::new(&server, "PUT", "/authors", Some(Author::schema()));
+    let mut rename = Api::new(&server, "PUT", "/authors", Some(Author::schema().into()));
     rename.optimistic = Some(|_, body| body.cloned().unwrap_or_default());
     spawn_fetch(&c, &tasks, &rename, json!({ "id": 1 }), Some(json!({ "id": 1, "name": "Ada L." })));
     assert_eq!((renamed.get(), written.get(), untouched.get()), (2, 1, 1), "the layer wakes its row's reader only");
@@ -350,7 +350,7 @@ fn a_pending_optimistic_create_keeps_unrelated_reads_identical() {
     let list = list_api(&server);
     c.set(&Author::schema(), json!({ "id": 1, "name": "Ada" })).unwrap();
     c.set_response(&list, &json!({}), json!([{ "id": 1, "name": "a", "author": 1 }])).unwrap();
-    let mut create = Api::new(&server, "POST", "/authors", Some(Author::schema()));
+    let mut create = Api::new(&server, "POST", "/authors", Some(Author::schema().into()));
     create.optimistic = Some(|_, body| body.cloned().unwrap_or_default());
     spawn_fetch(&c, &tasks, &create, json!({}), Some(json!({ "id": 9, "name": "New" })));
     assert_eq!(c.entity::<Author>("9").unwrap().unwrap().name, "New");
@@ -375,7 +375,7 @@ fn when_the_later_of_two_layers_on_one_row_goes_its_readers_see_the_earlier_one(
     c.listen_reads(move || {
         *shown.borrow_mut() = reader.entity::<Author>("1").unwrap().map(|a| a.name.clone()).unwrap_or_default();
     });
-    let mut rename = Api::new(&server, "PUT", "/authors", Some(Author::schema()));
+    let mut rename = Api::new(&server, "PUT", "/authors", Some(Author::schema().into()));
     rename.optimistic = Some(|_, body| body.cloned().unwrap_or_default());
     spawn_fetch(&c, &tasks, &rename, json!({ "id": 1 }), Some(json!({ "id": 1, "name": "A" })));
     spawn_fetch(&c, &tasks, &rename, json!({ "id": 1 }), Some(json!({ "id": 1, "name": "B" })));

@@ -127,7 +127,7 @@ proptest! {
             reader(&c, |c| text(c.entity::<Note>("1")), |s, m| text(m.entity::<Note>(s, "1"))),
             reader(&c, |c| text(c.entity::<Person>("2")), |s, m| text(m.entity::<Person>(s, "2"))),
         ];
-        let mut rename = Api::new(&server, "PUT", "/people", Some(Person::schema()));
+        let mut rename = Api::new(&server, "PUT", "/people", Some(Person::schema().into()));
         rename.optimistic = Some(|_, body| body.cloned().unwrap_or_default());
         let check = |c: &Controller, op: &Op| -> Result<(), TestCaseError> {
             let state = c.snapshot();

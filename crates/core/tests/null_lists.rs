@@ -109,10 +109,10 @@ fn null_where_no_list_is_expected_is_accepted_as_before() {
     let mut state = State::default();
     // An entity endpoint answering nothing (a 204), an object, a map.
     write(&mut state, "PUT /tags/t", &Tag::schema(), Value::Null, 0).unwrap();
-    write(&mut state, "GET /page", &Schema::object([("first", Tag::schema())]), Value::Null, 0).unwrap();
+    write(&mut state, "GET /page", &Schema::object([("first", Tag::schema().into())]), Value::Null, 0).unwrap();
     write(&mut state, "GET /by-id", &Schema::values(Tag::schema()), Value::Null, 0).unwrap();
     // An entity member of a plain object (its Rust type may be an `Option`).
-    write(&mut state, "GET /page", &Schema::object([("first", Tag::schema())]), json!({"first": null}), 1).unwrap();
+    write(&mut state, "GET /page", &Schema::object([("first", Tag::schema().into())]), json!({"first": null}), 1).unwrap();
     assert!(state.result("GET /page").is_some_and(|r| r.value["first"].is_null()));
 }
 

@@ -288,8 +288,8 @@ fn a_row_read_through_two_types_wakes_its_reader_for_a_change_to_either_types_fi
 fn a_refetch_of_the_same_data_reads_back_as_the_same_arcs() {
     let (c, time, tasks, server) = setup();
     let list = posts_api(&server);
-    let one = Api::new(&server, "GET", "/posts", Some(Post::schema()));
-    let collection = Api::new(&server, "GET", "/feed", Some(rdc_core::Collection::of("Feed", Post::schema())));
+    let one = Api::new(&server, "GET", "/posts", Some(Post::schema().into()));
+    let collection = Api::new(&server, "GET", "/feed", Some(rdc_core::Collection::of("Feed", Post::schema()).into()));
     let reordered = json!([
         { "author": { "name": "Ada", "id": 1 }, "title": "first", "id": 1 },
         { "id": 2, "title": "second", "author": { "id": 2, "name": "Bob" } },

@@ -398,7 +398,7 @@ fn validity_in_a_cycle_does_not_depend_on_the_order_of_the_checks() {
     }
     // One read checks A first (B is checked inside, while A is provisionally
     // valid), then B: B must come out invalid as when it is checked alone.
-    let schema = Schema::object([("a", Ay::schema()), ("b", Bee::schema())]);
+    let schema = Schema::object([("a", Ay::schema().into_schema()), ("b", Bee::schema().into_schema())]);
     let both: Both = denormalize(&state, &schema, &json!({ "a": "a1", "b": "b1" })).unwrap().unwrap();
     assert_eq!(both, Both { a: None, b: None });
     let alone: Option<Pk> = denormalize(&state, &Bee::schema(), &json!("b1")).unwrap();

@@ -78,7 +78,7 @@ fn a_wrong_shape_is_a_typed_error() {
 }
 
 fn tree() -> Schema {
-    Schema::object([("children", Schema::array(Schema::Lazy(tree))), ("owner", User::schema())])
+    Schema::object([("children", Schema::array(Schema::Lazy(tree))), ("owner", User::schema().into())])
 }
 
 #[test]

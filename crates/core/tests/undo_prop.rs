@@ -64,7 +64,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn tasks() -> Schema {
-    Collection::of("TaskList", Task::schema())
+    Collection::of("TaskList", Task::schema()).into()
 }
 
 /// Applies `op` at time `t`; a refused write changes nothing, as in the store.

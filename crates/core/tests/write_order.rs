@@ -26,8 +26,8 @@ fn user(name: &str) -> Value {
 #[test]
 fn a_mutation_answer_beats_a_read_sent_before_it_answered() {
     let (c, time, tasks, server) = setup();
-    let get = Api::new(&server, "GET", "/users/1", Some(User::schema()));
-    let put = Api::new(&server, "PUT", "/users/1", Some(User::schema()));
+    let get = Api::new(&server, "GET", "/users/1", Some(User::schema().into()));
+    let put = Api::new(&server, "PUT", "/users/1", Some(User::schema().into()));
     c.set(&User::schema(), user("Ada")).unwrap();
     time.advance(1);
     spawn_fetch(&c, &tasks, &put, json!({}), Some(user("Grace")));
@@ -52,8 +52,8 @@ fn a_mutation_answer_beats_a_read_sent_before_it_answered() {
 #[test]
 fn reads_sent_in_one_millisecond_and_answered_in_reverse_keep_the_newer_answer() {
     let (c, _time, tasks, server) = setup();
-    let first = Api::new(&server, "GET", "/users/1", Some(User::schema()));
-    let second = Api::new(&server, "GET", "/me", Some(User::schema()));
+    let first = Api::new(&server, "GET", "/users/1", Some(User::schema().into()));
+    let second = Api::new(&server, "GET", "/me", Some(User::schema().into()));
     spawn_fetch(&c, &tasks, &first, json!({}), None);
     spawn_fetch(&c, &tasks, &second, json!({}), None);
     server.borrow_mut().answer("GET /me", Ok(user("new")));
@@ -120,7 +120,7 @@ proptest! {
         // Per request: the mutations pending when it was sent.
         let mut pending_at_send: Vec<Vec<usize>> = vec![Vec::new(); requests.len()];
         let apis: Vec<Api> = requests.iter().enumerate().map(|(i, r)| {
-            let mut api = Api::new(&server, if r.mutation { "PUT" } else { "GET" }, &format!("/r{i}"), Some(User::schema()));
+            let mut api = Api::new(&server, if r.mutation { "PUT" } else { "GET" }, &format!("/r{i}"), Some(User::schema().into()));
             if r.optimistic && r.mutation { api.optimistic = Some(optimistic); }
             api
         }).collect();

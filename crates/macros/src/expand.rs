@@ -106,7 +106,7 @@ fn readable(
 fn nested_schema(f: &Field, core: &TokenStream) -> TokenStream {
     let ty = &f.ty;
     match &f.schema {
-        Some(expr) => quote!(#expr),
+        Some(expr) => quote!(::std::convert::Into::<#core::Schema>::into(#expr)),
         None => quote!(<#ty as #core::HasSchema>::schema()),
     }
 }
@@ -160,8 +160,8 @@ pub fn expand_object(input: DeriveInput) -> syn::Result<TokenStream> {
                 /// This struct's `Object` schema: its `#[entity(nested)]` fields'
                 /// schemas (`HasSchema::schema`, callable without the trait).
                 #[allow(dead_code)]
-                pub fn schema() -> #core::Schema {
-                    <#name as #core::HasSchema>::schema()
+                pub fn schema() -> #core::SchemaOf<#name> {
+                    #core::SchemaOf::of()
                 }
             }
         };
@@ -315,7 +315,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
 
             impl #core::HasSchema for #name {
                 fn schema() -> #core::Schema {
-                    <#name as #core::Entity>::schema()
+                    <#name as #core::Entity>::schema().into()
                 }
             }
         };

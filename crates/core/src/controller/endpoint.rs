@@ -89,3 +89,75 @@ pub trait Endpoint: 'static {
         None
     }
 }
+
+/// An endpoint as an app calls it: args, body and result with Rust types, over
+/// the JSON-speaking [`Endpoint`] that does the work. Every `Endpoint` is one,
+/// with JSON args, an optional JSON body and its output as the result;
+/// `rdc_rest::RestEndpoint<A, B, R>` and [`from_fn`](crate::from_fn) endpoints
+/// choose their own types.
+///
+/// ```
+/// use rdc_core::{json, json::Value, TypedEndpoint};
+/// fn key_of<C: TypedEndpoint>(endpoint: &C, args: &C::Args) -> Option<String> {
+///     let args: Value = endpoint.args(args).ok()?;
+///     rdc_core::Endpoint::key(endpoint.endpoint(), &args).ok()
+/// }
+/// # let _ = key_of::<rdc_core::FnEndpoint<(), Value, String>>;
+/// ```
+pub trait TypedEndpoint: Clone + 'static {
+    /// What a call is made with (path and search params for REST).
+    type Args: 'static;
+    /// What a mutation sends.
+    type Body: 'static;
+    /// What a call resolves to, and what readers read.
+    type Result: 'static;
+    /// What a failed call gives.
+    type Error: Clone + std::fmt::Display + 'static;
+    /// The endpoint doing the work.
+    type Endpoint: Endpoint<Error = Self::Error> + Clone;
+
+    /// The endpoint doing the work.
+    fn endpoint(&self) -> &Self::Endpoint;
+
+    /// The args as JSON.
+    ///
+    /// # Errors
+    /// When they cannot be JSON (nothing is fetched).
+    fn args(&self, args: &Self::Args) -> Result<Value, Self::Error>;
+
+    /// The body as JSON (`None`: no body).
+    ///
+    /// # Errors
+    /// When it cannot be JSON (nothing is sent).
+    fn body(&self, body: Self::Body) -> Result<Option<Value>, Self::Error>;
+
+    /// The result of a call, from what the endpoint produced.
+    ///
+    /// # Errors
+    /// When the output does not read as the result.
+    fn result(&self, output: <Self::Endpoint as Endpoint>::Output) -> Result<Self::Result, Self::Error>;
+}
+
+impl<E: Endpoint + Clone> TypedEndpoint for E {
+    type Args = Value;
+    type Body = Option<Value>;
+    type Result = E::Output;
+    type Error = E::Error;
+    type Endpoint = E;
+
+    fn endpoint(&self) -> &E {
+        self
+    }
+
+    fn args(&self, args: &Value) -> Result<Value, E::Error> {
+        Ok(args.clone())
+    }
+
+    fn body(&self, body: Option<Value>) -> Result<Option<Value>, E::Error> {
+        Ok(body)
+    }
+
+    fn result(&self, output: E::Output) -> Result<E::Output, E::Error> {
+        Ok(output)
+    }
+}

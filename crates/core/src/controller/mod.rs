@@ -7,6 +7,7 @@ mod clock;
 mod deadline;
 mod endpoint;
 mod expiry;
+mod from_fn;
 mod gc;
 mod keys;
 mod listeners;
@@ -26,7 +27,8 @@ use serde::de::DeserializeOwned;
 
 pub use abort::Abort;
 pub use clock::{Clock, FakeTime, Timers};
-pub use endpoint::{Endpoint, LocalFuture, Policy};
+pub use endpoint::{Endpoint, LocalFuture, Policy, TypedEndpoint};
+pub use from_fn::{from_fn, FnCall, FnEndpoint, FnError};
 pub use expiry::{expiry_status, ExpiryStatus};
 pub use poll::Subscription;
 pub use spawn::{LocalTasks, Spawn};
@@ -217,13 +219,26 @@ impl Controller {
     }
 
     /// Fetches `endpoint` with `args` (and a body for mutations), stores the
-    /// result, and resolves to the endpoint's output. Identical concurrent reads
-    /// share one request; mutations never do.
+    /// result, and resolves to the endpoint's typed result. Identical concurrent
+    /// reads share one request; mutations never do.
     ///
     /// # Errors
     /// The endpoint's error, a normalization error (the store is unchanged), or
     /// [`FetchError::Reset`] when the store was reset meanwhile.
-    pub fn fetch<E: Endpoint + Clone>(
+    pub fn fetch<C: TypedEndpoint>(
+        &self,
+        endpoint: &C,
+        args: C::Args,
+        body: C::Body,
+    ) -> LocalFuture<Result<C::Result, FetchError<C::Error>>> {
+        match encode(endpoint, &args, body) {
+            Ok((args, body)) => typed(endpoint, self.fetch_json(endpoint.endpoint(), args, body)),
+            Err(error) => Box::pin(async move { Err(FetchError::Endpoint(error)) }),
+        }
+    }
+
+    /// [`Controller::fetch`] with the JSON args and body the endpoint takes.
+    fn fetch_json<E: Endpoint + Clone>(
         &self,
         endpoint: &E,
         args: Value,
@@ -263,21 +278,27 @@ impl Controller {
     /// Like [`Controller::fetch`], but cancellable with the returned [`Abort`]: it
     /// never joins or is joined by other requests, and once aborted it resolves to
     /// [`FetchError::Aborted`] and stores nothing.
-    pub fn fetch_cancellable<E: Endpoint + Clone>(
+    pub fn fetch_cancellable<C: TypedEndpoint>(
         &self,
-        endpoint: &E,
-        args: Value,
-        body: Option<Value>,
-    ) -> (LocalFuture<Result<E::Output, FetchError<E::Error>>>, Abort) {
+        endpoint: &C,
+        args: C::Args,
+        body: C::Body,
+    ) -> (LocalFuture<Result<C::Result, FetchError<C::Error>>>, Abort) {
         let abort = Abort::default();
-        let key = match endpoint.key(&args) {
+        let (args, body) = match encode(endpoint, &args, body) {
+            Ok(json) => json,
+            Err(error) => return (Box::pin(async move { Err(FetchError::Endpoint(error)) }), abort),
+        };
+        let raw = endpoint.endpoint();
+        let key = match raw.key(&args) {
             Ok(key) => key,
             Err(error) => return (Box::pin(async move { Err(FetchError::Endpoint(error)) }), abort),
         };
-        let shared = Rc::new(Shared::of::<E>());
-        let work = self.request(endpoint.clone(), key, args, body, Rc::clone(&shared), Some(abort.clone()));
+        let shared = Rc::new(Shared::of::<C::Endpoint>());
+        let work = self.request(raw.clone(), key, args, body, Rc::clone(&shared), Some(abort.clone()));
         self.inner.spawner.spawn(work);
-        (Box::pin(async move { downcast::<E>(Wait(shared).await) }), abort)
+        let output = Box::pin(async move { downcast::<C::Endpoint>(Wait(shared).await) });
+        (typed(endpoint, output), abort)
     }
 
     /// Sends one request, applies its optimistic layer meanwhile, settles the
@@ -428,22 +449,33 @@ impl Controller {
     ///
     /// # Errors
     /// As [`Controller::fetch`].
-    pub fn fetch_if_stale<E: Endpoint + Clone>(
+    pub fn fetch_if_stale<C: TypedEndpoint>(
         &self,
-        endpoint: &E,
-        args: Value,
-    ) -> LocalFuture<Result<Option<E::Output>, FetchError<E::Error>>> {
-        let needed = match endpoint.key(&args) {
-            Ok(key) => self.needs_fetch(&key, endpoint.policy()),
+        endpoint: &C,
+        args: C::Args,
+    ) -> LocalFuture<Result<Option<C::Result>, FetchError<C::Error>>>
+    where
+        C::Body: Default,
+    {
+        let needed = match self.key_of(endpoint, &args) {
+            Ok(key) => self.needs_fetch(&key, endpoint.endpoint().policy()),
             Err(_) => true,
         };
-        let fetch = needed.then(|| self.fetch(endpoint, args, None));
+        let fetch = needed.then(|| self.fetch(endpoint, args, C::Body::default()));
         Box::pin(async move {
             match fetch {
                 Some(fetch) => fetch.await.map(Some),
                 None => Ok(None),
             }
         })
+    }
+
+    /// The store key of `endpoint` for `args`.
+    ///
+    /// # Errors
+    /// When the args make no key (they cannot be JSON, a path param is missing...).
+    pub fn key_of<C: TypedEndpoint>(&self, endpoint: &C, args: &C::Args) -> Result<String, C::Error> {
+        endpoint.endpoint().key(&endpoint.args(args)?)
     }
 
     /// Whether a read of `key` should fetch now: no fresh data and no error that
@@ -495,17 +527,17 @@ impl Controller {
     ///
     /// # Errors
     /// When the args are invalid (`Endpoint`) or the data does not fit `T`.
-    pub fn read<E: Endpoint, T: DeserializeOwned + Send + Sync + 'static>(
+    pub fn read<C: TypedEndpoint, T: DeserializeOwned + Send + Sync + 'static>(
         &self,
-        endpoint: &E,
-        args: &Value,
+        endpoint: &C,
+        args: &C::Args,
     ) -> Result<Read<T>, FetchError<ReadError>> {
-        let key = endpoint
-            .key(args)
+        let key = self
+            .key_of(endpoint, args)
             .map_err(|e| FetchError::Endpoint(ReadError::Type { path: String::new(), message: e.to_string() }))?;
-        let policy = endpoint.policy();
-        let schema = endpoint.schema();
-        self.read_key(&key, schema.as_ref(), policy.invalid_if_stale).map_err(FetchError::Endpoint)
+        let raw = endpoint.endpoint();
+        let schema = raw.schema();
+        self.read_key(&key, schema.as_ref(), raw.policy().invalid_if_stale).map_err(FetchError::Endpoint)
     }
 
     /// Reads the result stored under `key` through `schema` (`None`: plain JSON).
@@ -588,8 +620,8 @@ impl Controller {
     }
 
     /// Marks `endpoint`'s data for `args` invalid: readers fetch again.
-    pub fn invalidate<E: Endpoint>(&self, endpoint: &E, args: &Value) {
-        if let Ok(key) = endpoint.key(args) {
+    pub fn invalidate<C: TypedEndpoint>(&self, endpoint: &C, args: &C::Args) {
+        if let Ok(key) = self.key_of(endpoint, args) {
             self.write_base(|base| base.invalidate_result(&key));
             self.changed();
         }
@@ -658,26 +690,29 @@ impl Controller {
     ///
     /// # Errors
     /// When the value does not normalize (the store is unchanged).
-    pub fn set_response<E: Endpoint>(
+    pub fn set_response<C: TypedEndpoint>(
         &self,
-        endpoint: &E,
-        args: &Value,
+        endpoint: &C,
+        args: &C::Args,
         value: Value,
-    ) -> Result<(), FetchError<E::Error>> {
-        let key = endpoint.key(args).map_err(FetchError::Endpoint)?;
-        let meta = self.direct_write_meta(endpoint.policy().data_expiry_ms);
-        let schema = endpoint.schema();
-        self.write_base(|base| write(base, &key, schema.as_ref(), value, args, meta)).map_err(FetchError::Normalize)?;
+    ) -> Result<(), FetchError<C::Error>> {
+        let args = endpoint.args(args).map_err(FetchError::Endpoint)?;
+        let raw = endpoint.endpoint();
+        let key = raw.key(&args).map_err(FetchError::Endpoint)?;
+        let meta = self.direct_write_meta(raw.policy().data_expiry_ms);
+        let schema = raw.schema();
+        self.write_base(|base| write(base, &key, schema.as_ref(), value, &args, meta))
+            .map_err(FetchError::Normalize)?;
         keys::entry(&mut self.inner.keys.borrow_mut(), &key).schema = Some(schema);
         self.changed();
         Ok(())
     }
 
     /// Records `error` for `endpoint` with `args` (the data stays).
-    pub fn set_error<E: Endpoint>(&self, endpoint: &E, args: &Value, error: &E::Error) {
-        if let Ok(key) = endpoint.key(args) {
+    pub fn set_error<C: TypedEndpoint>(&self, endpoint: &C, args: &C::Args, error: &C::Error) {
+        if let Ok(key) = self.key_of(endpoint, args) {
             let now = self.now();
-            let expires = now.saturating_add(endpoint.policy().error_expiry_ms);
+            let expires = now.saturating_add(endpoint.endpoint().policy().error_expiry_ms);
             self.write_base(|base| base.set_error(&key, error.to_string(), now, expires));
             self.changed();
         }
@@ -744,4 +779,18 @@ fn downcast<E: Endpoint>(outcome: shared::Outcome) -> Result<E::Output, FetchErr
         Ok(any) => any.downcast_ref::<E::Output>().cloned().ok_or(FetchError::Reset),
         Err(any) => Err(any.downcast_ref::<FetchError<E::Error>>().cloned().unwrap_or(FetchError::Reset)),
     }
+}
+
+/// The JSON args and body of a typed call.
+fn encode<C: TypedEndpoint>(endpoint: &C, args: &C::Args, body: C::Body) -> Result<(Value, Option<Value>), C::Error> {
+    Ok((endpoint.args(args)?, endpoint.body(body)?))
+}
+
+/// `output` read as `endpoint`'s result once it resolves.
+fn typed<C: TypedEndpoint>(
+    endpoint: &C,
+    output: LocalFuture<Result<<C::Endpoint as Endpoint>::Output, FetchError<C::Error>>>,
+) -> LocalFuture<Result<C::Result, FetchError<C::Error>>> {
+    let endpoint = endpoint.clone();
+    Box::pin(async move { endpoint.result(output.await?).map_err(FetchError::Endpoint) })
 }

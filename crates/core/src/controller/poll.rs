@@ -4,10 +4,8 @@
 
 use std::rc::{Rc, Weak};
 
-use crate::json::Value;
-
 use super::keys::{self, Keys};
-use super::{Controller, Endpoint, Inner, LocalFuture};
+use super::{Controller, Endpoint, Inner, LocalFuture, TypedEndpoint};
 
 pub(crate) struct PollState {
     subscribers: Vec<(u64, u64)>,
@@ -41,7 +39,9 @@ impl Drop for Subscription {
 impl Controller {
     /// Polls `endpoint` with `args` every `poll_frequency` while the returned
     /// subscription lives. `None` when the endpoint does not poll or the args are invalid.
-    pub fn subscribe<E: Endpoint + Clone>(&self, endpoint: &E, args: Value) -> Option<Subscription> {
+    pub fn subscribe<C: TypedEndpoint>(&self, endpoint: &C, args: C::Args) -> Option<Subscription> {
+        let args = endpoint.args(&args).ok()?;
+        let endpoint = endpoint.endpoint();
         // A frequency of 0 would poll in a loop: it is refused (no polling).
         let every = endpoint.policy().poll_ms.filter(|ms| *ms > 0)?;
         let key = endpoint.key(&args).ok()?;
@@ -50,7 +50,7 @@ impl Controller {
         let endpoint = endpoint.clone();
         let refetch: Rc<dyn Fn() -> LocalFuture<()>> = Rc::new(move || {
             let controller = weak.upgrade().map(|inner| Controller { inner });
-            let fetch = controller.map(|c| c.fetch(&endpoint, args.clone(), None));
+            let fetch = controller.map(|c| c.fetch_json(&endpoint, args.clone(), None));
             Box::pin(async move {
                 if let Some(fetch) = fetch {
                     // Poll failures are recorded in the store like any fetch error.

@@ -56,6 +56,31 @@ impl LocalTasks {
         }
     }
 
+    /// Runs the tasks until `future` is ready, and returns its output.
+    ///
+    /// # Panics
+    /// When `future` is still pending once no task can make progress (it waits
+    /// on something outside, e.g. a response a test has not released).
+    ///
+    /// ```
+    /// let tasks = rdc_core::LocalTasks::default();
+    /// assert_eq!(tasks.block_on(async { 7 }), 7);
+    /// ```
+    #[allow(clippy::panic, reason = "a test helper: a future that cannot finish is a bug in the test")]
+    pub fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
+        let mut future = std::pin::pin!(future);
+        let mut cx = Context::from_waker(Waker::noop());
+        // Each round may start more tasks (a call awaiting another): a few
+        // rounds finish any test's chain; a thousand mean it never will.
+        for _ in 0..1000 {
+            if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+                return out;
+            }
+            self.run();
+        }
+        panic!("LocalTasks::block_on: the future waits on something no task will do")
+    }
+
     /// Tasks not finished.
     pub fn pending(&self) -> usize {
         self.tasks.borrow().len()

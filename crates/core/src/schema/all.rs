@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::json::Value;
 
 use super::polymorphic::{Chooser, Polymorphic};
-use super::{Entity, EntityDef, Schema};
+use super::{Entity, EntityDef, Schema, SchemaOf};
 
 /// Every cached entity of one type, or of several types chosen per item.
 ///
@@ -19,7 +19,7 @@ use super::{Entity, EntityDef, Schema};
 /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
 /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Link { id: u64 }
 /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Post { id: u64 }
-/// let users: Schema = All::of::<User>().into();
+/// let users: rdc_core::SchemaOf<Vec<User>> = All::of::<User>();
 /// let feed: Schema = All::by_attribute("type", [entry::<Link>("link"), entry::<Post>("post")]).into();
 /// let by_fn: Schema = All::by_function([entry::<Link>("links"), entry::<Post>("posts")], |value, _parent, _key| {
 ///     value.get("type").and_then(|t| t.as_str()).map(|t| format!("{t}s"))
@@ -35,9 +35,9 @@ pub enum All {
 }
 
 impl All {
-    /// All entities of type `E`.
-    pub fn of<E: Entity>() -> All {
-        All::Single(E::DEF)
+    /// All entities of type `E`; it reads as `Vec<E>`.
+    pub fn of<E: Entity>() -> SchemaOf<Vec<E>> {
+        SchemaOf::unchecked(All::Single(E::DEF))
     }
 
     /// Several types; the item's `attribute` value is the mapping key.

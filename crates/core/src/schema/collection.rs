@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::json::Value;
 
-use super::{EntityDef, Object, Schema};
+use super::{EntityDef, Object, Schema, SchemaOf};
 use crate::store::EntityMeta;
 
 /// A list stored once per distinct set of arguments, e.g. `todos?userId=1`.
@@ -33,24 +33,27 @@ pub struct Collection {
 }
 
 impl Collection {
-    /// A collection named `name` of items with schema `item`.
-    pub fn of(name: &'static str, item: Schema) -> Schema {
-        Schema::Collection(Arc::new(Collection { def: table_def(name), item }))
+    /// A collection named `name` of items with schema `item`; it reads as a list of them.
+    pub fn of<T>(name: &'static str, item: SchemaOf<T>) -> SchemaOf<Vec<T>> {
+        SchemaOf::unchecked(Schema::Collection(Arc::new(Collection { def: table_def(name), item: item.into() })))
     }
 
     /// The schema of a create endpoint whose new item joins the end of every
-    /// matching list of `collection` (no refetch). Other schemas come back unchanged.
-    pub fn push(collection: &Schema) -> Schema {
-        match collection {
-            Schema::Collection(c) => Schema::CollectionAdd(Arc::clone(c), false),
-            other => other.clone(),
-        }
+    /// matching list of `collection` (no refetch); it reads as the item. Other
+    /// schemas come back unchanged.
+    pub fn push<T>(collection: &SchemaOf<Vec<T>>) -> SchemaOf<T> {
+        SchemaOf::unchecked(Collection::add(collection, false))
     }
 
     /// Like [`Collection::push`], at the front of the lists.
-    pub fn unshift(collection: &Schema) -> Schema {
+    pub fn unshift<T>(collection: &SchemaOf<Vec<T>>) -> SchemaOf<T> {
+        SchemaOf::unchecked(Collection::add(collection, true))
+    }
+
+    /// The untyped `push` (`front`: `unshift`).
+    pub(crate) fn add(collection: &Schema, front: bool) -> Schema {
         match collection {
-            Schema::Collection(c) => Schema::CollectionAdd(Arc::clone(c), true),
+            Schema::Collection(c) => Schema::CollectionAdd(Arc::clone(c), front),
             other => other.clone(),
         }
     }

@@ -4,7 +4,7 @@
 use crate::json::{Map, Value};
 use serde::de::DeserializeOwned;
 
-use super::Schema;
+use super::{Schema, SchemaOf};
 use crate::store::EntityMeta;
 
 /// A JSON object, as entities are stored.
@@ -217,9 +217,9 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
         list_reader: Self::LIST_READER,
     };
 
-    /// This entity as a schema.
-    fn schema() -> Schema {
-        Schema::Entity(Self::DEF)
+    /// This entity as a schema (it reads as the entity).
+    fn schema() -> SchemaOf<Self> {
+        SchemaOf::unchecked(Schema::Entity(Self::DEF))
     }
 }
 

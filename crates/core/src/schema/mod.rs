@@ -7,6 +7,7 @@ mod all;
 mod collection;
 mod entity;
 mod polymorphic;
+mod typed;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -21,6 +22,7 @@ pub use entity::{
 };
 pub(crate) use entity::{integer_text, pk_string_ref};
 pub use polymorphic::{entry, ChooseFn, Chooser, Polymorphic, Union};
+pub use typed::SchemaOf;
 
 /// The shape of a response, or of a nested field.
 ///
@@ -143,8 +145,8 @@ impl fmt::Debug for Schema {
 
 impl Schema {
     /// A list of `inner`.
-    pub fn array(inner: Schema) -> Schema {
-        Schema::Array(Arc::new(inner))
+    pub fn array(inner: impl Into<Schema>) -> Schema {
+        Schema::Array(Arc::new(inner.into()))
     }
 
     /// An object with schema'd members; members not named pass through as they are.
@@ -202,8 +204,8 @@ impl Schema {
     }
 
     /// A map (string keys) whose every value is `inner`.
-    pub fn values(inner: Schema) -> Schema {
-        Schema::Values(Arc::new(inner))
+    pub fn values(inner: impl Into<Schema>) -> Schema {
+        Schema::Values(Arc::new(inner.into()))
     }
 
     /// Deletes entities of type `E`: the value normalized is the entity (or its pk).

@@ -62,8 +62,8 @@ impl State {
         end: End,
     ) -> Result<(), NormalizeError> {
         let schema = match end {
-            End::Back => Collection::push(collection),
-            End::Front => Collection::unshift(collection),
+            End::Back => Collection::add(collection, false),
+            End::Front => Collection::add(collection, true),
         };
         if !matches!(schema, Schema::CollectionAdd(..)) {
             return Err(NormalizeError::UnexpectedShape {

@@ -54,5 +54,5 @@ pub fn write(state: &mut State, key: &str, schema: &rdc_core::Schema, value: Val
 }
 
 pub fn user_schema() -> rdc_core::Schema {
-    User::schema()
+    User::schema().into()
 }

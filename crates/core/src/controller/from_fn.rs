@@ -1,0 +1,200 @@
+//! `from_fn`: any async function (a Leptos server function, a GraphQL query, a
+//! client of your own) as an endpoint feeding the normalized store.
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::rc::Rc;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::endpoint::{Endpoint, LocalFuture, Policy, TypedEndpoint};
+use crate::json::{self, Value};
+use crate::schema::{canonical_text, Schema, SchemaOf};
+
+/// Why a [`from_fn`] call failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FnError<E> {
+    /// The function returned this error.
+    Failed(E),
+    /// Args or result did not go through JSON.
+    Json {
+        /// The endpoint's name.
+        endpoint: String,
+        /// What failed.
+        message: String,
+    },
+}
+
+impl<E: std::fmt::Display> std::fmt::Display for FnError<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FnError::Failed(error) => error.fmt(f),
+            FnError::Json { endpoint, message } => write!(f, "{endpoint}: {message}"),
+        }
+    }
+}
+
+type CallFn<E> = Rc<dyn Fn(&Value) -> LocalFuture<Result<Value, FnError<E>>>>;
+
+/// The JSON side of a [`FnEndpoint`]: what the controller fetches with.
+pub struct FnCall<E> {
+    name: Rc<str>,
+    call: CallFn<E>,
+    schema: Option<Schema>,
+    policy: Policy,
+}
+
+impl<E> Clone for FnCall<E> {
+    fn clone(&self) -> Self {
+        FnCall { name: Rc::clone(&self.name), call: Rc::clone(&self.call), schema: self.schema.clone(), policy: self.policy }
+    }
+}
+
+impl<E> std::fmt::Debug for FnCall<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FnCall").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl<E: Clone + std::fmt::Display + 'static> Endpoint for FnCall<E> {
+    type Output = Value;
+    type Error = FnError<E>;
+
+    /// The name, then the args in canonical order (none for `()` args).
+    fn key(&self, args: &Value) -> Result<String, FnError<E>> {
+        Ok(match args {
+            Value::Null => self.name.to_string(),
+            args => format!("{} {}", self.name, canonical_text(args)),
+        })
+    }
+
+    fn schema(&self) -> Option<Schema> {
+        self.schema.clone()
+    }
+
+    fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    fn is_soft(&self, _error: &FnError<E>) -> bool {
+        false
+    }
+
+    fn fetch(&self, args: &Value, _body: Option<Value>) -> LocalFuture<Result<Value, FnError<E>>> {
+        (self.call)(args)
+    }
+
+    fn storable(output: &Value) -> Option<Value> {
+        Some(output.clone())
+    }
+}
+
+/// An async function as an endpoint: made by [`from_fn`].
+pub struct FnEndpoint<A, R, E> {
+    call: FnCall<E>,
+    types: PhantomData<fn(A) -> R>,
+}
+
+impl<A, R, E> Clone for FnEndpoint<A, R, E> {
+    fn clone(&self) -> Self {
+        FnEndpoint { call: self.call.clone(), types: PhantomData }
+    }
+}
+
+impl<A, R, E> std::fmt::Debug for FnEndpoint<A, R, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FnEndpoint").field("name", &self.call.name).finish_non_exhaustive()
+    }
+}
+
+/// `f` as an endpoint named `name`: its args and result travel as JSON, its
+/// results are stored under `name` and the args, deduplicated, kept fresh and
+/// read like any endpoint's. Give it a schema (`.schema(..)`) and its entities
+/// join the normalized store.
+///
+/// ```
+/// use rdc_core::{from_fn, json, Controller, Entity, FakeTime, LocalTasks};
+/// #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, Entity)]
+/// struct User { id: String, name: String }
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// struct ById { id: String }
+///
+/// // A Leptos `#[server]` function has this shape too.
+/// async fn get_user(args: ById) -> Result<User, String> {
+///     Ok(User { id: args.id, name: "Ada".into() })
+/// }
+/// let user = from_fn("get_user", get_user).schema(User::schema());
+///
+/// let (time, tasks) = (FakeTime::default(), LocalTasks::default());
+/// let controller = Controller::new(time.clone(), time, tasks.clone());
+/// let ada: User = tasks.block_on(controller.fetch(&user, ById { id: "1".into() }, ())).unwrap();
+/// assert_eq!(ada.name, "Ada");
+/// assert_eq!(controller.entity::<User>("1").unwrap().unwrap().name, "Ada");   // in the store
+/// ```
+pub fn from_fn<A, R, E, F, Fut>(name: &str, f: F) -> FnEndpoint<A, R, E>
+where
+    A: Serialize + DeserializeOwned + 'static,
+    R: Serialize + DeserializeOwned + 'static,
+    E: Clone + std::fmt::Display + 'static,
+    F: Fn(A) -> Fut + 'static,
+    Fut: Future<Output = Result<R, E>> + 'static,
+{
+    let name: Rc<str> = name.into();
+    let own_name = Rc::clone(&name);
+    let json_error = move |message: String| FnError::Json { endpoint: own_name.to_string(), message };
+    let call: CallFn<E> = Rc::new(move |args: &Value| {
+        let json_error = json_error.clone();
+        let args = json::from_value::<A>(args).map_err(|e| json_error(format!("args: {e}")));
+        let called = args.map(&f);
+        Box::pin(async move {
+            let result = called?.await.map_err(FnError::Failed)?;
+            json::to_value(&result).map_err(|e| json_error(format!("result: {e}")))
+        })
+    });
+    FnEndpoint { call: FnCall { name, call, schema: None, policy: Policy::default() }, types: PhantomData }
+}
+
+impl<A, R, E> FnEndpoint<A, R, E> {
+    /// Normalizes results with `schema` (which reads as the result type).
+    pub fn schema(mut self, schema: SchemaOf<R>) -> Self {
+        self.call.schema = Some(schema.into());
+        self
+    }
+
+    /// Sets expiry, polling, the mutation flag and the time limit.
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.call.policy = policy;
+        self
+    }
+}
+
+impl<A, R, E> TypedEndpoint for FnEndpoint<A, R, E>
+where
+    A: Serialize + 'static,
+    R: DeserializeOwned + 'static,
+    E: Clone + std::fmt::Display + 'static,
+{
+    type Args = A;
+    type Body = ();
+    type Result = R;
+    type Error = FnError<E>;
+    type Endpoint = FnCall<E>;
+
+    fn endpoint(&self) -> &FnCall<E> {
+        &self.call
+    }
+
+    fn args(&self, args: &A) -> Result<Value, FnError<E>> {
+        json::to_value(args).map_err(|e| FnError::Json { endpoint: self.call.name.to_string(), message: format!("args: {e}") })
+    }
+
+    fn body(&self, _body: ()) -> Result<Option<Value>, FnError<E>> {
+        Ok(None)
+    }
+
+    fn result(&self, output: Value) -> Result<R, FnError<E>> {
+        json::from_value(&output)
+            .map_err(|e| FnError::Json { endpoint: self.call.name.to_string(), message: format!("result: {e}") })
+    }
+}
