@@ -5,8 +5,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::marker::PhantomData;
+
 use rdc_core::json::{Map, Value};
-use rdc_core::Schema;
+use rdc_core::{Schema, SchemaOf};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 use crate::error::{NetworkError, RestError};
 use crate::http::{Blob, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture};
@@ -92,6 +96,18 @@ impl Body {
         }
     }
 
+    /// What kind of body this is, for messages (`JSON`, `text`, `a blob`...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Body::Json(_) => "JSON",
+            Body::Text(_) => "text",
+            Body::Blob(_) => "a blob",
+            Body::Bytes(_) => "bytes",
+            Body::File(_) => "a file",
+            Body::Empty => "no content",
+        }
+    }
+
     /// The JSON value; `Null` for anything else.
     pub fn into_json(self) -> Value {
         match self {
@@ -113,22 +129,22 @@ pub struct RequestInit {
     pub body: Option<String>,
 }
 
-type RequestInitFn = Arc<dyn Fn(&RestEndpoint, Option<Value>) -> Result<RequestInit, RestError> + Send + Sync>;
-type ProcessFn = Arc<dyn Fn(&RestEndpoint, Body, &Args) -> Result<Body, RestError> + Send + Sync>;
+type RequestInitFn = Arc<dyn Fn(&RestCall, Option<Value>) -> Result<RequestInit, RestError> + Send + Sync>;
+type ProcessFn = Arc<dyn Fn(&RestCall, Body, &Args) -> Result<Body, RestError> + Send + Sync>;
 type FetchResponseFn = Arc<
-    dyn Fn(RestEndpoint, Arc<dyn HttpClient>, HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>>
+    dyn Fn(RestCall, Arc<dyn HttpClient>, HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>>
         + Send
         + Sync,
 >;
 type ParseResponseFn =
-    Arc<dyn Fn(RestEndpoint, HttpResponse) -> LocalBoxFuture<'static, Result<Body, RestError>> + Send + Sync>;
+    Arc<dyn Fn(RestCall, HttpResponse) -> LocalBoxFuture<'static, Result<Body, RestError>> + Send + Sync>;
 type OptimisticFn = Arc<dyn Fn(&Args, Option<&Value>) -> Value + Send + Sync>;
 type HeadersFn = Arc<dyn Fn(&Args) -> Vec<(String, String)> + Send + Sync>;
 
 /// The step an override replaced, for `fetch_response` overrides.
 pub struct FetchSuper {
     prev: FetchResponseFn,
-    endpoint: RestEndpoint,
+    endpoint: RestCall,
     client: Arc<dyn HttpClient>,
 }
 
@@ -148,7 +164,7 @@ impl FetchSuper {
 /// The step an override replaced, for `parse_response` overrides.
 pub struct ParseSuper {
     prev: ParseResponseFn,
-    endpoint: RestEndpoint,
+    endpoint: RestCall,
 }
 
 impl std::fmt::Debug for ParseSuper {
@@ -188,8 +204,15 @@ struct Options {
     process: ProcessFn,
 }
 
-/// A REST endpoint: where it is, how to read its answer, and how long it is fresh.
+/// A REST endpoint: where it is, how to read its answer, how long it is fresh,
+/// and the types it is called with: args `A`, body `B` and result `R`.
 /// Cheap to clone; builder methods return a changed copy (like `extend()`).
+/// The untyped pipeline and getters come from its [`RestCall`] (through `Deref`).
+///
+/// `RestEndpoint::get(path)` is the dynamic form (JSON args, an optional JSON
+/// body, a JSON result); [`RestEndpoint::args`], [`RestEndpoint::body`] and
+/// [`RestEndpoint::schema`] give it types, and the `rest!` macro does all three
+/// with the path params checked against the args type at compile time.
 ///
 /// ```
 /// use rdc_rest::{block_on, FakeClient, FakeResponse, RestEndpoint};
@@ -204,12 +227,92 @@ struct Options {
 /// let body = block_on(get_price.fetch(std::sync::Arc::new(client), args.as_object().unwrap(), None)).unwrap();
 /// assert_eq!(body.json().unwrap()["price"], "1.5");
 /// ```
+pub struct RestEndpoint<A = Value, B = Option<Value>, R = Value> {
+    call: RestCall,
+    typing: Typing<A, B, R>,
+}
+
+/// The JSON side of a [`RestEndpoint`]: its options and pipeline, what the
+/// controller fetches with (its [`Endpoint`](rdc_core::Endpoint)).
 #[derive(Clone)]
-pub struct RestEndpoint {
+pub struct RestCall {
     options: Arc<Options>,
 }
 
-impl std::fmt::Debug for RestEndpoint {
+type ArgsFn<A> = Arc<dyn Fn(&A) -> Result<Value, String> + Send + Sync>;
+type ResultFn<R> = Arc<dyn Fn(Body) -> Result<R, String> + Send + Sync>;
+
+/// How a typed endpoint's args and results meet JSON.
+struct Typing<A, B, R> {
+    args: ArgsFn<A>,
+    result: ResultFn<R>,
+    body: PhantomData<fn(B)>,
+}
+
+impl<A, B, R> Clone for Typing<A, B, R> {
+    fn clone(&self) -> Self {
+        Typing { args: Arc::clone(&self.args), result: Arc::clone(&self.result), body: PhantomData }
+    }
+}
+
+impl Typing<Value, Option<Value>, Value> {
+    fn dynamic() -> Self {
+        Typing { args: Arc::new(encode_args::<Value>), result: Arc::new(|body: Body| Ok(body.into_json())), body: PhantomData }
+    }
+}
+
+/// Args as the JSON object of params the pipeline takes (`null`: none).
+fn encode_args<T: Serialize>(args: &T) -> Result<Value, String> {
+    match rdc_core::json::to_value(args).map_err(|e| e.to_string())? {
+        Value::Null => Ok(Value::Object(Map::new())),
+        object @ Value::Object(_) => Ok(object),
+        other => Err(format!("args must be a struct or map of params, not {}", kind(&other))),
+    }
+}
+
+/// A body read as `T` through serde: JSON as it is, text as a string, no
+/// content as `null`.
+fn read_body<T: DeserializeOwned>(body: Body) -> Result<T, String> {
+    let value = match body {
+        Body::Json(value) => value,
+        Body::Text(text) => Value::String(text.into()),
+        Body::Empty => Value::Null,
+        binary => return Err(format!("expected JSON or text, got {}", binary.kind())),
+    };
+    rdc_core::json::from_value(&value).map_err(|e| e.to_string())
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+impl<A, B, R> Clone for RestEndpoint<A, B, R> {
+    fn clone(&self) -> Self {
+        RestEndpoint { call: self.call.clone(), typing: self.typing.clone() }
+    }
+}
+
+impl<A, B, R> std::ops::Deref for RestEndpoint<A, B, R> {
+    type Target = RestCall;
+    fn deref(&self) -> &RestCall {
+        &self.call
+    }
+}
+
+impl<A, B, R> std::fmt::Debug for RestEndpoint<A, B, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.call.fmt(f)
+    }
+}
+
+impl std::fmt::Debug for RestCall {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RestEndpoint")
             .field("method", &self.options.method)
@@ -220,11 +323,46 @@ impl std::fmt::Debug for RestEndpoint {
     }
 }
 
+impl<A, B, R> rdc_core::TypedEndpoint for RestEndpoint<A, B, R>
+where
+    A: 'static,
+    B: Serialize + 'static,
+    R: 'static,
+{
+    type Args = A;
+    type Body = B;
+    type Result = R;
+    type Error = RestError;
+    type Endpoint = RestCall;
+
+    fn endpoint(&self) -> &RestCall {
+        &self.call
+    }
+
+    fn args(&self, args: &A) -> Result<Value, RestError> {
+        (self.typing.args)(args).map_err(|message| RestError::Encode { endpoint: self.name(), part: "args", message })
+    }
+
+    fn body(&self, body: B) -> Result<Option<Value>, RestError> {
+        match rdc_core::json::to_value(&body) {
+            Ok(Value::Null) => Ok(None),
+            Ok(value) => Ok(Some(value)),
+            Err(e) => Err(RestError::Encode { endpoint: self.name(), part: "body", message: e.to_string() }),
+        }
+    }
+
+    fn result(&self, output: Body) -> Result<R, RestError> {
+        (self.typing.result)(output).map_err(|message| RestError::Decode { endpoint: self.name(), message })
+    }
+}
 impl RestEndpoint {
-    /// An endpoint with `method` and path template `path`.
+    /// An endpoint with `method` and path template `path`, taking JSON args and
+    /// an optional JSON body and reading as JSON (the dynamic form; see
+    /// [`RestEndpoint::args`], [`RestEndpoint::body`], [`RestEndpoint::schema`]
+    /// and the `rest!` macro for typed ones).
     pub fn new(method: &str, path: &str) -> RestEndpoint {
         RestEndpoint {
-            options: Arc::new(Options {
+            call: RestCall { options: Arc::new(Options {
                 method: method.to_ascii_uppercase(),
                 path: path.to_owned(),
                 template: PathTemplate::parse(path),
@@ -245,7 +383,8 @@ impl RestEndpoint {
                 fetch_response: Arc::new(default_fetch_response),
                 parse_response: Arc::new(default_parse_response),
                 process: Arc::new(|_, body, _| Ok(body)),
-            }),
+            }) },
+            typing: Typing::dynamic(),
         }
     }
 
@@ -259,85 +398,178 @@ impl RestEndpoint {
         RestEndpoint::new("POST", path)
     }
 
-    fn with(&self, change: impl FnOnce(&mut Options)) -> RestEndpoint {
-        let mut options = (*self.options).clone();
+}
+
+impl<A, B, R> RestEndpoint<A, B, R> {
+    fn with(&self, change: impl FnOnce(&mut Options)) -> Self {
+        let mut options = (*self.call.options).clone();
         change(&mut options);
-        RestEndpoint { options: Arc::new(options) }
+        RestEndpoint { call: RestCall { options: Arc::new(options) }, typing: self.typing.clone() }
     }
 
     /// Sets the method.
-    pub fn method(&self, method: &str) -> RestEndpoint {
+    pub fn method(&self, method: &str) -> Self {
         self.with(|o| o.method = method.to_ascii_uppercase())
     }
 
     /// Sets the address prefix (`urlPrefix`).
-    pub fn url_prefix(&self, prefix: &str) -> RestEndpoint {
+    pub fn url_prefix(&self, prefix: &str) -> Self {
         self.with(|o| o.url_prefix = prefix.trim_end_matches('/').to_owned())
     }
 
-    /// Sets the schema responses are normalized with.
-    pub fn schema(&self, schema: Schema) -> RestEndpoint {
-        self.with(|o| o.schema = Some(schema))
+    /// Sets the schema responses are normalized with; the endpoint's result is
+    /// what the schema reads as (`User::schema()`: a `User`; `All::of::<User>()`:
+    /// a `Vec<User>`; a plain [`Schema`]: JSON).
+    ///
+    /// ```
+    /// use rdc_core::{All, Entity};
+    /// use rdc_rest::RestEndpoint;
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+    /// let users: RestEndpoint<_, _, Vec<User>> = RestEndpoint::get("/users").schema(All::of::<User>());
+    /// # let _ = users;
+    /// ```
+    pub fn schema<T: DeserializeOwned + 'static>(&self, schema: impl Into<SchemaOf<T>>) -> RestEndpoint<A, B, T> {
+        let schema: Schema = schema.into().into();
+        self.with(|o| o.schema = Some(schema)).returns()
+    }
+
+    /// Reads results as `T` (any `Deserialize` type) without a schema: what
+    /// the server sent is kept as it is, not normalized.
+    ///
+    /// ```
+    /// #[derive(serde::Deserialize)]
+    /// struct Health { ok: bool }
+    /// let health = rdc_rest::RestEndpoint::get("/health").returns::<Health>();
+    /// # let _ = health;
+    /// ```
+    pub fn returns<T: DeserializeOwned + 'static>(&self) -> RestEndpoint<A, B, T> {
+        self.retyped(self.typing.args.clone(), Arc::new(read_body::<T>))
+    }
+
+    /// Takes args of type `T` (any `Serialize` struct): its fields fill the
+    /// path params by name and the others form the query string; `Option`
+    /// fields that are `None` are left out; `()` takes none. The `rest!` macro
+    /// also checks the path params against the fields at compile time.
+    ///
+    /// ```
+    /// #[derive(serde::Serialize)]
+    /// struct Search { id: String, page: Option<u32> }
+    /// let ep = rdc_rest::RestEndpoint::get("/users/:id/posts").args::<Search>();
+    /// let args = rdc_core::TypedEndpoint::args(&ep, &Search { id: "7".into(), page: Some(2) }).unwrap();
+    /// assert_eq!(ep.key(args.as_object().unwrap()).unwrap(), "GET /users/7/posts?page=2");
+    /// ```
+    pub fn args<T: Serialize + 'static>(&self) -> RestEndpoint<T, B, R> {
+        self.retyped(Arc::new(encode_args::<T>), self.typing.result.clone())
+    }
+
+    /// Sends a body of type `T` (any `Serialize`; one that serializes to
+    /// `null`, such as `()` or `None`, sends none).
+    ///
+    /// ```
+    /// #[derive(serde::Serialize)]
+    /// struct NewUser { name: String }
+    /// let create = rdc_rest::RestEndpoint::post("/users").args::<()>().body::<NewUser>();
+    /// # let _ = create;
+    /// ```
+    pub fn body<T: Serialize + 'static>(&self) -> RestEndpoint<A, T, R> {
+        self.retyped(self.typing.args.clone(), self.typing.result.clone())
+    }
+
+    /// The same endpoint, with its options changed by `f` on its dynamic form
+    /// (for recipes and helpers written for `RestEndpoint`); the types stay.
+    ///
+    /// ```
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+    /// use rdc_core::Entity;
+    /// use rdc_rest::{recipes, RestEndpoint};
+    /// let user = RestEndpoint::get("/users/:id").schema(User::schema()).map(|e| recipes::key_case(&e.url_prefix("/api")));
+    /// assert_eq!(user.name(), "GET /users/:id");
+    /// ```
+    pub fn map(&self, f: impl FnOnce(&RestEndpoint) -> RestEndpoint) -> Self {
+        let dynamic = RestEndpoint { call: self.call.clone(), typing: Typing::dynamic() };
+        RestEndpoint { call: f(&dynamic).call, typing: self.typing.clone() }
+    }
+
+    /// Reads results with `result` from what the pipeline produced (a blob, a
+    /// file, a body a schema does not describe).
+    pub fn result_with<T: 'static>(
+        &self,
+        result: impl Fn(Body) -> Result<T, String> + Send + Sync + 'static,
+    ) -> RestEndpoint<A, B, T> {
+        self.retyped(self.typing.args.clone(), Arc::new(result))
+    }
+
+    /// Takes args of type `T`, made into JSON by `encode` (for args that are
+    /// not a struct of params, such as a bare id).
+    pub fn args_with<T: 'static>(
+        &self,
+        encode: impl Fn(&T) -> Result<Value, String> + Send + Sync + 'static,
+    ) -> RestEndpoint<T, B, R> {
+        self.retyped(Arc::new(encode), self.typing.result.clone())
+    }
+
+    fn retyped<A2, B2, R2>(&self, args: ArgsFn<A2>, result: ResultFn<R2>) -> RestEndpoint<A2, B2, R2> {
+        RestEndpoint { call: self.call.clone(), typing: Typing { args, result, body: PhantomData } }
     }
 
     /// Sets how the body is read.
-    pub fn content(&self, content: Content) -> RestEndpoint {
+    pub fn content(&self, content: Content) -> Self {
         self.with(|o| o.content = content)
     }
 
     /// Refetch this often while in use. At least 1 ms: a shorter one is refused,
     /// with [`RestError::InvalidOption`], wherever the endpoint is used (its key,
     /// URL, fetch; the controller neither fetches nor polls it).
-    pub fn poll_frequency(&self, every: Duration) -> RestEndpoint {
+    pub fn poll_frequency(&self, every: Duration) -> Self {
         self.with(|o| o.poll_frequency = Some(every))
     }
 
     /// How long fetched data stays fresh (`Duration::ZERO` keeps nothing).
-    pub fn data_expiry(&self, expiry: Duration) -> RestEndpoint {
+    pub fn data_expiry(&self, expiry: Duration) -> Self {
         self.with(|o| o.data_expiry = expiry)
     }
 
     /// How long an error counts before a read fetches again.
-    pub fn error_expiry(&self, expiry: Duration) -> RestEndpoint {
+    pub fn error_expiry(&self, expiry: Duration) -> Self {
         self.with(|o| o.error_expiry = expiry)
     }
 
     /// Whether stale data must not be shown while refetching.
-    pub fn invalid_if_stale(&self, invalid: bool) -> RestEndpoint {
+    pub fn invalid_if_stale(&self, invalid: bool) -> Self {
         self.with(|o| o.invalid_if_stale = invalid)
     }
 
     /// Sets the error policy.
-    pub fn error_policy(&self, policy: ErrorPolicy) -> RestEndpoint {
+    pub fn error_policy(&self, policy: ErrorPolicy) -> Self {
         self.with(|o| o.error_policy = policy)
     }
 
     /// Adds a static header to every request.
-    pub fn header(&self, name: &str, value: &str) -> RestEndpoint {
+    pub fn header(&self, name: &str, value: &str) -> Self {
         self.with(|o| o.headers.push((name.to_owned(), value.to_owned())))
     }
 
     /// Aborts a request that has not answered after `timeout` (the browser client
     /// uses an `AbortController`); the error is a [`RestError::Transport`].
-    pub fn timeout(&self, timeout: Duration) -> RestEndpoint {
+    pub fn timeout(&self, timeout: Duration) -> Self {
         self.with(|o| o.timeout = Some(timeout))
     }
 
     /// Computes headers per request (e.g. an auth token).
-    pub fn headers_with(&self, f: impl Fn(&Args) -> Vec<(String, String)> + Send + Sync + 'static) -> RestEndpoint {
+    pub fn headers_with(&self, f: impl Fn(&Args) -> Vec<(String, String)> + Send + Sync + 'static) -> Self {
         self.with(|o| o.dynamic_headers = Some(Arc::new(f)))
     }
 
     /// The HTTP client the controller fetches with (default: the browser's Fetch
     /// API in wasm; natively there is none, set a [`FakeClient`](crate::FakeClient)).
-    pub fn client(&self, client: impl HttpClient + 'static) -> RestEndpoint {
+    pub fn client(&self, client: impl HttpClient + 'static) -> Self {
         let client: Arc<dyn HttpClient> = Arc::new(client);
         self.with(|o| o.client = Some(client))
     }
 
     /// The response a mutation is expected to give, shown at once (optimistic
     /// update) until the real one arrives or the request fails.
-    pub fn optimistic(&self, f: impl Fn(&Args, Option<&Value>) -> Value + Send + Sync + 'static) -> RestEndpoint {
+    pub fn optimistic(&self, f: impl Fn(&Args, Option<&Value>) -> Value + Send + Sync + 'static) -> Self {
         self.with(|o| o.optimistic = Some(Arc::new(f)))
     }
 
@@ -351,8 +583,8 @@ impl RestEndpoint {
             + Send
             + Sync
             + 'static,
-    ) -> RestEndpoint {
-        let prev = Arc::clone(&self.options.request_init);
+    ) -> Self {
+        let prev = Arc::clone(&self.call.options.request_init);
         self.with(|o| o.request_init = Arc::new(move |ep, body| f(body, &|b| prev(ep, b))))
     }
 
@@ -363,14 +595,14 @@ impl RestEndpoint {
             + Send
             + Sync
             + 'static,
-    ) -> RestEndpoint {
-        let prev = Arc::clone(&self.options.process);
+    ) -> Self {
+        let prev = Arc::clone(&self.call.options.process);
         self.with(|o| o.process = Arc::new(move |ep, body, args| f(body, args, &|b, a| prev(ep, b, a))))
     }
 
     /// Adds a JSON `process(value, args)` after the current one (the spec's
     /// `process` option). Non-JSON bodies pass by.
-    pub fn process(&self, f: impl Fn(Value, &Args) -> Value + Send + Sync + 'static) -> RestEndpoint {
+    pub fn process(&self, f: impl Fn(Value, &Args) -> Value + Send + Sync + 'static) -> Self {
         self.with_process(move |body, args, sup| match sup(body, args)? {
             Body::Json(value) => Ok(Body::Json(f(value, args))),
             other => Ok(other),
@@ -384,8 +616,8 @@ impl RestEndpoint {
             + Send
             + Sync
             + 'static,
-    ) -> RestEndpoint {
-        let prev = Arc::clone(&self.options.fetch_response);
+    ) -> Self {
+        let prev = Arc::clone(&self.call.options.fetch_response);
         self.with(|o| {
             o.fetch_response = Arc::new(move |endpoint, client, request| {
                 f(request, FetchSuper { prev: Arc::clone(&prev), endpoint, client })
@@ -397,14 +629,16 @@ impl RestEndpoint {
     pub fn with_parse_response(
         &self,
         f: impl Fn(HttpResponse, ParseSuper) -> LocalBoxFuture<'static, Result<Body, RestError>> + Send + Sync + 'static,
-    ) -> RestEndpoint {
-        let prev = Arc::clone(&self.options.parse_response);
+    ) -> Self {
+        let prev = Arc::clone(&self.call.options.parse_response);
         self.with(|o| {
             o.parse_response =
                 Arc::new(move |endpoint, response| f(response, ParseSuper { prev: Arc::clone(&prev), endpoint }))
         })
     }
 
+}
+impl RestCall {
     /// `METHOD path-template`, how errors name this endpoint.
     pub fn name(&self) -> String {
         format!("{} {}", self.options.method, self.options.path)
@@ -574,12 +808,12 @@ fn args_of(args: &Value) -> Args {
     args.as_object().cloned().unwrap_or_default()
 }
 
-impl rdc_core::Endpoint for RestEndpoint {
+impl rdc_core::Endpoint for RestCall {
     type Output = Body;
     type Error = RestError;
 
     fn key(&self, args: &Value) -> Result<String, RestError> {
-        RestEndpoint::key(self, &args_of(args))
+        RestCall::key(self, &args_of(args))
     }
 
     fn schema(&self) -> Option<Schema> {
@@ -670,7 +904,7 @@ fn check_header(endpoint: &str, name: &str, value: &str) -> Result<(), RestError
 }
 
 /// The default `request_init`: the method, and a JSON body when there is one.
-fn default_request_init(endpoint: &RestEndpoint, body: Option<Value>) -> Result<RequestInit, RestError> {
+fn default_request_init(endpoint: &RestCall, body: Option<Value>) -> Result<RequestInit, RestError> {
     let mut init = RequestInit { method: endpoint.options.method.clone(), headers: Vec::new(), body: None };
     if let Some(body) = body {
         init.headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
@@ -694,7 +928,7 @@ fn truncate_on_char_boundary(text: &mut String, max: usize) {
 /// The default `fetch_response`: sends, and turns a non-2xx status into a
 /// [`RestError::Network`] carrying the body text (its first 64 KiB).
 fn default_fetch_response(
-    endpoint: RestEndpoint,
+    endpoint: RestCall,
     client: Arc<dyn HttpClient>,
     request: HttpRequest,
 ) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>> {
@@ -718,7 +952,7 @@ fn default_fetch_response(
 /// The default `parse_response`: 204 is empty; blob / array buffer content as
 /// asked; JSON by content type (a parse failure is a typed error); text otherwise.
 fn default_parse_response(
-    endpoint: RestEndpoint,
+    endpoint: RestCall,
     response: HttpResponse,
 ) -> LocalBoxFuture<'static, Result<Body, RestError>> {
     Box::pin(async move {

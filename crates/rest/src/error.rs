@@ -105,6 +105,24 @@ pub enum RestError {
         /// What went wrong, with the position for JSON.
         message: String,
     },
+    /// Typed args or body did not make JSON the endpoint takes (no request was made).
+    #[error("{endpoint}: the {part} cannot be sent: {message}")]
+    Encode {
+        /// The endpoint.
+        endpoint: String,
+        /// `args` or `body`.
+        part: &'static str,
+        /// What serde said.
+        message: String,
+    },
+    /// The response (stored as it came) does not read as the endpoint's result type.
+    #[error("{endpoint}: the response does not read as the result type: {message}")]
+    Decode {
+        /// The endpoint.
+        endpoint: String,
+        /// What serde said, with the path.
+        message: String,
+    },
     /// A transform (`request_init`, `process`...) refused the value.
     #[error("{endpoint}: {message}")]
     Transform {

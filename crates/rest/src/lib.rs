@@ -30,7 +30,9 @@ pub mod transform;
 
 #[cfg(target_arch = "wasm32")]
 pub use browser::BrowserClient;
-pub use endpoint::{Args, Body, Content, ErrorPolicy, FetchSuper, FileDownload, ParseSuper, RequestInit, RestEndpoint};
+pub use endpoint::{
+    Args, Body, Content, ErrorPolicy, FetchSuper, FileDownload, ParseSuper, RequestInit, RestCall, RestEndpoint,
+};
 pub use error::{NetworkError, RestError};
 pub use fake::{block_on, FakeClient, FakeResponse};
 pub use http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};

@@ -22,7 +22,7 @@ use crate::transform::{
 
 /// Recipe 1: outgoing bodies camelCase -> snake_case, responses snake_case ->
 /// camelCase, recursively; nulls and non-objects as they are.
-pub fn key_case(endpoint: &RestEndpoint) -> RestEndpoint {
+pub fn key_case<A, B, R>(endpoint: &RestEndpoint<A, B, R>) -> RestEndpoint<A, B, R> {
     endpoint
         .with_request_init(|body, sup| sup(body.map(|b| deep_rename_keys(b, &snake_case))))
         .process(|value, _| deep_rename_keys(value, &camel_case))
@@ -30,7 +30,10 @@ pub fn key_case(endpoint: &RestEndpoint) -> RestEndpoint {
 
 /// Recipe 2: renames body keys for the API (`(ours, theirs)` pairs) and back on the
 /// response.
-pub fn rename_keys(endpoint: &RestEndpoint, pairs: &'static [(&'static str, &'static str)]) -> RestEndpoint {
+pub fn rename_keys<A, B, R>(
+    endpoint: &RestEndpoint<A, B, R>,
+    pairs: &'static [(&'static str, &'static str)],
+) -> RestEndpoint<A, B, R> {
     endpoint
         .with_request_init(move |body, sup| {
             sup(body.map(|b| pairs.iter().fold(b, |b, (ours, theirs)| rename_key(b, ours, theirs))))
@@ -48,13 +51,17 @@ fn rename_all(value: Value, pairs: &[(&str, &str)]) -> Value {
 
 /// Recipe 3: copies path parameter `param` into the response as the entity's
 /// primary-key field `field` (Stream's `username`, Ticker's `product_id`).
-pub fn pk_from_param(endpoint: &RestEndpoint, param: &'static str, field: &'static str) -> RestEndpoint {
+pub fn pk_from_param<A, B, R>(
+    endpoint: &RestEndpoint<A, B, R>,
+    param: &'static str,
+    field: &'static str,
+) -> RestEndpoint<A, B, R> {
     endpoint.process(move |value, args| pk_from_params(value, args, param, field))
 }
 
 /// Recipe 4: reads the `Link` header; returns `{link, results}` when the header
 /// exists or the results are a list, the results unchanged otherwise.
-pub fn link_pagination(endpoint: &RestEndpoint) -> RestEndpoint {
+pub fn link_pagination<A, B, R>(endpoint: &RestEndpoint<A, B, R>) -> RestEndpoint<A, B, R> {
     endpoint.with_parse_response(|response, sup| {
         Box::pin(async move {
             let link = response.header("link").map(str::to_owned);
@@ -71,8 +78,8 @@ pub fn link_pagination(endpoint: &RestEndpoint) -> RestEndpoint {
 
 /// Recipe 5: a file download. Blob content, nothing kept in the cache, and the
 /// result is the blob with its filename from `Content-Disposition` (else `download`).
-pub fn file_download(endpoint: &RestEndpoint) -> RestEndpoint {
-    endpoint.content(Content::Blob).data_expiry(Duration::ZERO).with_parse_response(|response, sup| {
+pub fn file_download<A, B, R>(endpoint: &RestEndpoint<A, B, R>) -> RestEndpoint<A, B, FileDownload> {
+    let download = endpoint.content(Content::Blob).data_expiry(Duration::ZERO).with_parse_response(|response, sup| {
         Box::pin(async move {
             let filename = response
                 .header("content-disposition")
@@ -83,5 +90,9 @@ pub fn file_download(endpoint: &RestEndpoint) -> RestEndpoint {
                 other => Ok(other),
             }
         })
+    });
+    download.result_with(|body| match body {
+        Body::File(file) => Ok(file),
+        other => Err(format!("expected a file, got {}", other.kind())),
     })
 }

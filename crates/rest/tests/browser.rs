@@ -20,7 +20,7 @@ fn endpoint(method: &str, path: &str) -> RestEndpoint {
     RestEndpoint::new(method, path).url_prefix(&format!("{API}/api"))
 }
 
-async fn run(e: &RestEndpoint, args: Value, body: Option<Value>) -> Result<Body, RestError> {
+async fn run(e: &rdc_rest::RestCall, args: Value, body: Option<Value>) -> Result<Body, RestError> {
     e.fetch(Arc::new(BrowserClient), &args.as_object().cloned().unwrap_or_else(Args::new), body).await
 }
 

@@ -12,7 +12,7 @@ fn args(v: Value) -> Args {
     v.as_object().cloned().unwrap()
 }
 
-fn run(e: &RestEndpoint, client: &FakeClient, a: Value, body: Option<Value>) -> Result<Body, RestError> {
+fn run(e: &rdc_rest::RestCall, client: &FakeClient, a: Value, body: Option<Value>) -> Result<Body, RestError> {
     block_on(e.fetch(Arc::new(client.clone()), &args(a), body))
 }
 

@@ -6,9 +6,9 @@ mod support {
     use std::sync::Arc;
 
     use rdc_core::json::Value;
-    use rdc_rest::{block_on, Args, Body, FakeClient, RestEndpoint, RestError};
+    use rdc_rest::{block_on, Args, Body, FakeClient, RestError};
 
-    pub fn run(e: &RestEndpoint, client: &FakeClient, a: Value, body: Option<Value>) -> Result<Body, RestError> {
+    pub fn run(e: &rdc_rest::RestCall, client: &FakeClient, a: Value, body: Option<Value>) -> Result<Body, RestError> {
         block_on(e.fetch(Arc::new(client.clone()), &a.as_object().cloned().unwrap_or_else(Args::new), body))
     }
 }

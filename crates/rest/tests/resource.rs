@@ -3,14 +3,31 @@
 
 use rdc_core::json;
 use rdc_core::{Controller, Entity, FakeTime, LocalTasks, Spawn};
-use rdc_rest::{resource, Body, FakeClient, FakeResponse, RestError};
-use serde::Deserialize;
+use rdc_rest::{resource, FakeClient, FakeResponse, RestError};
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Deserialize, Entity)]
-#[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
 struct User {
     id: String,
     name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct UserId {
+    id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct Named {
+    name: String,
+}
+
+fn id(id: &str) -> UserId {
+    UserId { id: id.to_owned() }
+}
+
+fn named(name: &str) -> Named {
+    Named { name: name.to_owned() }
 }
 
 fn run<T: 'static>(tasks: &LocalTasks, f: rdc_core::LocalFuture<T>) -> T {
@@ -28,14 +45,18 @@ fn create_update_and_delete_show_in_lists_and_details_without_refetching() {
     let tasks = LocalTasks::default();
     let c = Controller::new(time.clone(), time.clone(), tasks.clone());
     let client = FakeClient::default();
-    let users = resource::<User>("/users/:id", "UserList").map(|e| e.client(client.clone()));
+    let users = resource::<User>("/users/:id", "UserList")
+        .args::<UserId>()
+        .list_args::<()>()
+        .body::<Named>()
+        .map(|e| e.client(client.clone()));
     client.on("GET", "/users", FakeResponse::json(json!([{ "id": "1", "name": "Ada" }])));
     client.on("POST", "/users", FakeResponse::json(json!({ "id": "2", "name": "Grace" })));
     client.on("PATCH", "/users/1", FakeResponse::json(json!({ "id": "1", "name": "Ada L." })));
     client.on("DELETE", "/users/2", FakeResponse::status(204));
 
     let list = |c: &Controller| -> Vec<String> {
-        c.read::<_, Vec<User>>(&users.get_list, &json!({}))
+        c.read::<_, Vec<User>>(&users.get_list, &())
             .unwrap()
             .data
             .unwrap()
@@ -43,17 +64,20 @@ fn create_update_and_delete_show_in_lists_and_details_without_refetching() {
             .map(|u| u.name.clone())
             .collect()
     };
-    run(&tasks, c.fetch(&users.get_list, json!({}), None)).unwrap();
+    let listed: Vec<User> = run(&tasks, c.fetch(&users.get_list, (), ())).unwrap();
+    assert_eq!(listed, [User { id: "1".into(), name: "Ada".into() }]);
     assert_eq!(list(&c), ["Ada"]);
 
-    let created = run(&tasks, c.fetch(&users.create, json!({}), Some(json!({ "name": "Grace" })))).unwrap();
-    assert_eq!(created, Body::Json(json!({ "id": "2", "name": "Grace" })));
+    let created: User = run(&tasks, c.fetch(&users.create, (), named("Grace"))).unwrap();
+    assert_eq!(created, User { id: "2".into(), name: "Grace".into() });
     assert_eq!(list(&c), ["Ada", "Grace"], "the new user joined the list");
+    let sent = client.requests().into_iter().find(|r| r.method == "POST").unwrap();
+    assert_eq!(sent.body.as_deref(), Some(r#"{"name":"Grace"}"#));
 
-    run(&tasks, c.fetch(&users.partial_update, json!({ "id": "1" }), Some(json!({ "name": "Ada L." })))).unwrap();
+    run(&tasks, c.fetch(&users.partial_update, id("1"), named("Ada L."))).unwrap();
     assert_eq!(list(&c), ["Ada L.", "Grace"]);
 
-    run(&tasks, c.fetch(&users.delete, json!({ "id": "2" }), None)).unwrap();
+    let () = run(&tasks, c.fetch(&users.delete, id("2"), ())).unwrap();
     assert_eq!(list(&c), ["Ada L."], "the deleted user left the list");
     assert_eq!(client.requests().iter().filter(|r| r.method == "GET").count(), 1, "no refetch");
 }
@@ -63,11 +87,49 @@ fn without_a_client_natively_the_error_says_so() {
     let time = FakeTime::default();
     let tasks = LocalTasks::default();
     let c = Controller::new(time.clone(), time.clone(), tasks.clone());
-    let users = resource::<User>("/users/:id", "UserList");
-    let err = run(&tasks, c.fetch(&users.get, json!({ "id": "1" }), None)).unwrap_err();
+    let users = resource::<User>("/users/:id", "UserList").args::<UserId>();
+    let err = run(&tasks, c.fetch(&users.get, id("1"), ())).unwrap_err();
     match err {
         rdc_core::FetchError::Endpoint(RestError::Transport { message, .. }) => {
             assert!(message.contains("no HTTP client"))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn args_that_are_no_struct_of_params_are_refused_before_any_request() {
+    let time = FakeTime::default();
+    let tasks = LocalTasks::default();
+    let c = Controller::new(time.clone(), time.clone(), tasks.clone());
+    let client = FakeClient::default();
+    let by_id = rdc_rest::RestEndpoint::get("/users/:id").args::<String>().body::<()>().schema(User::schema()).client(client.clone());
+    let err = run(&tasks, c.fetch(&by_id, "7".to_owned(), ())).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "GET /users/:id: the args cannot be sent: args must be a struct or map of params, not a string"
+    );
+    assert!(client.requests().is_empty());
+}
+
+#[test]
+fn a_response_that_does_not_read_as_the_result_type_is_a_decode_error_naming_the_endpoint() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Health {
+        ok: bool,
+    }
+    let time = FakeTime::default();
+    let tasks = LocalTasks::default();
+    let c = Controller::new(time.clone(), time.clone(), tasks.clone());
+    let client = FakeClient::default();
+    client.on("GET", "/health", FakeResponse::json(json!({ "ok": "yes" })));
+    let health = rdc_rest::RestEndpoint::get("/health").args::<()>().body::<()>().returns::<Health>().client(client);
+    let err = run(&tasks, c.fetch(&health, (), ())).unwrap_err();
+    match err {
+        rdc_core::FetchError::Endpoint(RestError::Decode { endpoint, message }) => {
+            assert_eq!(endpoint, "GET /health");
+            assert!(message.contains("ok"), "{message}");
         }
         other => panic!("{other:?}"),
     }
