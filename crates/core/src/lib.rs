@@ -44,6 +44,7 @@ pub use controller::{
 };
 pub use error::{NormalizeError, ReadError};
 pub use rdc_macros::{Entity, Schema};
+pub use read::path::deserialize_at;
 pub use read::{denormalize, MemoCache, Pk, Query, ReadFn, ReadListFn};
 pub use schema::{
     canonical_text, composite_pk, entry, json_text, pk_string, All, ChooseFn, Chooser, Collection, Entity, EntityDef,

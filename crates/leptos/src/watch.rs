@@ -5,8 +5,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use rdc_core::json::Value;
-use rdc_core::{Controller, Endpoint, ExpiryStatus};
+use rdc_core::{Controller, Endpoint, ExpiryStatus, TypedEndpoint};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
@@ -56,16 +55,18 @@ pub(crate) struct Target {
 
 impl Target {
     /// The target of `endpoint` for `args`, or why the args do not make a key.
-    pub(crate) fn of<E: Endpoint>(endpoint: &E, args: &Value) -> Result<Target, String> {
-        let key = endpoint.key(args).map_err(|e| e.to_string())?;
-        Ok(Target { key, schema: endpoint.schema(), invalid_if_stale: endpoint.policy().invalid_if_stale })
+    pub(crate) fn of<C: TypedEndpoint>(endpoint: &C, args: &C::Args) -> Result<Target, String> {
+        let json = endpoint.args(args).map_err(|e| e.to_string())?;
+        let raw = endpoint.endpoint();
+        let key = raw.key(&json).map_err(|e| e.to_string())?;
+        Ok(Target { key, schema: raw.schema(), invalid_if_stale: raw.policy().invalid_if_stale })
     }
 }
 
 /// Reads `endpoint` for `args` now.
-pub(crate) fn snapshot<E, T>(controller: &Controller, endpoint: &E, args: Option<&Value>) -> Snapshot<T>
+pub(crate) fn snapshot<C, T>(controller: &Controller, endpoint: &C, args: Option<&C::Args>) -> Snapshot<T>
 where
-    E: Endpoint,
+    C: TypedEndpoint,
     T: DeserializeOwned + Send + Sync + 'static,
 {
     match args {
@@ -92,13 +93,14 @@ where
 
 /// A signal of the [`Snapshot`] of `endpoint` for the current `args`, updated
 /// after store changes only when it differs. Released when the owner is cleaned up.
-pub(crate) fn watch<E, T>(
+pub(crate) fn watch<C, T>(
     controller: &Controller,
-    endpoint: &E,
-    args: Signal<Option<Value>>,
+    endpoint: &C,
+    args: Signal<Option<C::Args>>,
 ) -> ArcRwSignal<Snapshot<T>>
 where
-    E: Endpoint + Clone,
+    C: TypedEndpoint,
+    C::Args: Send + Sync,
     T: DeserializeOwned + Send + Sync + 'static,
 {
     // What the current args read (`None`: no args), and the key this reader
@@ -110,7 +112,7 @@ where
         let endpoint = endpoint.clone();
         let (target, retained) = (Rc::clone(&target), Rc::clone(&retained));
         // Returns whether the target changed.
-        move |args: Option<&Value>| -> bool {
+        move |args: Option<&C::Args>| -> bool {
             let aim = args.map(|a| Target::of(&endpoint, a));
             let key = aim.as_ref().and_then(|t| t.as_ref().ok()).map(|t| t.key.clone());
             let error = |t: &Option<Result<Target, String>>| t.as_ref().and_then(|t| t.as_ref().err().cloned());

@@ -1,7 +1,7 @@
 //! The code `#[derive(Entity)]` generates.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::{Data, DeriveInput, Fields};
 
 use crate::attrs::{self, is_option};
@@ -10,21 +10,7 @@ use crate::case::rename;
 /// Path of rdc-core as the user's crate sees it: `::rdc_core`, or `::rdc::core`
 /// through the facade.
 fn core_path() -> TokenStream {
-    use proc_macro_crate::{crate_name, FoundCrate};
-    match crate_name("rdc-core") {
-        Ok(FoundCrate::Itself) => quote!(::rdc_core),
-        Ok(FoundCrate::Name(name)) => {
-            let ident = format_ident!("{}", name);
-            quote!(::#ident)
-        }
-        Err(_) => match crate_name("rdc") {
-            Ok(FoundCrate::Name(name)) => {
-                let ident = format_ident!("{}", name);
-                quote!(::#ident::core)
-            }
-            _ => quote!(::rdc::core),
-        },
-    }
+    crate::endpoint::crate_path("rdc-core", "core")
 }
 
 struct Field {

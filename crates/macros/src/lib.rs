@@ -10,7 +10,7 @@
 //!     id: u64,
 //!     #[entity(nested)] author: User,          // another entity: stored once, referenced here
 //!     #[entity(nested)] comments: Vec<Comment>,
-//!     #[entity(schema = "rdc::core::All::of::<Tag>().into()")] tags: Vec<Tag>,
+//!     #[entity(schema = "rdc::core::All::of::<Tag>()")] tags: Vec<Tag>,
 //! }
 //! ```
 //!
@@ -33,6 +33,7 @@
 
 mod attrs;
 mod case;
+mod endpoint;
 mod expand;
 
 use proc_macro::TokenStream;
@@ -64,4 +65,43 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     expand::expand(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// A typed `RestEndpoint`: `rest!(METHOD "path" -> Result, args = Args, body = Body)`.
+///
+/// - `-> T` reads results as `T` through `T`'s schema (an entity, `Vec<E>` of
+///   one, a `#[derive(Schema)]` struct); or `schema = expr` with a typed schema
+///   (`All::of::<User>()` reads as `Vec<User>`); or `returns = T` for any
+///   `Deserialize` type kept as sent (no schema); none of them: JSON.
+/// - `args = A` (a `Serialize` struct, default `()`): each path param must be
+///   one of its fields, or the call does not compile; the other fields form the
+///   query string.
+/// - `body = B` (a `Serialize` type, default `()`: no body).
+///
+/// ```ignore
+/// #[derive(Clone, PartialEq, serde::Serialize)]
+/// struct UserId { id: String }
+/// let user = rdc::rest!(GET "/api/users/:id" -> User, args = UserId);   // RestEndpoint<UserId, (), User>
+/// let create = rdc::rest!(POST "/api/users" -> User, body = NewUser);  // RestEndpoint<(), NewUser, User>
+/// ```
+#[proc_macro]
+pub fn rest(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as endpoint::Rest);
+    endpoint::expand_rest(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// A typed `Resource`: `resource!("/users/:id" -> User, args = UserId,
+/// list_args = Filter, body = NewUser, list = "UserList")`. Every path param of
+/// the item path must be a field of `args` (default `()`), every one of the
+/// list path (the item path without its last param) a field of `list_args`
+/// (default `()`); `body` (default the entity) is what writes send; `list`
+/// (default the entity's name and `List`) names the lists' collection.
+///
+/// ```ignore
+/// let users = rdc::resource!("/api/users/:id" -> User, args = UserId, body = NewUser);
+/// ```
+#[proc_macro]
+pub fn resource(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as endpoint::ResourceInput);
+    endpoint::expand_resource(input).unwrap_or_else(syn::Error::into_compile_error).into()
 }

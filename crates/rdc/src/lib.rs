@@ -8,9 +8,10 @@ pub use rdc_core as core;
 pub use rdc_leptos as leptos;
 pub use rdc_rest as rest;
 
-/// `#[derive(Entity)]` (an entity type) and `#[derive(Schema)]` (a plain struct
-/// holding entities: its `Object` schema).
-pub use rdc_macros::{Entity, Schema};
+/// `#[derive(Entity)]` (an entity type), `#[derive(Schema)]` (a plain struct
+/// holding entities: its `Object` schema), and `rest!` / `resource!` (typed
+/// endpoints whose path params are checked against their args at compile time).
+pub use rdc_macros::{resource, rest, Entity, Schema};
 
 /// rdc's JSON value (`rdc::json::Value`, `Map`, `Text`) and the `rdc::json!`
 /// macro that builds one with `serde_json::json!`'s syntax.
@@ -26,10 +27,11 @@ pub use rdc_core::json;
 /// ambiguous beside `Entity::schema()`.)
 pub mod prelude {
     pub use rdc_core::{
-        entry, All, Collection, Controller, Entity, ExpiryStatus, FetchError, Pk, Query, Schema, Union,
+        entry, from_fn, All, Collection, Controller, Entity, ExpiryStatus, FetchError, Pk, Query, Schema, SchemaOf,
+        TypedEndpoint, Union,
     };
     pub use rdc_leptos::{
-        use_cache, use_cancelling, use_controller, use_dle, use_entity, use_live, use_loading, use_query,
+        use_cache, use_cancelling, use_controller, use_dle, use_entity, use_live, use_loading, use_mutation, use_query,
         use_subscription, use_suspense, use_suspense_optional, DataProvider, EntityKey,
     };
     pub use rdc_rest::{recipes, resource, Body, Content, NetworkError, RestEndpoint, RestError};

@@ -279,7 +279,7 @@ fn read_body<T: DeserializeOwned>(body: Body) -> Result<T, String> {
         Body::Empty => Value::Null,
         binary => return Err(format!("expected JSON or text, got {}", binary.kind())),
     };
-    rdc_core::json::from_value(&value).map_err(|e| e.to_string())
+    rdc_core::deserialize_at(&value).map_err(|e| e.to_string())
 }
 
 fn kind(value: &Value) -> &'static str {

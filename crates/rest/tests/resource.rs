@@ -129,7 +129,7 @@ fn a_response_that_does_not_read_as_the_result_type_is_a_decode_error_naming_the
     match err {
         rdc_core::FetchError::Endpoint(RestError::Decode { endpoint, message }) => {
             assert_eq!(endpoint, "GET /health");
-            assert!(message.contains("ok"), "{message}");
+            assert_eq!(message, "invalid type: string \"yes\", expected a boolean at ok");
         }
         other => panic!("{other:?}"),
     }

@@ -96,7 +96,7 @@ impl<'a> ErrorPath<'a> {
 /// ```
 /// #[derive(Debug, serde::Deserialize)]
 /// struct Price { amounts: Vec<u32> }
-/// let err = rdc_core::__private::deserialize_at::<Price>(&rdc_core::json!({"amounts": [1, "x"]})).unwrap_err();
+/// let err = rdc_core::deserialize_at::<Price>(&rdc_core::json!({"amounts": [1, "x"]})).unwrap_err();
 /// assert_eq!(err.path, "amounts[1]");
 /// ```
 pub fn deserialize_at<'a, T: serde::Deserialize<'a>>(value: &'a Value) -> Result<T, FieldError> {

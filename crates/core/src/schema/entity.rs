@@ -32,6 +32,15 @@ pub struct FieldError {
     pub message: String,
 }
 
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.path.as_str() {
+            "" => f.write_str(&self.message),
+            path => write!(f, "{} at {path}", self.message),
+        }
+    }
+}
+
 /// Type-erased description of an [`Entity`] type: what normalization and reads use.
 /// Get it with [`Entity::DEF`]; it lives for the whole program.
 #[derive(Debug)]

@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use rdc_core::json::Value;
-use rdc_core::{Endpoint, Entity, FetchError, Schema};
+use rdc_core::{Endpoint, Entity, FetchError, SchemaOf};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
 use crate::provider::use_controller;
+use crate::hooks::suspense::Readable;
 use crate::watch::watch;
 
 /// The stored data of `endpoint` for `args`, if any; never fetches. `None` args read nothing.
@@ -17,15 +17,18 @@ use crate::watch::watch;
 /// ```no_run
 /// # use leptos::prelude::*;
 /// # use rdc_rest::RestEndpoint;
-/// let user = rdc_leptos::use_cache::<_, serde_json::Value>(RestEndpoint::get("/api/users/:id"), Signal::derive(|| Some(rdc_core::json!({"id": "1"}))));
+/// #[derive(Clone, PartialEq, serde::Serialize)]
+/// struct UserId { id: String }
+/// let endpoint = RestEndpoint::get("/api/users/:id").args::<UserId>().body::<()>();
+/// let user = rdc_leptos::use_cache(endpoint, Signal::derive(|| Some(UserId { id: "1".into() })));
 /// # let _ = user;
 /// ```
-pub fn use_cache<E, T>(endpoint: E, args: impl Into<Signal<Option<Value>>>) -> Signal<Option<Arc<T>>>
+pub fn use_cache<C>(endpoint: C, args: impl Into<Signal<Option<C::Args>>>) -> Signal<Option<Arc<C::Result>>>
 where
-    E: Endpoint + Clone,
-    T: DeserializeOwned + Send + Sync + 'static,
+    C: Readable,
+    C::Result: DeserializeOwned + Send + Sync,
 {
-    let state = watch::<E, T>(&use_controller(), &endpoint, args.into());
+    let state = watch::<C, C::Result>(&use_controller(), &endpoint, args.into());
     Signal::derive(move || state.with(|s| s.data.clone()))
 }
 
@@ -42,15 +45,14 @@ pub struct Dle<T: Send + Sync + 'static, E: Send + Sync + 'static> {
 
 /// Data, loading and error, without Suspense: fetches when the store has no
 /// valid data, as `use_suspense` does.
-pub fn use_dle<E, T>(endpoint: E, args: impl Into<Signal<Option<Value>>>) -> Dle<T, E::Error>
+pub fn use_dle<C>(endpoint: C, args: impl Into<Signal<Option<C::Args>>>) -> Dle<C::Result, C::Error>
 where
-    E: Endpoint + Clone,
-    E::Error: Send + Sync,
-    T: DeserializeOwned + Send + Sync + 'static,
+    C: Readable,
+    C::Result: DeserializeOwned + Send + Sync,
 {
-    let args: Signal<Option<Value>> = args.into();
+    let args: Signal<Option<C::Args>> = args.into();
     let controller = use_controller();
-    let state = watch::<E, T>(&controller, &endpoint, args);
+    let state = watch::<C, C::Result>(&controller, &endpoint, args);
     let controller = SendWrapper::new(controller);
     let fetch_endpoint = endpoint.clone();
     let fetcher = controller.clone();
@@ -58,9 +60,11 @@ where
     Effect::new(move |_| {
         tracked.track();
         let Some(args) = args.get() else { return };
-        let Ok(key) = fetch_endpoint.key(&args) else { return };
-        if fetcher.needs_fetch(&key, fetch_endpoint.policy()) && !fetcher.is_fetching(&key) {
-            let fetch = fetcher.fetch(&fetch_endpoint, args, None);
+        let Ok(json) = fetch_endpoint.args(&args) else { return };
+        let raw = fetch_endpoint.endpoint();
+        let Ok(key) = raw.key(&json) else { return };
+        if fetcher.needs_fetch(&key, raw.policy()) && !fetcher.is_fetching(&key) {
+            let fetch = fetcher.fetch(raw, json, None);
             leptos::task::spawn_local(async move {
                 let _ = fetch.await;
             });
@@ -74,18 +78,25 @@ where
         loading: Signal::derive(move || loading_state.with(|s| s.fetching)),
         error: Signal::derive(move || {
             state.with(|s| s.error.as_ref().map(|_| ()))?;
-            let key = args.with(|a| a.as_ref().and_then(|a| endpoint.key(a).ok()))?;
-            controller.typed_error::<E>(&key)
+            let key = args.with(|a| a.as_ref().and_then(|a| controller.key_of(&*endpoint, a).ok()))?;
+            controller.typed_error::<C::Endpoint>(&key)
         }),
     }
 }
 
-/// Reads `schema` (an `All`, a `Query`-like schema needing no fetch) from the store;
-/// `None` until something of its type was stored.
-pub fn use_query<T>(memo_key: &'static str, schema: Schema) -> Signal<Option<Arc<T>>>
+/// Reads `schema` (an `All`, a `Query`-like schema needing no fetch) from the store,
+/// as what it reads as; `None` until something of its type was stored.
+///
+/// ```no_run
+/// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+/// let everyone = rdc_leptos::use_query("every user", rdc_core::All::of::<User>());   // Vec<User>
+/// # let _ = everyone;
+/// ```
+pub fn use_query<T>(memo_key: &'static str, schema: SchemaOf<T>) -> Signal<Option<Arc<T>>>
 where
     T: DeserializeOwned + Send + Sync + 'static,
 {
+    let schema = schema.into_schema();
     let controller = use_controller();
     let reader = controller.clone();
     let (state, _) = follow(&controller, move || reader.query::<T>(memo_key, &schema).ok().flatten());

@@ -1,21 +1,16 @@
 //! Polling while mounted: `use_subscription` and `use_live`.
 
 use leptos::prelude::*;
-use rdc_core::json::Value;
-use rdc_core::Endpoint;
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
-use super::suspense::{use_suspense, DataResult};
+use super::suspense::{use_suspense, DataResult, Readable};
 use crate::provider::use_controller;
 
 /// Keeps `endpoint` (which must have a `poll_frequency`) polled for the current
 /// `args` while the component is mounted; `None` args pause it.
-pub fn use_subscription<E>(endpoint: E, args: impl Into<Signal<Option<Value>>>)
-where
-    E: Endpoint + Clone,
-{
-    let args: Signal<Option<Value>> = args.into();
+pub fn use_subscription<C: Readable>(endpoint: C, args: impl Into<Signal<Option<C::Args>>>) {
+    let args: Signal<Option<C::Args>> = args.into();
     let controller = SendWrapper::new(use_controller());
     let subscription = SendWrapper::new(std::cell::RefCell::new(None));
     let shared = std::rc::Rc::new(subscription);
@@ -32,13 +27,12 @@ where
 }
 
 /// [`use_suspense`] plus [`use_subscription`]: live data while mounted.
-pub fn use_live<E, T>(endpoint: E, args: impl Into<Signal<Value>>) -> AsyncDerived<DataResult<T, E>, LocalStorage>
+pub fn use_live<C>(endpoint: C, args: impl Into<Signal<C::Args>>) -> AsyncDerived<DataResult<C>, LocalStorage>
 where
-    E: Endpoint + Clone,
-    E::Error: Send + Sync,
-    T: DeserializeOwned + Send + Sync + 'static,
+    C: Readable,
+    C::Result: DeserializeOwned + Send + Sync,
 {
-    let args: Signal<Value> = args.into();
+    let args: Signal<C::Args> = args.into();
     use_subscription(endpoint.clone(), Signal::derive(move || Some(args.get())));
     use_suspense(endpoint, args)
 }

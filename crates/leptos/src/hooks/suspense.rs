@@ -5,16 +5,27 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use rdc_core::json::Value;
-use rdc_core::{Abort, Controller, Endpoint, ExpiryStatus, FetchError, LocalFuture};
+use rdc_core::{Abort, Controller, Endpoint, ExpiryStatus, FetchError, LocalFuture, TypedEndpoint};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
 use crate::provider::use_controller;
 use crate::watch::{snapshot, watch, Snapshot};
 
-/// What a read resolves to: the data or the typed error.
-pub type DataResult<T, E> = Result<Arc<T>, FetchError<<E as Endpoint>::Error>>;
+/// What a read of endpoint `C` resolves to: its result or its typed error.
+pub type DataResult<C> = Result<Arc<<C as TypedEndpoint>::Result>, FetchError<<C as TypedEndpoint>::Error>>;
+
+/// What the read hooks need of an endpoint: args a signal can hold and an
+/// error a boundary can hold.
+pub trait Readable: TypedEndpoint<Args: Clone + Send + Sync, Error: Send + Sync> {}
+
+impl<C> Readable for C
+where
+    C: TypedEndpoint,
+    C::Args: Clone + Send + Sync,
+    C::Error: Send + Sync,
+{
+}
 
 /// Reads `endpoint` for `args`, fetching when the store has no valid data.
 ///
@@ -26,12 +37,14 @@ pub type DataResult<T, E> = Result<Arc<T>, FetchError<<E as Endpoint>::Error>>;
 ///
 /// ```no_run
 /// use leptos::prelude::*;
+/// use rdc_core::All;
 /// use rdc_leptos::use_suspense;
 /// use rdc_rest::RestEndpoint;
 /// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
 /// #[component]
 /// fn Users() -> impl IntoView {
-///     let users = use_suspense::<_, Vec<User>>(RestEndpoint::get("/api/users"), rdc_core::json!({}));
+///     let list = RestEndpoint::get("/api/users").args::<()>().body::<()>().schema(All::of::<User>());
+///     let users = use_suspense(list, ());   // reads as Vec<User>
 ///     view! {
 ///         <Suspense fallback=|| "Loading…">
 ///             {move || Suspend::new(async move {
@@ -41,19 +54,18 @@ pub type DataResult<T, E> = Result<Arc<T>, FetchError<<E as Endpoint>::Error>>;
 ///     }
 /// }
 /// ```
-pub fn use_suspense<E, T>(endpoint: E, args: impl Into<Signal<Value>>) -> AsyncDerived<DataResult<T, E>, LocalStorage>
+pub fn use_suspense<C>(endpoint: C, args: impl Into<Signal<C::Args>>) -> AsyncDerived<DataResult<C>, LocalStorage>
 where
-    E: Endpoint + Clone,
-    E::Error: Send + Sync,
-    T: DeserializeOwned + Send + Sync + 'static,
+    C: Readable,
+    C::Result: DeserializeOwned + Send + Sync,
 {
-    let args: Signal<Value> = args.into();
+    let args: Signal<C::Args> = args.into();
     let optional = Signal::derive(move || Some(args.get()));
-    let (controller, state) = watched::<E, T>(&endpoint, optional);
+    let (controller, state) = watched(&endpoint, optional);
     AsyncDerived::new_unsync(move || {
         let args = args.get();
         state.track();
-        resolve::<E, T>((*controller).clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None))
+        resolve((*controller).clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None))
     })
 }
 
@@ -64,22 +76,21 @@ where
 /// ```no_run
 /// # use leptos::prelude::*;
 /// # use rdc_rest::RestEndpoint;
+/// #[derive(Clone, PartialEq, serde::Serialize)]
+/// struct Search { q: String }
+/// let search = RestEndpoint::get("/api/search").args::<Search>().body::<()>();
 /// let query = RwSignal::new("ru".to_string());
-/// let results = rdc_leptos::use_cancelling::<_, serde_json::Value>(
-///     RestEndpoint::get("/api/search"),
-///     Signal::derive(move || rdc_core::json!({ "q": query.get() })),
-/// );
+/// let results = rdc_leptos::use_cancelling(search, Signal::derive(move || Search { q: query.get() }));
 /// # let _ = results;
 /// ```
-pub fn use_cancelling<E, T>(endpoint: E, args: impl Into<Signal<Value>>) -> AsyncDerived<DataResult<T, E>, LocalStorage>
+pub fn use_cancelling<C>(endpoint: C, args: impl Into<Signal<C::Args>>) -> AsyncDerived<DataResult<C>, LocalStorage>
 where
-    E: Endpoint + Clone,
-    E::Error: Send + Sync,
-    T: DeserializeOwned + Send + Sync + 'static,
+    C: Readable,
+    C::Result: DeserializeOwned + Send + Sync,
 {
-    let args: Signal<Value> = args.into();
+    let args: Signal<C::Args> = args.into();
     let optional = Signal::derive(move || Some(args.get()));
-    let (controller, state) = watched::<E, T>(&endpoint, optional);
+    let (controller, state) = watched(&endpoint, optional);
     // The one request this hook has in flight, by key.
     let pending: Rc<RefCell<Option<(String, Abort)>>> = Rc::default();
     // Args changed: abort the request for the old ones at once (an async read
@@ -87,8 +98,9 @@ where
     {
         let pending = Rc::clone(&pending);
         let endpoint = endpoint.clone();
+        let keys = use_controller();
         Effect::new(move |_| {
-            let key = args.with(|a| endpoint.key(a).ok());
+            let key = args.with(|a| keys.key_of(&endpoint, a).ok());
             let stale = pending.borrow_mut().take_if(|(k, _)| Some(&*k) != key.as_ref());
             if let Some((_, abort)) = stale {
                 abort.abort();
@@ -110,9 +122,9 @@ where
                 // Always the latest args: a read whose request was cancelled because
                 // the args changed goes on with the new ones.
                 let current = args.get_untracked();
-                let key = endpoint.key(&current).ok();
+                let key = controller.key_of(&endpoint, &current).ok();
                 let tracked = Rc::clone(&pending);
-                let result = resolve::<E, T>(
+                let result = resolve(
                     controller.clone(),
                     endpoint.clone(),
                     current,
@@ -126,7 +138,7 @@ where
                     },
                 )
                 .await;
-                let moved_on = args.with_untracked(|a| endpoint.key(a).ok()) != key;
+                let moved_on = args.with_untracked(|a| controller.key_of(&endpoint, a).ok()) != key;
                 match result {
                     Err(FetchError::Aborted) if moved_on => continue,
                     other => return other,
@@ -137,22 +149,21 @@ where
 }
 
 /// Like [`use_suspense`], with `None` args fetching nothing (resolving to `Ok(None)`).
-pub fn use_suspense_optional<E, T>(
-    endpoint: E,
-    args: impl Into<Signal<Option<Value>>>,
-) -> AsyncDerived<Result<Option<Arc<T>>, FetchError<E::Error>>, LocalStorage>
+pub fn use_suspense_optional<C>(
+    endpoint: C,
+    args: impl Into<Signal<Option<C::Args>>>,
+) -> AsyncDerived<Result<Option<Arc<C::Result>>, FetchError<C::Error>>, LocalStorage>
 where
-    E: Endpoint + Clone,
-    E::Error: Send + Sync,
-    T: DeserializeOwned + Send + Sync + 'static,
+    C: Readable,
+    C::Result: DeserializeOwned + Send + Sync,
 {
-    let args: Signal<Option<Value>> = args.into();
-    let (controller, state) = watched::<E, T>(&endpoint, args);
+    let args: Signal<Option<C::Args>> = args.into();
+    let (controller, state) = watched(&endpoint, args);
     AsyncDerived::new_unsync(move || {
         let args = args.get();
         state.track();
-        let resolved = args
-            .map(|args| resolve::<E, T>((*controller).clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None)));
+        let resolved =
+            args.map(|args| resolve((*controller).clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None)));
         async move {
             match resolved {
                 Some(fut) => fut.await.map(Some),
@@ -164,43 +175,54 @@ where
 
 /// The provider's controller, and the snapshot of `endpoint` for `args` it keeps
 /// current: where every Suspense read starts.
-fn watched<E, T>(endpoint: &E, args: Signal<Option<Value>>) -> (SendWrapper<Controller>, ArcRwSignal<Snapshot<T>>)
+fn watched<C>(
+    endpoint: &C,
+    args: Signal<Option<C::Args>>,
+) -> (SendWrapper<Controller>, ArcRwSignal<Snapshot<C::Result>>)
 where
-    E: Endpoint + Clone,
-    T: DeserializeOwned + Send + Sync + 'static,
+    C: Readable,
+    C::Result: DeserializeOwned + Send + Sync,
 {
     let controller = use_controller();
-    let state = watch::<E, T>(&controller, endpoint, args);
+    let state = watch(&controller, endpoint, args);
     (SendWrapper::new(controller), state)
 }
 
+/// A fetch of the JSON endpoint behind a read: the plain one or a cancellable one.
+type FetchJson<C> = LocalFuture<
+    Result<<<C as TypedEndpoint>::Endpoint as Endpoint>::Output, FetchError<<C as TypedEndpoint>::Error>>,
+>;
+
 /// The read as a future that is ready at once when data can be shown.
-fn resolve<E, T>(
+fn resolve<C>(
     controller: Controller,
-    endpoint: E,
-    args: Value,
-    fetch: impl FnOnce(&Controller, &E, Value) -> LocalFuture<Result<E::Output, FetchError<E::Error>>> + 'static,
-) -> impl std::future::Future<Output = DataResult<T, E>>
+    endpoint: C,
+    args: C::Args,
+    fetch: impl FnOnce(&Controller, &C::Endpoint, rdc_core::json::Value) -> FetchJson<C> + 'static,
+) -> impl std::future::Future<Output = DataResult<C>>
 where
-    E: Endpoint + Clone,
-    T: DeserializeOwned + Send + Sync + 'static,
+    C: Readable,
+    C::Result: DeserializeOwned + Send + Sync,
 {
-    let key = endpoint.key(&args);
-    let now = snapshot::<E, T>(&controller, &endpoint, Some(&args));
+    let json = endpoint.args(&args);
+    let key = json.clone().and_then(|json| endpoint.endpoint().key(&json));
+    let now = snapshot::<C, C::Result>(&controller, &endpoint, Some(&args));
     async move {
         let key = key.map_err(FetchError::Endpoint)?;
-        let policy = endpoint.policy();
+        let json = json.map_err(FetchError::Endpoint)?;
+        let raw = endpoint.endpoint().clone();
+        let policy = raw.policy();
         let hard_error = || {
             controller
-                .typed_error::<E>(&key)
-                .filter(|e| !matches!(e, FetchError::Endpoint(inner) if endpoint.is_soft(inner)))
+                .typed_error::<C::Endpoint>(&key)
+                .filter(|e| !matches!(e, FetchError::Endpoint(inner) if raw.is_soft(inner)))
         };
         if let Some(data) = now.data.clone().filter(|_| now.status != ExpiryStatus::Invalid) {
             if let Some(error) = hard_error() {
                 return Err(error);
             }
             if now.status == ExpiryStatus::Stale && controller.needs_fetch(&key, policy) {
-                let refetch = controller.fetch(&endpoint, args.clone(), None);
+                let refetch = controller.fetch(&raw, json.clone(), None);
                 leptos::task::spawn_local(async move {
                     let _ = refetch.await;
                 });
@@ -208,15 +230,15 @@ where
             return Ok(data);
         }
         if now.error.is_some() && !controller.is_fetching(&key) {
-            if let Some(error) = controller.typed_error::<E>(&key) {
+            if let Some(error) = controller.typed_error::<C::Endpoint>(&key) {
                 return Err(error);
             }
         }
-        fetch(&controller, &endpoint, args.clone()).await?;
-        let after = snapshot::<E, T>(&controller, &endpoint, Some(&args));
+        fetch(&controller, &raw, json).await?;
+        let after = snapshot::<C, C::Result>(&controller, &endpoint, Some(&args));
         match after.data {
             Some(data) => Ok(data),
-            None => Err(controller.typed_error::<E>(&key).unwrap_or(FetchError::Reset)),
+            None => Err(controller.typed_error::<C::Endpoint>(&key).unwrap_or(FetchError::Reset)),
         }
     }
 }
