@@ -1,12 +1,14 @@
 //! The demo's entities and endpoints: every example of the spec, against the
-//! demo API behind Trunk's `/api` proxy.
+//! demo API behind Trunk's `/api` proxy. Each endpoint's args, body and result
+//! are types; `rest!` checks the path params against the args at compile time.
 
 use std::time::Duration;
 
-use rdc::core::{entry, All, Entity, Schema, Union};
+use rdc::core::{entry, All, Entity, Schema, SchemaOf, Union};
 use rdc::json::Value;
-use rdc::rest::{recipes, resource, Resource, RestEndpoint};
-use serde::Deserialize;
+use rdc::rest::{recipes, FileDownload, Resource, RestEndpoint};
+use rdc::{resource, rest};
+use serde::{Deserialize, Serialize};
 
 /// A user. The app speaks camelCase; the wire is snake_case (recipe 1).
 #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
@@ -15,6 +17,18 @@ use serde::Deserialize;
 pub struct User {
     pub id: String,
     pub name: String,
+}
+
+/// What creating a user sends.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NewUser {
+    pub name: String,
+}
+
+/// One user's path params.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UserId {
+    pub id: String,
 }
 
 // The specification's entities, as the tests use them (the demo's `User` above
@@ -29,66 +43,127 @@ pub struct Item {
 
 /// A page of `/items` with its `Link` header (recipe 4). Its schema,
 /// `{"results": [Item]}`, comes from the struct (`ItemPage::schema()`).
-#[derive(Debug, Clone, PartialEq, Deserialize, Schema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, rdc::Schema)]
 pub struct ItemPage {
     pub link: Option<String>,
     #[entity(nested)]
     pub results: Vec<Item>,
 }
 
-fn api(method: &str, path: &str) -> RestEndpoint {
-    RestEndpoint::new(method, path).url_prefix("/api")
-}
-
 /// Users: `All(User)` list, create with key-case conversion.
-pub fn users() -> Resource {
-    resource::<User>("/users/:id", "UserList").map(|e| recipes::key_case(&e.url_prefix("/api")))
+pub fn users() -> Resource<User, UserId, (), NewUser> {
+    resource!("/api/users/:id" -> User, args = UserId, body = NewUser, list = "UserList").map(recipes::key_case)
 }
 
-pub fn all_users() -> RestEndpoint {
-    recipes::key_case(&api("GET", "/users")).schema(All::of::<User>().into())
+pub fn all_users() -> RestEndpoint<(), (), Vec<User>> {
+    rest!(GET "/api/users", schema = All::of::<User>()).map(recipes::key_case)
 }
 
-pub fn feed_by_attribute() -> RestEndpoint {
-    api("GET", "/feed").schema(All::by_attribute("type", [entry::<Link>("link"), entry::<Post>("post")]).into())
+/// The feed's query: a search param the server ignores (another key).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FeedView {
+    pub view: String,
 }
 
-pub fn feed_with_unknown() -> RestEndpoint {
-    api("GET", "/feed")
-        .schema(Schema::array(Union::by_attribute("type", [entry::<Link>("link"), entry::<Post>("post")])))
+/// Feed items are links or posts, chosen by their `type`: read into the
+/// `FeedItem` enum, which the compiler cannot match to the union (`unchecked`).
+pub fn feed_by_attribute() -> RestEndpoint<(), (), Vec<FeedItem>> {
+    let all = All::by_attribute("type", [entry::<Link>("link"), entry::<Post>("post")]);
+    rest!(GET "/api/feed", schema = SchemaOf::unchecked(all))
+}
+
+pub fn feed_with_unknown() -> RestEndpoint<FeedView, (), Vec<FeedItem>> {
+    let union = Union::by_attribute("type", [entry::<Link>("link"), entry::<Post>("post")]);
+    rest!(GET "/api/feed", args = FeedView, schema = SchemaOf::unchecked(Schema::array(union)))
 }
 
 /// The spec's function example: the mapping keys are the type plus `s`.
-pub fn feed_schema_by_function() -> Schema {
-    All::by_function([entry::<Link>("links"), entry::<Post>("posts")], |value, _parent, _key| {
+pub fn feed_schema_by_function() -> SchemaOf<Vec<FeedItem>> {
+    SchemaOf::unchecked(All::by_function([entry::<Link>("links"), entry::<Post>("posts")], |value, _parent, _key| {
         value.get("type").and_then(Value::as_str).map(|t| format!("{t}s"))
-    })
-    .into()
+    }))
 }
 
-pub fn price() -> RestEndpoint {
-    api("GET", "/price/:exchangePair").schema(ExchangePrice::schema())
+/// A price's path param.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pair {
+    pub exchange_pair: String,
 }
 
-pub fn stream() -> RestEndpoint {
-    recipes::pk_from_param(&api("GET", "/streams/:username"), "username", "username").schema(Stream::schema())
+pub fn price() -> RestEndpoint<Pair, (), ExchangePrice> {
+    rest!(GET "/api/price/:exchangePair" -> ExchangePrice, args = Pair)
 }
 
-pub fn ticker() -> RestEndpoint {
-    recipes::pk_from_param(&api("GET", "/products/:productId/ticker"), "productId", "product_id")
-        .schema(Ticker::schema())
-        .poll_frequency(Duration::from_millis(2000))
+/// A stream's path param.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Username {
+    pub username: String,
 }
 
-pub fn download() -> RestEndpoint {
-    recipes::file_download(&api("GET", "/files/:id/download"))
+pub fn stream() -> RestEndpoint<Username, (), Stream> {
+    recipes::pk_from_param(&rest!(GET "/api/streams/:username" -> Stream, args = Username), "username", "username")
 }
 
-pub fn items() -> RestEndpoint {
-    recipes::link_pagination(&api("GET", "/items")).schema(ItemPage::schema())
+/// A product's path param.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Product {
+    pub product_id: String,
 }
 
-/// Data that fails on demand (`/api/flaky`): soft errors keep it showing.
-pub fn flaky() -> RestEndpoint {
-    api("GET", "/flaky").data_expiry(Duration::from_secs(3))
+pub fn ticker() -> RestEndpoint<Product, (), Ticker> {
+    let ticker = rest!(GET "/api/products/:productId/ticker" -> Ticker, args = Product);
+    recipes::pk_from_param(&ticker, "productId", "product_id").poll_frequency(Duration::from_millis(2000))
+}
+
+/// A file's path param.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileId {
+    pub id: String,
+}
+
+pub fn download() -> RestEndpoint<FileId, (), FileDownload> {
+    recipes::file_download(&rest!(GET "/api/files/:id/download", args = FileId))
+}
+
+/// Which page of `/items`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cursor {
+    pub cursor: u64,
+}
+
+pub fn items() -> RestEndpoint<Cursor, (), ItemPage> {
+    recipes::link_pagination(&rest!(GET "/api/items" -> ItemPage, args = Cursor))
+}
+
+/// Data that fails on demand (`/api/flaky`): soft errors keep it showing. No
+/// schema: the JSON as sent.
+pub fn flaky() -> RestEndpoint<(), (), Value> {
+    rest!(GET "/api/flaky").data_expiry(Duration::from_secs(3))
+}
+
+/// Whether `/api/flaky` fails.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Failing {
+    pub fail: bool,
+}
+
+pub fn set_flaky() -> RestEndpoint<(), Failing, Value> {
+    rest!(POST "/api/flaky/fail", body = Failing)
+}
+
+/// An HTTP status the server answers with.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Status {
+    pub code: u16,
+}
+
+pub fn status() -> RestEndpoint<Status, (), Value> {
+    rest!(GET "/api/status/:code", args = Status)
+}
+
+/// A probe: `/api/<path>`, never kept.
+pub fn probe(path: &'static str) -> RestEndpoint<(), (), Value> {
+    RestEndpoint::get(path).url_prefix("/api").args::<()>().body::<()>().data_expiry(Duration::ZERO)
 }

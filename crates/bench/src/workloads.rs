@@ -266,7 +266,7 @@ impl Fixtures {
         let mut toggle = || {
             let mut state = state.borrow_mut();
             let write =
-                if deleted { (ListItem::schema(), item(250)) } else { (Schema::invalidate::<ListItem>(), json!(250)) };
+                if deleted { (ListItem::schema().into_schema(), item(250)) } else { (Schema::invalidate::<ListItem>(), json!(250)) };
             deleted = !deleted;
             Box::new(state.write_entities(&write.0, write.1, &Value::Null, META)) as Keep
         };
@@ -456,7 +456,7 @@ const ITEM_LIST: Never = Never { key: "GET /items", schema: || Schema::array(Lis
 
 /// A user rename shown at once whose request never answers: its layer stays on
 /// while the workload writes.
-const RENAME: Never = Never { key: "PUT /user", schema: User::schema, mutation: true };
+const RENAME: Never = Never { key: "PUT /user", schema: || User::schema().into(), mutation: true };
 
 impl Endpoint for Never {
     type Output = Value;

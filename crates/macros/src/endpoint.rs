@@ -78,11 +78,23 @@ fn params_check(path: &LitStr, args: Option<&Type>, what: &str) -> syn::Result<T
     })
 }
 
+/// The field a param names: itself, or for a camelCase param its snake_case
+/// (`:exchangePair` is the field `exchange_pair`, serialized as `exchangePair`
+/// by `#[serde(rename_all = "camelCase")]`).
 fn field_ident(param: &str, span: Span) -> syn::Result<Ident> {
     if param.starts_with(|c: char| c.is_ascii_digit()) {
         return Err(syn::Error::new(span, format!("path parameter `{param}` cannot be a field name")));
     }
-    Ok(syn::parse_str::<Ident>(param).map(|i| Ident::new(&i.to_string(), span)).unwrap_or_else(|_| Ident::new_raw(param, span)))
+    let mut field = String::with_capacity(param.len() + 2);
+    for (i, c) in param.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            field.push('_');
+        }
+        field.push(c.to_ascii_lowercase());
+    }
+    Ok(syn::parse_str::<Ident>(&field)
+        .map(|i| Ident::new(&i.to_string(), span))
+        .unwrap_or_else(|_| Ident::new_raw(&field, span)))
 }
 
 /// `key = value` options after the path.
@@ -220,5 +232,14 @@ mod tests {
         assert_eq!(path_params("/price/:exchangePair{/:at}?"), ["exchangePair", "at"]);
         assert_eq!(path_params("/a/:b/:b/c:"), ["b"]);
         assert!(path_params("/plain").is_empty());
+    }
+
+    #[test]
+    fn a_camel_case_param_is_its_snake_case_field() {
+        let span = proc_macro2::Span::call_site();
+        assert_eq!(super::field_ident("exchangePair", span).unwrap().to_string(), "exchange_pair");
+        assert_eq!(super::field_ident("id", span).unwrap().to_string(), "id");
+        assert_eq!(super::field_ident("type", span).unwrap().to_string(), "r#type");
+        assert!(super::field_ident("0", span).is_err());
     }
 }

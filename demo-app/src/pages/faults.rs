@@ -2,12 +2,9 @@
 //! stale data, and recovery by retry.
 
 use leptos::prelude::*;
-use rdc::json;
-use rdc::json::Value;
-use rdc::leptos::{use_controller, use_dle, use_loading};
-use rdc::rest::RestEndpoint;
+use rdc::leptos::{use_controller, use_dle, use_loading, use_suspense_optional};
 
-use crate::api::flaky;
+use crate::api::{flaky, probe, set_flaky, status, Failing, Status};
 
 #[component]
 pub fn Faults() -> impl IntoView {
@@ -15,15 +12,11 @@ pub fn Faults() -> impl IntoView {
     let result = RwSignal::new(String::new());
     let c = controller.clone();
     let probe = use_loading(move |path: &'static str| {
-        let fetch = c.fetch(
-            &RestEndpoint::get(path).url_prefix("/api").data_expiry(std::time::Duration::ZERO),
-            json!({}),
-            None,
-        );
+        let fetch = c.fetch(&probe(path), (), ());
         async move {
             match fetch.await {
                 Ok(body) => {
-                    result.set(format!("ok: {}", body.into_json()));
+                    result.set(format!("ok: {body}"));
                     Ok(())
                 }
                 Err(e) => {
@@ -33,31 +26,27 @@ pub fn Faults() -> impl IntoView {
             }
         }
     });
-    let data = use_dle::<_, Value>(flaky(), Signal::derive(|| Some(json!({}))));
+    let data = use_dle(flaky(), Signal::derive(|| Some(())));
     let c = controller.clone();
     let set_failing = use_loading(move |fail: bool| {
-        let set =
-            c.fetch(&RestEndpoint::post("/flaky/fail").url_prefix("/api"), json!({}), Some(json!({ "fail": fail })));
+        let set = c.fetch(&set_flaky(), (), Failing { fail });
         let refetch = c.clone();
         async move {
             set.await.map_err(|e| e.to_string())?;
             refetch.expire_all(|k| k.ends_with("/api/flaky"));
-            refetch.fetch(&flaky(), json!({}), None).await.map(|_| ()).map_err(|e| e.to_string())
+            refetch.fetch(&flaky(), (), ()).await.map(|_| ()).map_err(|e| e.to_string())
         }
     });
-    let status = RwSignal::new(None::<u16>);
-    let answer = rdc::leptos::use_suspense_optional::<_, Value>(
-        RestEndpoint::get("/status/:code").url_prefix("/api"),
-        Signal::derive(move || status.get().map(|code| json!({ "code": code }))),
-    );
+    let code = RwSignal::new(None::<u16>);
+    let answer = use_suspense_optional(status(), Signal::derive(move || code.get().map(|code| Status { code })));
     view! {
         <section>
             <h2>"Faults"</h2>
             <h3>"Error boundary"</h3>
             <div class="buttons">
-                <button id="boundary-404" on:click=move |_| status.set(Some(404))>"Load a 404"</button>
-                <button id="boundary-503" on:click=move |_| status.set(Some(503))>"Load a 503"</button>
-                <button id="boundary-ok" on:click=move |_| status.set(Some(200))>"Retry with a 200"</button>
+                <button id="boundary-404" on:click=move |_| code.set(Some(404))>"Load a 404"</button>
+                <button id="boundary-503" on:click=move |_| code.set(Some(503))>"Load a 503"</button>
+                <button id="boundary-ok" on:click=move |_| code.set(Some(200))>"Retry with a 200"</button>
             </div>
             <ErrorBoundary fallback=|errors| view! {
                 <p class="error boundary">{move || errors.get().into_iter().map(|(_, e)| format!("caught: {e}")).collect::<String>()}</p>

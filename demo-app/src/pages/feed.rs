@@ -1,10 +1,9 @@
 //! Feed: the polymorphic `All` of links and posts, by attribute and by function.
 
 use leptos::prelude::*;
-use rdc::json;
 use rdc::leptos::{use_query, use_suspense};
 
-use crate::api::{feed_by_attribute, feed_schema_by_function, feed_with_unknown, FeedItem};
+use crate::api::{feed_by_attribute, feed_schema_by_function, feed_with_unknown, FeedItem, FeedView};
 
 fn item_view(item: &FeedItem) -> AnyView {
     match item {
@@ -16,10 +15,10 @@ fn item_view(item: &FeedItem) -> AnyView {
 
 #[component]
 pub fn Feed() -> impl IntoView {
-    let by_attribute = use_suspense::<_, Vec<FeedItem>>(feed_by_attribute(), json!({}));
+    let by_attribute = use_suspense(feed_by_attribute(), ());
     // Another key (a search param the server ignores): one schema per key.
-    let raw = use_suspense::<_, Vec<FeedItem>>(feed_with_unknown(), json!({ "view": "raw" }));
-    let by_function = use_query::<Vec<FeedItem>>("feed by function", feed_schema_by_function());
+    let raw = use_suspense(feed_with_unknown(), FeedView { view: "raw".into() });
+    let by_function = use_query("feed by function", feed_schema_by_function());
     view! {
         <section>
             <h2>"Feed"</h2>

@@ -1,11 +1,9 @@
 //! Files: a blob download saved under the filename the server sent (recipe 5).
 
 use leptos::prelude::*;
-use rdc::json;
 use rdc::leptos::{use_controller, use_loading};
-use rdc::rest::Body;
 
-use crate::api::download;
+use crate::api::{download, FileId};
 
 /// Saves a blob through a temporary `<a download>` link.
 #[cfg(target_arch = "wasm32")]
@@ -34,16 +32,12 @@ pub fn Files() -> impl IntoView {
     let saved = RwSignal::new(None::<(String, f64)>);
     let endpoint = download();
     let fetch = use_loading(move |id: String| {
-        let request = controller.fetch(&endpoint, json!({ "id": id }), None);
+        let request = controller.fetch(&endpoint, FileId { id }, ());
         async move {
-            match request.await.map_err(|e| e.to_string())? {
-                Body::File(file) => {
-                    save(&file.blob, &file.filename)?;
-                    saved.set(Some((file.filename, file.blob.size() as f64)));
-                    Ok(())
-                }
-                other => Err(format!("expected a file, got {other:?}")),
-            }
+            let file = request.await.map_err(|e| e.to_string())?;
+            save(&file.blob, &file.filename)?;
+            saved.set(Some((file.filename, file.blob.size() as f64)));
+            Ok::<(), String>(())
         }
     });
     view! {

@@ -1,11 +1,10 @@
 //! A list paginated by the `Link` header (recipe 4).
 
 use leptos::prelude::*;
-use rdc::json;
 use rdc::leptos::use_suspense;
 use rdc::rest::transform::parse_link_header;
 
-use crate::api::{items, ItemPage};
+use crate::api::{items, Cursor};
 
 /// The `cursor` query parameter of a link URL.
 fn cursor_of(url: &str) -> Option<u64> {
@@ -15,7 +14,7 @@ fn cursor_of(url: &str) -> Option<u64> {
 #[component]
 pub fn Items() -> impl IntoView {
     let cursor = RwSignal::new(0u64);
-    let page = use_suspense::<_, ItemPage>(items(), Signal::derive(move || json!({ "cursor": cursor.get() })));
+    let page = use_suspense(items(), Signal::derive(move || Cursor { cursor: cursor.get() }));
     view! {
         <section>
             <h2>"Pages"</h2>

@@ -1,16 +1,14 @@
 //! Prices: an exact decimal and a parsed instant.
 
 use leptos::prelude::*;
-use rdc::json;
 use rdc::leptos::use_suspense;
 
-use crate::api::{price, ExchangePrice};
+use crate::api::{price, Pair};
 
 #[component]
 pub fn Prices() -> impl IntoView {
     let pair = RwSignal::new("BTC-USD".to_owned());
-    let quote =
-        use_suspense::<_, ExchangePrice>(price(), Signal::derive(move || json!({ "exchangePair": pair.get() })));
+    let quote = use_suspense(price(), Signal::derive(move || Pair { exchange_pair: pair.get() }));
     view! {
         <section>
             <h2>"Prices"</h2>

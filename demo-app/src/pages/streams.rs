@@ -1,14 +1,13 @@
 //! Streams: the username comes from the URL and becomes the entity's pk (recipe 3).
 
 use leptos::prelude::*;
-use rdc::json;
 use rdc::leptos::use_suspense;
 
-use crate::api::{stream, Stream};
+use crate::api::{stream, Username};
 
 #[component]
 pub fn Streams(username: String) -> impl IntoView {
-    let data = use_suspense::<_, Stream>(stream(), json!({ "username": username }));
+    let data = use_suspense(stream(), Username { username });
     view! {
         <section>
             <h2>"Streams"</h2>

@@ -1,14 +1,13 @@
 //! Ticker: polled every 2 s while this page is shown.
 
 use leptos::prelude::*;
-use rdc::json;
 use rdc::leptos::use_live;
 
-use crate::api::{ticker, Ticker};
+use crate::api::{ticker, Product};
 
 #[component]
 pub fn TickerPage() -> impl IntoView {
-    let live = use_live::<_, Ticker>(ticker(), json!({ "productId": "BTC-USD" }));
+    let live = use_live(ticker(), Product { product_id: "BTC-USD".into() });
     view! {
         <section>
             <h2>"Ticker"</h2>

@@ -1,20 +1,14 @@
 //! Users: `All(User)` and a create form; the new user appears without a refetch.
 
 use leptos::prelude::*;
-use rdc::json;
-use rdc::leptos::{use_controller, use_loading, use_suspense};
+use rdc::leptos::{use_mutation, use_suspense};
 
-use crate::api::{all_users, users, User};
+use crate::api::{all_users, users, NewUser};
 
 #[component]
 pub fn Users() -> impl IntoView {
-    let list = use_suspense::<_, Vec<User>>(all_users(), json!({}));
-    let controller = use_controller();
-    let create = users().create;
-    let save = use_loading(move |name: String| {
-        let fetch = controller.fetch(&create, json!({}), Some(json!({ "name": name })));
-        async move { fetch.await.map(|_| ()).map_err(|e| e.to_string()) }
-    });
+    let list = use_suspense(all_users(), ());
+    let create = use_mutation(users().create);
     let name = RwSignal::new(String::new());
     view! {
         <section>
@@ -33,12 +27,12 @@ pub fn Users() -> impl IntoView {
             </ErrorBoundary>
             <form on:submit=move |ev| {
                 ev.prevent_default();
-                save.run.run(name.get_untracked());
+                create.run(NewUser { name: name.get_untracked() });
                 name.set(String::new());
             }>
                 <input id="new-user" placeholder="Name" prop:value=name on:input=move |ev| name.set(event_target_value(&ev))/>
-                <button type="submit" disabled=move || save.pending.get()>"Create user"</button>
-                {move || save.error.get().map(|e| view! { <p class="error">{e}</p> })}
+                <button type="submit" disabled=create.pending>"Create user"</button>
+                {move || create.error.get().map(|e| view! { <p class="error">{e.to_string()}</p> })}
             </form>
         </section>
     }
