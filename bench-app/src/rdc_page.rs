@@ -1,10 +1,10 @@
 //! The list with rdc: items and authors normalized in the store, the list read as
-//! keys (`Vec<Pk>`) through `use_cache`, each row through `use_entity`.
+//! keys (`Vec<Pk>`) through `use_keys`, each row through `use_entity`.
 
 use std::cell::RefCell;
 
 use leptos::prelude::*;
-use rdc::core::{Collection, Controller, Entity, Pk, Schema};
+use rdc::core::{Collection, Controller, Entity, Pk, Schema, SchemaOf};
 use rdc::json;
 use rdc::json::Value;
 use rdc::rest::RestEndpoint;
@@ -34,12 +34,12 @@ pub struct Item {
 }
 
 /// The list: a collection, so new items can join it without a refetch.
-fn items_collection() -> Schema {
+fn items_collection() -> SchemaOf<Vec<Item>> {
     Collection::of("BenchItems", Item::schema())
 }
 
-fn list_endpoint() -> RestEndpoint {
-    RestEndpoint::get("/bench/items").schema(items_collection())
+fn list_endpoint() -> RestEndpoint<(), (), Vec<Item>> {
+    RestEndpoint::get("/bench/items").args::<()>().body::<()>().schema(items_collection())
 }
 
 fn item_json(i: u32, authors: u32, version: u32) -> Value {
@@ -87,7 +87,7 @@ fn RdcRow(pk: Pk) -> impl IntoView {
 #[component]
 fn RdcList() -> impl IntoView {
     // The list reads its items' keys only; each row reads its own item.
-    let list = rdc::leptos::use_cache::<_, Vec<Pk>>(list_endpoint(), Signal::derive(|| Some(json!({}))));
+    let list = rdc::leptos::use_keys(list_endpoint(), Signal::derive(|| Some(())));
     let pks = move || list.get().map(|keys| keys.to_vec()).unwrap_or_default();
     view! { <ul><For each=pks key=|pk| pk.clone() let:pk><RdcRow pk=pk/></For></ul> }
 }
@@ -130,7 +130,7 @@ impl RdcPage {
         let handle = leptos::mount::mount_to(root, move || {
             view! { <rdc::leptos::DataProvider controller=c.clone()><RdcApp detail=detail/></rdc::leptos::DataProvider> }
         });
-        let _ = controller.set_response(&list_endpoint(), &json!({}), items_json(n, authors, 0));
+        let _ = controller.set_response(&list_endpoint(), &(), items_json(n, authors, 0));
         RdcPage {
             controller: (*controller).clone(),
             order: RefCell::new((0..n).collect()),
@@ -167,7 +167,7 @@ impl Page for RdcPage {
         let moved = order.remove(from as usize);
         order.insert(0, moved);
         let list: Vec<Value> = order.iter().map(|i| item_json(*i, self.authors, 0)).collect();
-        let _ = self.controller.set_response(&list_endpoint(), &json!({}), Value::Array(list));
+        let _ = self.controller.set_response(&list_endpoint(), &(), Value::Array(list));
     }
 
     fn show_detail(&self, id: Option<u32>) {

@@ -10,15 +10,16 @@ use std::sync::Arc;
 use common::*;
 use leptos::prelude::*;
 use rdc::json;
-use rdc::leptos::{new_controller, use_entity, use_live, use_suspense, DataProvider};
+use rdc::leptos::{new_controller, use_entity, use_live, use_mutation, use_suspense, DataProvider};
 use rdc_e2e::{api_url, mount_point, sleep, wait_for_text};
+use serde::Serialize;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 #[component]
 fn UserList() -> impl IntoView {
-    let users = use_suspense::<_, Vec<User>>(list_users(), json!({}));
+    let users = use_suspense(list_users(), ());
     view! {
         <Suspense fallback=|| view! { <p>"loading users"</p> }>
             <ul>
@@ -42,7 +43,8 @@ async fn a_created_user_appears_in_the_all_list_without_list_code() {
     let text = wait_for_text(&root, 5000, |t| t.contains("Ada Lovelace")).await;
     assert!(text.contains("Grace Hopper"), "{text}");
     let name = format!("Created {}", js_sys::Math::random());
-    controller.fetch(&create_user(), json!({}), Some(json!({ "name": name }))).await.unwrap();
+    let created: User = controller.fetch(&create_user(), (), NewUser { name: name.clone() }).await.unwrap();
+    assert_eq!(created.name, name, "the fetch resolves to the created user");
     let text = wait_for_text(&root, 2000, |t| t.contains(&name)).await;
     assert!(text.contains(&name), "the new user shows through All(User): {text}");
 }
@@ -54,7 +56,7 @@ async fn the_polymorphic_feed_renders_links_posts_and_passes_unknown_through() {
         view! {
             <DataProvider>
                 {
-                    let items = use_suspense::<_, Vec<FeedItem>>(feed(), json!({}));
+                    let items = use_suspense(feed(), ());
                     view! {
                         <Suspense fallback=|| "loading">
                             {move || Suspend::new(async move {
@@ -83,8 +85,8 @@ async fn exchange_price_keeps_the_exact_decimal_and_stream_gets_its_username_fro
         view! {
             <DataProvider>
                 {
-                    let p = use_suspense::<_, ExchangePrice>(price(), json!({ "exchangePair": "BTC-USD" }));
-                    let s = use_suspense::<_, Stream>(stream(), json!({ "username": "ninja" }));
+                    let p = use_suspense(price(), Pair { exchange_pair: "BTC-USD".into() });
+                    let s = use_suspense(stream(), Username { username: "ninja".into() });
                     view! {
                         <Suspense fallback=|| "loading">
                             {move || Suspend::new(async move {
@@ -123,7 +125,7 @@ async fn ticker_polls_every_2000_ms_while_mounted_and_stops_when_unmounted() {
         view! {
             <DataProvider controller=c.clone()>
                 {
-                    let t = use_live::<_, Ticker>(ticker(), json!({ "productId": p }));
+                    let t = use_live(ticker(), Product { product_id: p });
                     view! {
                         <Suspense fallback=|| "loading">
                             {move || Suspend::new(async move { t.await.map(|t| format!("trade={} price={}", t.trade_id, t.price)) })}
@@ -185,7 +187,7 @@ async fn suspense_shows_its_fallback_on_first_load_only_and_error_boundary_gets_
                 <Show when=move || show.get()>
                     {
                         let f = Arc::clone(&f);
-                        let users = use_suspense::<_, Vec<User>>(list_users(), json!({}));
+                        let users = use_suspense(list_users(), ());
                         view! {
                             <Suspense fallback=move || { f.fetch_add(1, Ordering::SeqCst); "loading" }>
                                 {move || Suspend::new(async move { users.await.map(|u| format!("{} users", u.len())) })}
@@ -197,7 +199,7 @@ async fn suspense_shows_its_fallback_on_first_load_only_and_error_boundary_gets_
                     <p class="error">{move || errors.get().into_iter().map(|(_, e)| format!("error: {e}")).collect::<String>()}</p>
                 }>
                     {
-                        let missing = use_suspense::<_, User>(get_user(), json!({ "id": "nobody" }));
+                        let missing = use_suspense(get_user(), UserId { id: "nobody".into() });
                         view! {
                             <Suspense fallback=|| "loading user">
                                 {move || Suspend::new(async move { missing.await.map(|u| u.name.clone()) })}
@@ -222,7 +224,7 @@ async fn suspense_shows_its_fallback_on_first_load_only_and_error_boundary_gets_
 
 #[component]
 fn CountedUser(id: &'static str, renders: Arc<AtomicUsize>) -> impl IntoView {
-    let user = use_suspense::<_, User>(get_user(), json!({ "id": id }));
+    let user = use_suspense(get_user(), UserId { id: id.into() });
     view! {
         <Suspense fallback=|| "loading">
             {move || {
@@ -276,8 +278,8 @@ async fn mounting_and_unmounting_a_thousand_times_leaves_nothing_behind() {
             <DataProvider controller=c.clone()>
                 <Show when=move || show.get()>
                     {
-                        let t = use_live::<_, Ticker>(ticker(), json!({ "productId": "CYCLE" }));
-                        let u = use_suspense::<_, Vec<User>>(list_users(), json!({}));
+                        let t = use_live(ticker(), Product { product_id: "CYCLE".into() });
+                        let u = use_suspense(list_users(), ());
                         view! {
                             <Suspense fallback=|| "loading">
                                 {move || Suspend::new(async move { t.await.map(|t| format!("trade={} ", t.trade_id)) })}
@@ -349,7 +351,7 @@ async fn a_list_re_renders_only_the_row_whose_entity_changed() {
         view! {
             <DataProvider controller=c.clone()>
                 {
-                    let users = use_suspense::<_, Vec<User>>(list_users(), json!({}));
+                    let users = use_suspense(list_users(), ());
                     // The rows' keys come from the list; each row reads its own entity.
                     let ids = move || {
                         users.get().and_then(Result::ok).map(|u| u.iter().map(|u| u.id.clone()).collect::<Vec<_>>()).unwrap_or_default()
@@ -412,6 +414,17 @@ async fn slow_seen_when(tag: &str, done: impl Fn((u64, u64, u64)) -> bool) -> (u
     seen
 }
 
+/// The args of `/slow`: how long it sleeps, and a tag the server counts by.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct Slow {
+    ms: u64,
+    tag: String,
+}
+
+fn slow() -> rdc::rest::RestEndpoint<Slow, (), serde_json::Value> {
+    at_server(rdc::rest!(GET "/slow", args = Slow, returns = serde_json::Value))
+}
+
 #[wasm_bindgen_test]
 async fn use_cancelling_aborts_the_request_for_old_args() {
     use rdc::leptos::use_cancelling;
@@ -428,8 +441,8 @@ async fn use_cancelling_aborts_the_request_for_old_args() {
         view! {
             <DataProvider controller=c.clone()>
                 {
-                    let args = Signal::derive(move || json!({ "ms": ms.get(), "tag": t.clone() }));
-                    let slow = use_cancelling::<_, serde_json::Value>(api("GET", "/slow"), args);
+                    let args = Signal::derive(move || Slow { ms: ms.get(), tag: t.clone() });
+                    let slow = use_cancelling(slow(), args);
                     view! {
                         <Suspense fallback=|| "waiting">
                             {move || Suspend::new(async move { slow.await.map(|v| format!("slept {}", v["slept_ms"])) })}
@@ -452,7 +465,7 @@ async fn use_cancelling_aborts_the_request_for_old_args() {
     // Past the time the first answer would have come.
     sleep(4500).await;
     assert_eq!(slow_seen(&tag).await, (2, 1, 1), "the old request never answered");
-    let slow_key = api("GET", "/slow").key(json!({ "ms": 4000, "tag": tag }).as_object().unwrap()).unwrap();
+    let slow_key = controller.key_of(&slow(), &Slow { ms: 4000, tag }).unwrap();
     assert!(controller.snapshot().result(&slow_key).is_none(), "the aborted request stored nothing");
     assert!(root.text_content().unwrap_or_default().contains("slept 10"));
 }
@@ -460,14 +473,50 @@ async fn use_cancelling_aborts_the_request_for_old_args() {
 #[wasm_bindgen_test]
 async fn a_blob_download_through_the_controller_yields_the_filename() {
     let controller = new_controller();
-    let download = rdc::rest::recipes::file_download(&api("GET", "/files/:id/download"));
-    match controller.fetch(&download, json!({ "id": "7" }), None).await.unwrap() {
-        rdc::rest::Body::File(file) => {
-            assert_eq!(file.filename, "report-7-✓.txt");
-            assert_eq!(file.blob.size(), "rdc demo file 7\n".len() as u64);
-        }
-        other => panic!("{other:?}"),
-    }
-    let key = download.key(json!({ "id": "7" }).as_object().unwrap()).unwrap();
+    let download = rdc::rest::recipes::file_download(&at_server(rdc::rest!(GET "/files/:id/download", args = UserId)));
+    let file = controller.fetch(&download, UserId { id: "7".into() }, ()).await.unwrap();
+    assert_eq!(file.filename, "report-7-✓.txt");
+    assert_eq!(file.blob.size(), "rdc demo file 7\n".len() as u64);
+    let key = controller.key_of(&download, &UserId { id: "7".into() }).unwrap();
     assert!(controller.snapshot().result(&key).is_none(), "data expiry 0: the blob is not kept");
+}
+
+#[component]
+fn CreateForm() -> impl IntoView {
+    let create = use_mutation(create_user());
+    let users = use_suspense(list_users(), ());
+    view! {
+        <button id="create" on:click=move |_| create.run(NewUser { name: "Barbara Liskov".into() })>"create"</button>
+        <button id="create-bad" on:click=move |_| create.run(NewUser { name: String::new() })>"create bad"</button>
+        <p class="pending">{move || if create.pending.get() { "pending" } else { "idle" }}</p>
+        <p class="value">{move || create.value.get().map(|u| format!("created {}", u.name))}</p>
+        <p class="error">{move || create.error.get().map(|e| format!("failed: {e}"))}</p>
+        <Suspense fallback=|| "loading">
+            <ul>{move || Suspend::new(async move { users.await.map(|u| u.iter().map(|u| view! { <li>{u.name.clone()}</li> }).collect_view()) })}</ul>
+        </Suspense>
+    }
+}
+
+fn click(root: &web_sys::HtmlElement, selector: &str) {
+    use wasm_bindgen::JsCast;
+    let button = root.query_selector(selector).unwrap().unwrap();
+    button.dyn_into::<web_sys::HtmlElement>().unwrap().click();
+}
+
+#[wasm_bindgen_test]
+async fn use_mutation_runs_a_create_with_pending_value_and_typed_error_signals() {
+    let root = mount_point();
+    let _handle = leptos::mount::mount_to(root.clone(), || view! { <DataProvider><CreateForm/></DataProvider> });
+    wait_for_text(&root, 5000, |t| t.contains("Ada Lovelace")).await;
+    assert!(root.text_content().unwrap_or_default().contains("idle"));
+    click(&root, "#create");
+    assert!(root.text_content().unwrap_or_default().contains("pending"), "pending while the request is out");
+    let text = wait_for_text(&root, 3000, |t| t.contains("created Barbara Liskov")).await;
+    assert!(text.contains("idle"), "{text}");
+    assert_eq!(text.matches("Barbara Liskov").count(), 2, "the result signal and the list (no refetch code): {text}");
+    // The server refuses an empty name with a 422: a typed error, the list unchanged.
+    click(&root, "#create-bad");
+    let text = wait_for_text(&root, 3000, |t| t.contains("failed:")).await;
+    assert!(text.contains("HTTP 422"), "{text}");
+    assert!(text.contains("created Barbara Liskov"), "the last good result stays: {text}");
 }

@@ -265,8 +265,11 @@ impl Fixtures {
         let mut deleted = false;
         let mut toggle = || {
             let mut state = state.borrow_mut();
-            let write =
-                if deleted { (ListItem::schema().into_schema(), item(250)) } else { (Schema::invalidate::<ListItem>(), json!(250)) };
+            let write = if deleted {
+                (ListItem::schema().into_schema(), item(250))
+            } else {
+                (Schema::invalidate::<ListItem>(), json!(250))
+            };
             deleted = !deleted;
             Box::new(state.write_entities(&write.0, write.1, &Value::Null, META)) as Keep
         };

@@ -116,7 +116,8 @@ fn reset_during_a_fetch_drops_its_result_and_tells_the_caller() {
     let (c, _time, tasks, server) = setup();
     let api = users_api(&server);
     c.set_response(&api, &json!({}), json!([{ "id": "1", "name": "Ada" }])).unwrap();
-    let out = spawn_fetch(&c, &tasks, &Api::new(&server, "GET", "/other", Some(User::schema().into())), json!({}), None);
+    let out =
+        spawn_fetch(&c, &tasks, &Api::new(&server, "GET", "/other", Some(User::schema().into())), json!({}), None);
     c.reset_entire_store();
     assert_eq!(c.snapshot().entity_count(), 0);
     server.borrow_mut().answer("GET /other", Ok(json!({ "id": "2", "name": "Late" })));

@@ -352,7 +352,11 @@ fn the_derive_generates_a_reader_unless_asked_not_to() {
     assert!(rdc_core::__private::uses_reader::<FastNode>());
     let page = format!("{:?}", FastPage::schema());
     assert_eq!(page, r#"{"items": Array(Entity(Fast)), "first": Entity(Fast)}"#);
-    let (Schema::Object(fast), Schema::Object(slow)) = (FastPage::schema().into_schema(), SlowPage::schema().into_schema()) else { panic!() };
+    let (Schema::Object(fast), Schema::Object(slow)) =
+        (FastPage::schema().into_schema(), SlowPage::schema().into_schema())
+    else {
+        panic!()
+    };
     assert!(fast.reader().is_some() && slow.reader().is_none());
     assert!(Slow::LIST_READER.is_none());
 }

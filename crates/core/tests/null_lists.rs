@@ -112,7 +112,8 @@ fn null_where_no_list_is_expected_is_accepted_as_before() {
     write(&mut state, "GET /page", &Schema::object([("first", Tag::schema().into())]), Value::Null, 0).unwrap();
     write(&mut state, "GET /by-id", &Schema::values(Tag::schema()), Value::Null, 0).unwrap();
     // An entity member of a plain object (its Rust type may be an `Option`).
-    write(&mut state, "GET /page", &Schema::object([("first", Tag::schema().into())]), json!({"first": null}), 1).unwrap();
+    write(&mut state, "GET /page", &Schema::object([("first", Tag::schema().into())]), json!({"first": null}), 1)
+        .unwrap();
     assert!(state.result("GET /page").is_some_and(|r| r.value["first"].is_null()));
 }
 

@@ -66,10 +66,7 @@ fn params_check(path: &LitStr, args: Option<&Type>, what: &str) -> syn::Result<T
         ));
     };
     let span = path.span();
-    let fields = params
-        .iter()
-        .map(|p| field_ident(p, span))
-        .collect::<syn::Result<Vec<Ident>>>()?;
+    let fields = params.iter().map(|p| field_ident(p, span)).collect::<syn::Result<Vec<Ident>>>()?;
     Ok(quote_spanned! {span=>
         #[allow(dead_code, unused_variables)]
         fn __rdc_path_params_are_fields(args: &#args) {
@@ -166,7 +163,10 @@ pub(crate) fn expand_rest(input: Rest) -> syn::Result<TokenStream> {
     let check = params_check(&path, options.args.as_ref(), "the path")?;
     let method_name = method.to_string();
     if !method_name.chars().all(|c| c.is_ascii_uppercase()) {
-        return Err(syn::Error::new(method.span(), "expected an HTTP method in capitals: GET, POST, PUT, PATCH, DELETE..."));
+        return Err(syn::Error::new(
+            method.span(),
+            "expected an HTTP method in capitals: GET, POST, PUT, PATCH, DELETE...",
+        ));
     }
     let args = options.args.map_or_else(|| quote!(()), |t| quote!(#t));
     let body = options.body.map_or_else(|| quote!(()), |t| quote!(#t));

@@ -257,7 +257,11 @@ impl<A, B, R> Clone for Typing<A, B, R> {
 
 impl Typing<Value, Option<Value>, Value> {
     fn dynamic() -> Self {
-        Typing { args: Arc::new(encode_args::<Value>), result: Arc::new(|body: Body| Ok(body.into_json())), body: PhantomData }
+        Typing {
+            args: Arc::new(encode_args::<Value>),
+            result: Arc::new(|body: Body| Ok(body.into_json())),
+            body: PhantomData,
+        }
     }
 }
 
@@ -362,28 +366,30 @@ impl RestEndpoint {
     /// and the `rest!` macro for typed ones).
     pub fn new(method: &str, path: &str) -> RestEndpoint {
         RestEndpoint {
-            call: RestCall { options: Arc::new(Options {
-                method: method.to_ascii_uppercase(),
-                path: path.to_owned(),
-                template: PathTemplate::parse(path),
-                url_prefix: String::new(),
-                schema: None,
-                content: Content::Json,
-                poll_frequency: None,
-                data_expiry: Duration::from_secs(60),
-                error_expiry: Duration::from_secs(1),
-                invalid_if_stale: false,
-                error_policy: ErrorPolicy::Auto,
-                headers: Vec::new(),
-                dynamic_headers: None,
-                timeout: None,
-                client: None,
-                optimistic: None,
-                request_init: Arc::new(default_request_init),
-                fetch_response: Arc::new(default_fetch_response),
-                parse_response: Arc::new(default_parse_response),
-                process: Arc::new(|_, body, _| Ok(body)),
-            }) },
+            call: RestCall {
+                options: Arc::new(Options {
+                    method: method.to_ascii_uppercase(),
+                    path: path.to_owned(),
+                    template: PathTemplate::parse(path),
+                    url_prefix: String::new(),
+                    schema: None,
+                    content: Content::Json,
+                    poll_frequency: None,
+                    data_expiry: Duration::from_secs(60),
+                    error_expiry: Duration::from_secs(1),
+                    invalid_if_stale: false,
+                    error_policy: ErrorPolicy::Auto,
+                    headers: Vec::new(),
+                    dynamic_headers: None,
+                    timeout: None,
+                    client: None,
+                    optimistic: None,
+                    request_init: Arc::new(default_request_init),
+                    fetch_response: Arc::new(default_fetch_response),
+                    parse_response: Arc::new(default_parse_response),
+                    process: Arc::new(|_, body, _| Ok(body)),
+                }),
+            },
             typing: Typing::dynamic(),
         }
     }
@@ -397,7 +403,6 @@ impl RestEndpoint {
     pub fn post(path: &str) -> RestEndpoint {
         RestEndpoint::new("POST", path)
     }
-
 }
 
 impl<A, B, R> RestEndpoint<A, B, R> {
@@ -636,7 +641,6 @@ impl<A, B, R> RestEndpoint<A, B, R> {
                 Arc::new(move |endpoint, response| f(response, ParseSuper { prev: Arc::clone(&prev), endpoint }))
         })
     }
-
 }
 impl RestCall {
     /// `METHOD path-template`, how errors name this endpoint.

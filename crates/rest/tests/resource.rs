@@ -56,13 +56,7 @@ fn create_update_and_delete_show_in_lists_and_details_without_refetching() {
     client.on("DELETE", "/users/2", FakeResponse::status(204));
 
     let list = |c: &Controller| -> Vec<String> {
-        c.read::<_, Vec<User>>(&users.get_list, &())
-            .unwrap()
-            .data
-            .unwrap()
-            .iter()
-            .map(|u| u.name.clone())
-            .collect()
+        c.read::<_, Vec<User>>(&users.get_list, &()).unwrap().data.unwrap().iter().map(|u| u.name.clone()).collect()
     };
     let listed: Vec<User> = run(&tasks, c.fetch(&users.get_list, (), ())).unwrap();
     assert_eq!(listed, [User { id: "1".into(), name: "Ada".into() }]);
@@ -103,7 +97,11 @@ fn args_that_are_no_struct_of_params_are_refused_before_any_request() {
     let tasks = LocalTasks::default();
     let c = Controller::new(time.clone(), time.clone(), tasks.clone());
     let client = FakeClient::default();
-    let by_id = rdc_rest::RestEndpoint::get("/users/:id").args::<String>().body::<()>().schema(User::schema()).client(client.clone());
+    let by_id = rdc_rest::RestEndpoint::get("/users/:id")
+        .args::<String>()
+        .body::<()>()
+        .schema(User::schema())
+        .client(client.clone());
     let err = run(&tasks, c.fetch(&by_id, "7".to_owned(), ())).unwrap_err();
     assert_eq!(
         err.to_string(),

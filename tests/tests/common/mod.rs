@@ -1,44 +1,86 @@
-//! Entities and endpoints of the spec, against the running API server.
+//! Entities and endpoints of the spec, against the running API server: typed
+//! (args, body, result), their path params checked at compile time by `rest!`.
 #![allow(dead_code)]
 
-use rdc::core::{entry, All, Entity, Schema, Union};
+use rdc::core::{entry, All, Schema, SchemaOf, Union};
+use rdc::json::Value;
+use rdc::rest;
 use rdc::rest::{recipes, RestEndpoint};
+use serde::Serialize;
 
 // Each test file uses some of them.
 #[allow(unused_imports)]
 pub use rdc_spec_fixtures::{ExchangePrice, FeedItem, Link, Post, Stream, Ticker, User};
 
-pub fn api(method: &str, path: &str) -> RestEndpoint {
-    RestEndpoint::new(method, path).url_prefix(&format!("{}/api", rdc_e2e::API_URL))
+/// `endpoint` at the API server.
+pub fn at_server<A, B, R>(endpoint: RestEndpoint<A, B, R>) -> RestEndpoint<A, B, R> {
+    endpoint.url_prefix(&format!("{}/api", rdc_e2e::API_URL))
 }
 
-pub fn list_users() -> RestEndpoint {
-    api("GET", "/users").schema(All::of::<User>().into())
+/// A user's path params.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UserId {
+    pub id: String,
 }
 
-pub fn create_user() -> RestEndpoint {
-    api("POST", "/users").schema(User::schema())
+/// What creating a user sends.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NewUser {
+    pub name: String,
 }
 
-pub fn get_user() -> RestEndpoint {
-    api("GET", "/users/:id").schema(User::schema())
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pair {
+    pub exchange_pair: String,
 }
 
-pub fn feed() -> RestEndpoint {
-    api("GET", "/feed")
-        .schema(Schema::array(Union::by_attribute("type", [entry::<Link>("link"), entry::<Post>("post")])))
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Username {
+    pub username: String,
 }
 
-pub fn price() -> RestEndpoint {
-    api("GET", "/price/:exchangePair").schema(ExchangePrice::schema())
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Product {
+    pub product_id: String,
 }
 
-pub fn stream() -> RestEndpoint {
-    recipes::pk_from_param(&api("GET", "/streams/:username"), "username", "username").schema(Stream::schema())
+pub fn list_users() -> RestEndpoint<(), (), Vec<User>> {
+    at_server(rest!(GET "/users", schema = All::of::<User>()))
 }
 
-pub fn ticker() -> RestEndpoint {
-    recipes::pk_from_param(&api("GET", "/products/:productId/ticker"), "productId", "product_id")
-        .schema(Ticker::schema())
-        .poll_frequency(std::time::Duration::from_millis(2000))
+pub fn create_user() -> RestEndpoint<(), NewUser, User> {
+    at_server(rest!(POST "/users" -> User, body = NewUser))
+}
+
+pub fn get_user() -> RestEndpoint<UserId, (), User> {
+    at_server(rest!(GET "/users/:id" -> User, args = UserId))
+}
+
+pub fn feed() -> RestEndpoint<(), (), Vec<FeedItem>> {
+    let union = Union::by_attribute("type", [entry::<Link>("link"), entry::<Post>("post")]);
+    at_server(rest!(GET "/feed", schema = SchemaOf::unchecked(Schema::array(union))))
+}
+
+pub fn price() -> RestEndpoint<Pair, (), ExchangePrice> {
+    at_server(rest!(GET "/price/:exchangePair" -> ExchangePrice, args = Pair))
+}
+
+pub fn stream() -> RestEndpoint<Username, (), Stream> {
+    recipes::pk_from_param(
+        &at_server(rest!(GET "/streams/:username" -> Stream, args = Username)),
+        "username",
+        "username",
+    )
+}
+
+pub fn ticker() -> RestEndpoint<Product, (), Ticker> {
+    let ticker = at_server(rest!(GET "/products/:productId/ticker" -> Ticker, args = Product));
+    recipes::pk_from_param(&ticker, "productId", "product_id").poll_frequency(std::time::Duration::from_millis(2000))
+}
+
+/// A JSON endpoint at the API server with dynamic args (for the fault probes).
+pub fn api(method: &str, path: &str) -> RestEndpoint<Value, Option<Value>, Value> {
+    at_server(RestEndpoint::new(method, path))
 }

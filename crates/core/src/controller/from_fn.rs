@@ -47,7 +47,12 @@ pub struct FnCall<E> {
 
 impl<E> Clone for FnCall<E> {
     fn clone(&self) -> Self {
-        FnCall { name: Rc::clone(&self.name), call: Rc::clone(&self.call), schema: self.schema.clone(), policy: self.policy }
+        FnCall {
+            name: Rc::clone(&self.name),
+            call: Rc::clone(&self.call),
+            schema: self.schema.clone(),
+            policy: self.policy,
+        }
     }
 }
 
@@ -186,7 +191,8 @@ where
     }
 
     fn args(&self, args: &A) -> Result<Value, FnError<E>> {
-        json::to_value(args).map_err(|e| FnError::Json { endpoint: self.call.name.to_string(), message: format!("args: {e}") })
+        json::to_value(args)
+            .map_err(|e| FnError::Json { endpoint: self.call.name.to_string(), message: format!("args: {e}") })
     }
 
     fn body(&self, _body: ()) -> Result<Option<Value>, FnError<E>> {

@@ -28,8 +28,8 @@ use serde::de::DeserializeOwned;
 pub use abort::Abort;
 pub use clock::{Clock, FakeTime, Timers};
 pub use endpoint::{Endpoint, LocalFuture, Policy, TypedEndpoint};
-pub use from_fn::{from_fn, FnCall, FnEndpoint, FnError};
 pub use expiry::{expiry_status, ExpiryStatus};
+pub use from_fn::{from_fn, FnCall, FnEndpoint, FnError};
 pub use poll::Subscription;
 pub use spawn::{LocalTasks, Spawn};
 

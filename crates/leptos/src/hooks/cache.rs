@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use rdc_core::{Endpoint, Entity, FetchError, SchemaOf};
+use rdc_core::{Endpoint, Entity, FetchError, Pk, SchemaOf};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
-use crate::provider::use_controller;
 use crate::hooks::suspense::Readable;
+use crate::provider::use_controller;
 use crate::watch::watch;
 
 /// The stored data of `endpoint` for `args`, if any; never fetches. `None` args read nothing.
@@ -29,6 +29,29 @@ where
     C::Result: DeserializeOwned + Send + Sync,
 {
     let state = watch::<C, C::Result>(&use_controller(), &endpoint, args.into());
+    Signal::derive(move || state.with(|s| s.data.clone()))
+}
+
+/// The primary keys of a stored list of entities (no field of theirs is read),
+/// if any; never fetches. For long lists: hand the keys to `<For>` and read
+/// each row's entity with [`use_entity`], so a changed entity re-renders one
+/// row and the list is read again only when entities join, leave or move.
+///
+/// ```no_run
+/// # use leptos::prelude::*;
+/// # use rdc_rest::RestEndpoint;
+/// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+/// use rdc_core::{Entity, SchemaOf};
+/// let page = RestEndpoint::get("/api/users/page").args::<()>().body::<()>().schema(SchemaOf::list(User::schema()));
+/// let keys = rdc_leptos::use_keys(page, Signal::derive(|| Some(())));   // Vec<Pk>
+/// # let _ = keys;
+/// ```
+pub fn use_keys<C, E>(endpoint: C, args: impl Into<Signal<Option<C::Args>>>) -> Signal<Option<Arc<Vec<Pk>>>>
+where
+    C: Readable<Result = Vec<E>>,
+    E: Entity,
+{
+    let state = watch::<C, Vec<Pk>>(&use_controller(), &endpoint, args.into());
     Signal::derive(move || state.with(|s| s.data.clone()))
 }
 

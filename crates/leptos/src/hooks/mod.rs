@@ -6,7 +6,7 @@ mod loading;
 mod mutation;
 mod suspense;
 
-pub use cache::{use_cache, use_dle, use_entity, use_query, Dle, EntityKey};
+pub use cache::{use_cache, use_dle, use_entity, use_keys, use_query, Dle, EntityKey};
 pub use live::{use_live, use_subscription};
 pub use loading::{use_loading, Loading};
 pub use mutation::{use_mutation, Mutation};

@@ -132,10 +132,5 @@ where
             }
         });
     });
-    Mutation {
-        start: StoredValue::new_local(start),
-        pending: pending.into(),
-        error: error.into(),
-        value: value.into(),
-    }
+    Mutation { start: StoredValue::new_local(start), pending: pending.into(), error: error.into(), value: value.into() }
 }

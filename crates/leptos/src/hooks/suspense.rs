@@ -124,20 +124,16 @@ where
                 let current = args.get_untracked();
                 let key = controller.key_of(&endpoint, &current).ok();
                 let tracked = Rc::clone(&pending);
-                let result = resolve(
-                    controller.clone(),
-                    endpoint.clone(),
-                    current,
-                    move |controller, endpoint, args| {
+                let result =
+                    resolve(controller.clone(), endpoint.clone(), current, move |controller, endpoint, args| {
                         let key = endpoint.key(&args).unwrap_or_default();
                         let (fetch, abort) = controller.fetch_cancellable(endpoint, args, None);
                         if let Some((_, old)) = tracked.borrow_mut().replace((key, abort)) {
                             old.abort();
                         }
                         fetch
-                    },
-                )
-                .await;
+                    })
+                    .await;
                 let moved_on = args.with_untracked(|a| controller.key_of(&endpoint, a).ok()) != key;
                 match result {
                     Err(FetchError::Aborted) if moved_on => continue,
@@ -189,9 +185,8 @@ where
 }
 
 /// A fetch of the JSON endpoint behind a read: the plain one or a cancellable one.
-type FetchJson<C> = LocalFuture<
-    Result<<<C as TypedEndpoint>::Endpoint as Endpoint>::Output, FetchError<<C as TypedEndpoint>::Error>>,
->;
+type FetchJson<C> =
+    LocalFuture<Result<<<C as TypedEndpoint>::Endpoint as Endpoint>::Output, FetchError<<C as TypedEndpoint>::Error>>>;
 
 /// The read as a future that is ready at once when data can be shown.
 fn resolve<C>(
