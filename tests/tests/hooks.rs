@@ -510,6 +510,8 @@ async fn use_mutation_runs_a_create_with_pending_value_and_typed_error_signals()
     wait_for_text(&root, 5000, |t| t.contains("Ada Lovelace")).await;
     assert!(root.text_content().unwrap_or_default().contains("idle"));
     click(&root, "#create");
+    // The view updates on the next tick; the request takes a round trip.
+    leptos::task::tick().await;
     assert!(root.text_content().unwrap_or_default().contains("pending"), "pending while the request is out");
     let text = wait_for_text(&root, 3000, |t| t.contains("created Barbara Liskov")).await;
     assert!(text.contains("idle"), "{text}");

@@ -4,7 +4,7 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
-use axum::{Json, Router};
+use axum::{Form, Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tower_http::cors::{Any, CorsLayer};
@@ -23,6 +23,7 @@ pub fn router(state: AppState) -> Router {
         .route("/health", get(|| async { "ok" }))
         .route("/users", get(list_users).post(create_user))
         .route("/users/{id}", get(get_user).patch(patch_user).delete(delete_user))
+        .route("/sfn/user", post(server_fn_user))
         .route("/feed", get(feed))
         .route("/price/{exchange_pair}", get(price))
         .route("/streams/{username}", get(stream))
@@ -60,6 +61,22 @@ async fn get_user(State(state): State<AppState>, Path(id): Path<String>) -> Resp
         None => {
             (StatusCode::NOT_FOUND, Json(json!({ "error": format!("no user {id}"), "status": 404 }))).into_response()
         }
+    }
+}
+
+/// The args of the `get_user` Leptos server function.
+#[derive(Debug, Deserialize)]
+struct ServerFnUserArgs {
+    id: String,
+}
+
+/// `POST /sfn/user`: the server side of a Leptos `#[server]` function (its
+/// default encoding: the args url-encoded, the result as JSON; an error as
+/// its text with status 500), for the browser test of `from_fn`.
+async fn server_fn_user(State(state): State<AppState>, Form(args): Form<ServerFnUserArgs>) -> Response {
+    match state.lock().users.iter().find(|u| u.id == args.id) {
+        Some(user) => Json(user.clone()).into_response(),
+        None => (StatusCode::INTERNAL_SERVER_ERROR, format!("ServerError|no user {}", args.id)).into_response(),
     }
 }
 

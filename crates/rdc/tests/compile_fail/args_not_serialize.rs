@@ -1,0 +1,15 @@
+use rdc::prelude::*;
+
+#[derive(Clone, serde::Deserialize, Entity)]
+struct User {
+    id: String,
+}
+
+#[derive(Clone, PartialEq)]
+struct UserId {
+    id: String,
+}
+
+fn main() {
+    let _ = rdc::rest!(GET "/users/:id" -> User, args = UserId);
+}
