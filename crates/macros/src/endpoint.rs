@@ -171,7 +171,10 @@ pub(crate) fn expand_rest(input: Rest) -> syn::Result<TokenStream> {
     let args = options.args.map_or_else(|| quote!(()), |t| quote!(#t));
     let body = options.body.map_or_else(|| quote!(()), |t| quote!(#t));
     let typed_result = match (result, options.schema, options.returns) {
-        (Some(ty), None, None) => quote!(.schema(#core::SchemaOf::<#ty>::of())),
+        // Through the trait, so a type without a schema is a trait error with its note.
+        (Some(ty), None, None) => {
+            quote!(.schema(#core::SchemaOf::<#ty>::unchecked(<#ty as #core::HasSchema>::schema())))
+        }
         (None, Some(schema), None) => quote!(.schema(#schema)),
         (None, None, Some(ty)) => quote!(.returns::<#ty>()),
         (None, None, None) => TokenStream::new(),

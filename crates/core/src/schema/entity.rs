@@ -113,6 +113,11 @@ impl EntityDef {
 /// Hooks have defaults: `process` passes the value through, `validate` accepts,
 /// `merge` lays incoming fields over stored ones, and `should_update` lets data
 /// fetched later win over data fetched earlier.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an entity",
+    label = "not an entity",
+    note = "derive `Entity` for it (`#[derive(Deserialize, Entity)]`): `All` and the entity readers read entities by their primary key"
+)]
 pub trait Entity: DeserializeOwned + Send + Sync + 'static {
     /// Name under which this type is stored (`static key` in the spec).
     const KEY: &'static str;

@@ -230,6 +230,11 @@ impl Schema {
 
 /// Types that know their own schema, so `#[entity(nested)]` fields can be typed
 /// naturally: an entity, `Vec<E>`, `Option<E>`, `Box<E>`, `Arc<E>`, maps of `E`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no schema to normalize it with",
+    label = "no schema",
+    note = "derive `Entity` (an entity) or `Schema` (a struct holding entities) for it, or read it as sent, without a schema (`returns = {Self}` in `rest!`)"
+)]
 pub trait HasSchema {
     /// The schema values of this type are normalized with.
     fn schema() -> Schema;

@@ -1,5 +1,3 @@
-use rdc::prelude::*;
-
 #[derive(Clone, serde::Deserialize)]
 struct Settings {
     theme: String,
