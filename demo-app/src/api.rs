@@ -5,10 +5,10 @@
 use std::time::Duration;
 
 use rdc::core::{entry, All, Entity, Schema, SchemaOf, Union};
-use rdc::json::Value;
 use rdc::rest::{recipes, FileDownload, Resource, RestEndpoint};
 use rdc::{resource, rest};
 use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
 
 /// A user. The app speaks camelCase; the wire is snake_case (recipe 1).
 #[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
@@ -80,7 +80,7 @@ pub fn feed_with_unknown() -> RestEndpoint<FeedView, (), Vec<FeedItem>> {
 /// The spec's function example: the mapping keys are the type plus `s`.
 pub fn feed_schema_by_function() -> SchemaOf<Vec<FeedItem>> {
     SchemaOf::unchecked(All::by_function([entry::<Link>("links"), entry::<Post>("posts")], |value, _parent, _key| {
-        value.get("type").and_then(Value::as_str).map(|t| format!("{t}s"))
+        value.get("type").and_then(|t| t.as_str()).map(|t| format!("{t}s"))
     }))
 }
 
@@ -139,8 +139,8 @@ pub fn items() -> RestEndpoint<Cursor, (), ItemPage> {
 
 /// Data that fails on demand (`/api/flaky`): soft errors keep it showing. No
 /// schema: the JSON as sent.
-pub fn flaky() -> RestEndpoint<(), (), Value> {
-    rest!(GET "/api/flaky").data_expiry(Duration::from_secs(3))
+pub fn flaky() -> RestEndpoint<(), (), Json> {
+    rest!(GET "/api/flaky", returns = Json).data_expiry(Duration::from_secs(3))
 }
 
 /// Whether `/api/flaky` fails.
@@ -149,8 +149,8 @@ pub struct Failing {
     pub fail: bool,
 }
 
-pub fn set_flaky() -> RestEndpoint<(), Failing, Value> {
-    rest!(POST "/api/flaky/fail", body = Failing)
+pub fn set_flaky() -> RestEndpoint<(), Failing, Json> {
+    rest!(POST "/api/flaky/fail", body = Failing, returns = Json)
 }
 
 /// An HTTP status the server answers with.
@@ -159,11 +159,11 @@ pub struct Status {
     pub code: u16,
 }
 
-pub fn status() -> RestEndpoint<Status, (), Value> {
-    rest!(GET "/api/status/:code", args = Status)
+pub fn status() -> RestEndpoint<Status, (), Json> {
+    rest!(GET "/api/status/:code", args = Status, returns = Json)
 }
 
 /// A probe: `/api/<path>`, never kept.
-pub fn probe(path: &'static str) -> RestEndpoint<(), (), Value> {
-    RestEndpoint::get(path).url_prefix("/api").args::<()>().body::<()>().data_expiry(Duration::ZERO)
+pub fn probe(path: &'static str) -> RestEndpoint<(), (), Json> {
+    RestEndpoint::get(path).url_prefix("/api").args::<()>().body::<()>().returns::<Json>().data_expiry(Duration::ZERO)
 }

@@ -56,7 +56,7 @@ pub(crate) struct Target {
 impl Target {
     /// The target of `endpoint` for `args`, or why the args do not make a key.
     pub(crate) fn of<C: TypedEndpoint>(endpoint: &C, args: &C::Args) -> Result<Target, String> {
-        let json = endpoint.args(args).map_err(|e| e.to_string())?;
+        let json = endpoint.encode_args(args).map_err(|e| e.to_string())?;
         let raw = endpoint.endpoint();
         let key = raw.key(&json).map_err(|e| e.to_string())?;
         Ok(Target { key, schema: raw.schema(), invalid_if_stale: raw.policy().invalid_if_stale })

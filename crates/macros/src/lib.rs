@@ -1,7 +1,8 @@
 //! # rdc-macros
 //!
-//! `#[derive(Entity)]` and `#[derive(Schema)]` for rdc. See `rdc_core::Entity`
-//! and `rdc_core::HasSchema` for the traits they implement.
+//! `#[derive(Entity)]` and `#[derive(Schema)]` for rdc (see `rdc_core::Entity`
+//! and `rdc_core::HasSchema` for the traits they implement), and `rest!` /
+//! `resource!`, typed endpoints whose path params are checked at compile time.
 //!
 //! ```ignore
 //! #[derive(serde::Deserialize, rdc::Entity)]
@@ -74,8 +75,10 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
 ///   (`All::of::<User>()` reads as `Vec<User>`); or `returns = T` for any
 ///   `Deserialize` type kept as sent (no schema); none of them: JSON.
 /// - `args = A` (a `Serialize` struct, default `()`): each path param must be
-///   one of its fields, or the call does not compile; the other fields form the
-///   query string.
+///   one of its fields, or the call does not compile (a camelCase param such as
+///   `:exchangePair` is the field `exchange_pair`, which the struct serializes
+///   under the param's name, e.g. with `#[serde(rename_all = "camelCase")]`);
+///   the other fields form the query string.
 /// - `body = B` (a `Serialize` type, default `()`: no body).
 ///
 /// ```ignore

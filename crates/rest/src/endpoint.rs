@@ -234,6 +234,12 @@ pub struct RestEndpoint<A = Value, B = Option<Value>, R = Value> {
 
 /// The JSON side of a [`RestEndpoint`]: its options and pipeline, what the
 /// controller fetches with (its [`Endpoint`](rdc_core::Endpoint)).
+///
+/// ```
+/// let endpoint = rdc_rest::RestEndpoint::get("/users/:id").url_prefix("/api");
+/// let call: &rdc_rest::RestCall = &endpoint;   // through `Deref`
+/// assert_eq!(call.name(), "GET /users/:id");
+/// ```
 #[derive(Clone)]
 pub struct RestCall {
     options: Arc<Options>,
@@ -343,11 +349,11 @@ where
         &self.call
     }
 
-    fn args(&self, args: &A) -> Result<Value, RestError> {
+    fn encode_args(&self, args: &A) -> Result<Value, RestError> {
         (self.typing.args)(args).map_err(|message| RestError::Encode { endpoint: self.name(), part: "args", message })
     }
 
-    fn body(&self, body: B) -> Result<Option<Value>, RestError> {
+    fn encode_body(&self, body: B) -> Result<Option<Value>, RestError> {
         match rdc_core::json::to_value(&body) {
             Ok(Value::Null) => Ok(None),
             Ok(value) => Ok(Some(value)),
@@ -355,7 +361,7 @@ where
         }
     }
 
-    fn result(&self, output: Body) -> Result<R, RestError> {
+    fn decode_result(&self, output: Body) -> Result<R, RestError> {
         (self.typing.result)(output).map_err(|message| RestError::Decode { endpoint: self.name(), message })
     }
 }
@@ -460,7 +466,7 @@ impl<A, B, R> RestEndpoint<A, B, R> {
     /// #[derive(serde::Serialize)]
     /// struct Search { id: String, page: Option<u32> }
     /// let ep = rdc_rest::RestEndpoint::get("/users/:id/posts").args::<Search>();
-    /// let args = rdc_core::TypedEndpoint::args(&ep, &Search { id: "7".into(), page: Some(2) }).unwrap();
+    /// let args = rdc_core::TypedEndpoint::encode_args(&ep, &Search { id: "7".into(), page: Some(2) }).unwrap();
     /// assert_eq!(ep.key(args.as_object().unwrap()).unwrap(), "GET /users/7/posts?page=2");
     /// ```
     pub fn args<T: Serialize + 'static>(&self) -> RestEndpoint<T, B, R> {
@@ -497,6 +503,15 @@ impl<A, B, R> RestEndpoint<A, B, R> {
 
     /// Reads results with `result` from what the pipeline produced (a blob, a
     /// file, a body a schema does not describe).
+    ///
+    /// ```
+    /// use rdc_rest::{Body, RestEndpoint};
+    /// let size = RestEndpoint::get("/report").result_with(|body| match body {
+    ///     Body::Text(text) => Ok(text.len()),
+    ///     other => Err(format!("expected text, got {}", other.kind())),
+    /// });
+    /// # let _ = size;
+    /// ```
     pub fn result_with<T: 'static>(
         &self,
         result: impl Fn(Body) -> Result<T, String> + Send + Sync + 'static,
@@ -506,6 +521,12 @@ impl<A, B, R> RestEndpoint<A, B, R> {
 
     /// Takes args of type `T`, made into JSON by `encode` (for args that are
     /// not a struct of params, such as a bare id).
+    ///
+    /// ```
+    /// let by_id = rdc_rest::RestEndpoint::get("/users/:id").args_with(|id: &u64| Ok(rdc_core::json!({ "id": id })));
+    /// let args = rdc_core::TypedEndpoint::encode_args(&by_id, &7).unwrap();
+    /// assert_eq!(by_id.key(args.as_object().unwrap()).unwrap(), "GET /users/7");
+    /// ```
     pub fn args_with<T: 'static>(
         &self,
         encode: impl Fn(&T) -> Result<Value, String> + Send + Sync + 'static,

@@ -3,6 +3,12 @@
 //! `RestEndpoint`: path templates, the overridable fetch pipeline, binary bodies and
 //! the transform recipes of the specification (see [`recipes`]).
 //!
+//! An endpoint carries its types: `RestEndpoint<A, B, R>` takes args `A` (a
+//! `Serialize` struct: path params by field, the rest the query string), sends a
+//! body `B` and yields `R`, what its schema reads as. `rdc::rest!` builds one with
+//! the path params checked against `A` at compile time; `RestEndpoint::get(path)`
+//! alone is the dynamic form (JSON args and result).
+//!
 //! The pipeline is a chain of replaceable steps: `request_init(body)` ->
 //! `fetch_response(request)` -> `parse_response(response)` -> `process(body, args)`.
 //! Each `with_*` override receives the step it replaces (`sup`) and may call it, as a

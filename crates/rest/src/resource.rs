@@ -24,7 +24,7 @@ use crate::endpoint::{Body, RestEndpoint};
 /// #[derive(serde::Serialize)] struct UserId { id: String }
 /// #[derive(serde::Serialize)] struct NewUser { name: String }
 /// let users = resource::<User>("/users/:id", "UserList").args::<UserId>().list_args::<()>().body::<NewUser>();
-/// let args = users.get.args(&UserId { id: "7".into() }).unwrap();
+/// let args = users.get.encode_args(&UserId { id: "7".into() }).unwrap();
 /// assert_eq!(users.get.key(args.as_object().unwrap()).unwrap(), "GET /users/7");
 /// assert_eq!(users.get_list.key(&Default::default()).unwrap(), "GET /users");
 /// assert_eq!(users.create.method_name(), "POST");

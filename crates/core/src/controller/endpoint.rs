@@ -99,7 +99,7 @@ pub trait Endpoint: 'static {
 /// ```
 /// use rdc_core::{json, json::Value, TypedEndpoint};
 /// fn key_of<C: TypedEndpoint>(endpoint: &C, args: &C::Args) -> Option<String> {
-///     let args: Value = endpoint.args(args).ok()?;
+///     let args: Value = endpoint.encode_args(args).ok()?;
 ///     rdc_core::Endpoint::key(endpoint.endpoint(), &args).ok()
 /// }
 /// # let _ = key_of::<rdc_core::FnEndpoint<(), Value, String>>;
@@ -123,19 +123,19 @@ pub trait TypedEndpoint: Clone + 'static {
     ///
     /// # Errors
     /// When they cannot be JSON (nothing is fetched).
-    fn args(&self, args: &Self::Args) -> Result<Value, Self::Error>;
+    fn encode_args(&self, args: &Self::Args) -> Result<Value, Self::Error>;
 
     /// The body as JSON (`None`: no body).
     ///
     /// # Errors
     /// When it cannot be JSON (nothing is sent).
-    fn body(&self, body: Self::Body) -> Result<Option<Value>, Self::Error>;
+    fn encode_body(&self, body: Self::Body) -> Result<Option<Value>, Self::Error>;
 
     /// The result of a call, from what the endpoint produced.
     ///
     /// # Errors
     /// When the output does not read as the result.
-    fn result(&self, output: <Self::Endpoint as Endpoint>::Output) -> Result<Self::Result, Self::Error>;
+    fn decode_result(&self, output: <Self::Endpoint as Endpoint>::Output) -> Result<Self::Result, Self::Error>;
 }
 
 impl<E: Endpoint + Clone> TypedEndpoint for E {
@@ -149,15 +149,15 @@ impl<E: Endpoint + Clone> TypedEndpoint for E {
         self
     }
 
-    fn args(&self, args: &Value) -> Result<Value, E::Error> {
+    fn encode_args(&self, args: &Value) -> Result<Value, E::Error> {
         Ok(args.clone())
     }
 
-    fn body(&self, body: Option<Value>) -> Result<Option<Value>, E::Error> {
+    fn encode_body(&self, body: Option<Value>) -> Result<Option<Value>, E::Error> {
         Ok(body)
     }
 
-    fn result(&self, output: E::Output) -> Result<E::Output, E::Error> {
+    fn decode_result(&self, output: E::Output) -> Result<E::Output, E::Error> {
         Ok(output)
     }
 }

@@ -13,6 +13,11 @@ use crate::json::{self, Value};
 use crate::schema::{canonical_text, Schema, SchemaOf};
 
 /// Why a [`from_fn`] call failed.
+///
+/// ```
+/// let failed = rdc_core::FnError::Failed("no user 7".to_string());
+/// assert_eq!(failed.to_string(), "no user 7");
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum FnError<E> {
     /// The function returned this error.
@@ -38,6 +43,13 @@ impl<E: std::fmt::Display> std::fmt::Display for FnError<E> {
 type CallFn<E> = Rc<dyn Fn(&Value) -> LocalFuture<Result<Value, FnError<E>>>>;
 
 /// The JSON side of a [`FnEndpoint`]: what the controller fetches with.
+///
+/// ```
+/// use rdc_core::{Endpoint, TypedEndpoint};
+/// async fn double(n: i64) -> Result<i64, String> { Ok(2 * n) }
+/// let call = rdc_core::from_fn("double", double).endpoint().clone();
+/// assert_eq!(call.key(&rdc_core::json!(4)).unwrap(), "double 4");
+/// ```
 pub struct FnCall<E> {
     name: Rc<str>,
     call: CallFn<E>,
@@ -96,6 +108,12 @@ impl<E: Clone + std::fmt::Display + 'static> Endpoint for FnCall<E> {
 }
 
 /// An async function as an endpoint: made by [`from_fn`].
+///
+/// ```
+/// async fn double(n: i64) -> Result<i64, String> { Ok(2 * n) }
+/// let doubles: rdc_core::FnEndpoint<i64, i64, String> = rdc_core::from_fn("double", double);
+/// # let _ = doubles;
+/// ```
 pub struct FnEndpoint<A, R, E> {
     call: FnCall<E>,
     types: PhantomData<fn(A) -> R>,
@@ -190,16 +208,16 @@ where
         &self.call
     }
 
-    fn args(&self, args: &A) -> Result<Value, FnError<E>> {
+    fn encode_args(&self, args: &A) -> Result<Value, FnError<E>> {
         json::to_value(args)
             .map_err(|e| FnError::Json { endpoint: self.call.name.to_string(), message: format!("args: {e}") })
     }
 
-    fn body(&self, _body: ()) -> Result<Option<Value>, FnError<E>> {
+    fn encode_body(&self, _body: ()) -> Result<Option<Value>, FnError<E>> {
         Ok(None)
     }
 
-    fn result(&self, output: Value) -> Result<R, FnError<E>> {
+    fn decode_result(&self, output: Value) -> Result<R, FnError<E>> {
         json::from_value(&output)
             .map_err(|e| FnError::Json { endpoint: self.call.name.to_string(), message: format!("result: {e}") })
     }

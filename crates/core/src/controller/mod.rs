@@ -472,10 +472,19 @@ impl Controller {
 
     /// The store key of `endpoint` for `args`.
     ///
+    /// ```
+    /// # use rdc_core::{from_fn, Controller, FakeTime, LocalTasks};
+    /// # let (time, tasks) = (FakeTime::default(), LocalTasks::default());
+    /// # let controller = Controller::new(time.clone(), time, tasks);
+    /// async fn square(n: u32) -> Result<u32, String> { Ok(n * n) }
+    /// let squares = from_fn("square", square);
+    /// assert_eq!(controller.key_of(&squares, &3).unwrap(), "square 3");
+    /// ```
+    ///
     /// # Errors
     /// When the args make no key (they cannot be JSON, a path param is missing...).
     pub fn key_of<C: TypedEndpoint>(&self, endpoint: &C, args: &C::Args) -> Result<String, C::Error> {
-        endpoint.endpoint().key(&endpoint.args(args)?)
+        endpoint.endpoint().key(&endpoint.encode_args(args)?)
     }
 
     /// Whether a read of `key` should fetch now: no fresh data and no error that
@@ -696,7 +705,7 @@ impl Controller {
         args: &C::Args,
         value: Value,
     ) -> Result<(), FetchError<C::Error>> {
-        let args = endpoint.args(args).map_err(FetchError::Endpoint)?;
+        let args = endpoint.encode_args(args).map_err(FetchError::Endpoint)?;
         let raw = endpoint.endpoint();
         let key = raw.key(&args).map_err(FetchError::Endpoint)?;
         let meta = self.direct_write_meta(raw.policy().data_expiry_ms);
@@ -783,7 +792,7 @@ fn downcast<E: Endpoint>(outcome: shared::Outcome) -> Result<E::Output, FetchErr
 
 /// The JSON args and body of a typed call.
 fn encode<C: TypedEndpoint>(endpoint: &C, args: &C::Args, body: C::Body) -> Result<(Value, Option<Value>), C::Error> {
-    Ok((endpoint.args(args)?, endpoint.body(body)?))
+    Ok((endpoint.encode_args(args)?, endpoint.encode_body(body)?))
 }
 
 /// `output` read as `endpoint`'s result once it resolves.
@@ -792,5 +801,5 @@ fn typed<C: TypedEndpoint>(
     output: LocalFuture<Result<<C::Endpoint as Endpoint>::Output, FetchError<C::Error>>>,
 ) -> LocalFuture<Result<C::Result, FetchError<C::Error>>> {
     let endpoint = endpoint.clone();
-    Box::pin(async move { endpoint.result(output.await?).map_err(FetchError::Endpoint) })
+    Box::pin(async move { endpoint.decode_result(output.await?).map_err(FetchError::Endpoint) })
 }

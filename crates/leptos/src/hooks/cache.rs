@@ -83,7 +83,7 @@ where
     Effect::new(move |_| {
         tracked.track();
         let Some(args) = args.get() else { return };
-        let Ok(json) = fetch_endpoint.args(&args) else { return };
+        let Ok(json) = fetch_endpoint.encode_args(&args) else { return };
         let raw = fetch_endpoint.endpoint();
         let Ok(key) = raw.key(&json) else { return };
         if fetcher.needs_fetch(&key, raw.policy()) && !fetcher.is_fetching(&key) {

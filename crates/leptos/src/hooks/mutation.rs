@@ -13,7 +13,8 @@ use crate::provider::use_controller;
 
 type Start<C> = Box<dyn Fn(<C as TypedEndpoint>::Args, <C as TypedEndpoint>::Body)>;
 
-/// What [`use_mutation`] returns: `Copy`, so view closures can share it.
+/// What [`use_mutation`] returns: `Copy`, so view closures can share it (see
+/// [`use_mutation`] for an example).
 pub struct Mutation<C: TypedEndpoint>
 where
     C::Result: Send + Sync,

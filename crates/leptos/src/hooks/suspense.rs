@@ -199,7 +199,7 @@ where
     C: Readable,
     C::Result: DeserializeOwned + Send + Sync,
 {
-    let json = endpoint.args(&args);
+    let json = endpoint.encode_args(&args);
     let key = json.clone().and_then(|json| endpoint.endpoint().key(&json));
     let now = snapshot::<C, C::Result>(&controller, &endpoint, Some(&args));
     async move {
