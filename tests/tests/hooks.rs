@@ -522,3 +522,33 @@ async fn use_mutation_runs_a_create_with_pending_value_and_typed_error_signals()
     assert!(text.contains("HTTP 422"), "{text}");
     assert!(text.contains("created Barbara Liskov"), "the last good result stays: {text}");
 }
+
+/// Answers `n` after `n` ms: a mutation whose runs answer out of order.
+async fn answer_after(n: u32) -> Result<u32, String> {
+    sleep(i32::try_from(n).unwrap_or(i32::MAX)).await;
+    Ok(n)
+}
+
+#[component]
+fn TwoRuns() -> impl IntoView {
+    let policy = rdc::core::Policy { mutation: true, ..rdc::core::Policy::default() };
+    let run = use_mutation(rdc::core::from_fn("answer_after", answer_after).policy(policy));
+    view! {
+        <button id="slow-then-fast" on:click=move |_| { run.run_with(400, ()); run.run_with(20, ()); }>"go"</button>
+        <p>{move || format!("value={:?} pending={}", run.value.get().map(|v| *v), run.pending.get())}</p>
+    }
+}
+
+#[wasm_bindgen_test]
+async fn use_mutation_shows_the_latest_run_when_an_earlier_one_answers_later() {
+    let root = mount_point();
+    let _handle = leptos::mount::mount_to(root.clone(), || view! { <DataProvider><TwoRuns/></DataProvider> });
+    wait_for_text(&root, 2000, |t| t.contains("value=None")).await;
+    click(&root, "#slow-then-fast");
+    let text = wait_for_text(&root, 2000, |t| t.contains("value=Some(20)")).await;
+    assert!(text.contains("value=Some(20) pending=false"), "the latest run answered: {text}");
+    // The first run answers after the second: the signals keep the latest.
+    sleep(600).await;
+    let text = root.text_content().unwrap_or_default();
+    assert!(text.contains("value=Some(20) pending=false"), "a late answer to an earlier run left the signals: {text}");
+}
