@@ -216,12 +216,13 @@ pub(crate) fn expand_resource(input: ResourceInput) -> syn::Result<TokenStream> 
     let list_check = params_check(&LitStr::new(&list_path, path.span()), options.list_args.as_ref(), "the list path")?;
     let args = options.args.map_or_else(|| quote!(()), |t| quote!(#t));
     let list_args = options.list_args.map_or_else(|| quote!(()), |t| quote!(#t));
-    let body = options.body.map_or_else(|| quote!(#entity), |t| quote!(#t));
+    // No body type given: the dynamic form's (an optional JSON value).
+    let body = options.body.map(|t| quote!(.body::<#t>()));
     let list = options.list.map_or_else(|| quote!(::std::concat!(::std::stringify!(#entity), "List")), |l| quote!(#l));
     Ok(quote! {{
         #check
         #list_check
-        #rest::resource::<#entity>(#path, #list).args::<#args>().list_args::<#list_args>().body::<#body>()
+        #rest::resource::<#entity>(#path, #list).args::<#args>().list_args::<#list_args>()#body
     }})
 }
 

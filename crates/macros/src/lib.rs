@@ -81,7 +81,9 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
 ///   the other fields form the query string.
 /// - `body = B` (a `Serialize` type, default `()`: no body).
 ///
-/// ```ignore
+/// (Compiled in the `rdc` crate's README quick start.)
+///
+/// ```text
 /// #[derive(Clone, PartialEq, serde::Serialize)]
 /// struct UserId { id: String }
 /// let user = rdc::rest!(GET "/api/users/:id" -> User, args = UserId);   // RestEndpoint<UserId, (), User>
@@ -97,12 +99,15 @@ pub fn rest(input: TokenStream) -> TokenStream {
 /// list_args = Filter, body = NewUser, list = "UserList")`. Every path param of
 /// the item path must be a field of `args` (default `()`), every one of the
 /// list path (the item path without its last param) a field of `list_args`
-/// (default `()`); `body` (default the entity) is what writes send; `list`
+/// (default `()`); `body` (default: a JSON value, `Option<rdc::json::Value>`) is
+/// what writes send; `list`
 /// (default the entity's name and `List`) names the lists' collection.
 ///
-/// ```ignore
+/// ```text
 /// let users = rdc::resource!("/api/users/:id" -> User, args = UserId, body = NewUser);
 /// ```
+///
+/// (A compiled example: the demo's `users()` in `demo-app/src/api.rs`.)
 #[proc_macro]
 pub fn resource(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as endpoint::ResourceInput);

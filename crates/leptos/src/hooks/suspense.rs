@@ -13,10 +13,22 @@ use crate::provider::use_controller;
 use crate::watch::{snapshot, watch, Snapshot};
 
 /// What a read of endpoint `C` resolves to: its result or its typed error.
+///
+/// ```
+/// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+/// type UsersRead = rdc_leptos::DataResult<rdc_rest::RestEndpoint<(), (), Vec<User>>>;
+/// // = Result<Arc<Vec<User>>, FetchError<RestError>>
+/// # let _: Option<UsersRead> = None;
+/// ```
 pub type DataResult<C> = Result<Arc<<C as TypedEndpoint>::Result>, FetchError<<C as TypedEndpoint>::Error>>;
 
 /// What the read hooks need of an endpoint: args a signal can hold and an
-/// error a boundary can hold.
+/// error a boundary can hold. Every typed endpoint with such args is one.
+///
+/// ```
+/// fn readable<C: rdc_leptos::Readable>(_: &C) {}
+/// readable(&rdc_rest::RestEndpoint::get("/users").args::<()>());
+/// ```
 pub trait Readable: TypedEndpoint<Args: Clone + Send + Sync, Error: Send + Sync> {}
 
 impl<C> Readable for C
