@@ -552,3 +552,48 @@ async fn use_mutation_shows_the_latest_run_when_an_earlier_one_answers_later() {
     let text = root.text_content().unwrap_or_default();
     assert!(text.contains("value=Some(20) pending=false"), "a late answer to an earlier run left the signals: {text}");
 }
+
+#[component]
+fn KeyedUsers(rows: Arc<AtomicUsize>) -> impl IntoView {
+    use rdc::core::{Entity, Pk, SchemaOf};
+    let page = at_server(rdc::rest!(GET "/users", schema = SchemaOf::list(User::schema())));
+    let keys = rdc::leptos::use_keys(page, Signal::derive(|| Some(())));
+    let pks = move || keys.get().map(|k| k.to_vec()).unwrap_or_default();
+    view! {
+        <ul>
+            <For each=pks key=|pk: &Pk| pk.clone() let:pk>
+                {
+                    rows.fetch_add(1, Ordering::SeqCst);
+                    let user = use_entity::<User>(pk);
+                    view! { <li>{move || user.get().map(|u| format!("<{}>", u.name))}</li> }
+                }
+            </For>
+        </ul>
+    }
+}
+
+#[wasm_bindgen_test]
+async fn use_keys_lists_a_fetched_lists_keys_and_rows_read_their_entities() {
+    let root = mount_point();
+    let controller = new_controller();
+    let c = controller.clone();
+    let rows = Arc::new(AtomicUsize::new(0));
+    let r = Arc::clone(&rows);
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        view! { <DataProvider controller=c.clone()><KeyedUsers rows=Arc::clone(&r)/></DataProvider> }
+    });
+    // `use_keys` never fetches: the list arrives through a fetch of the same endpoint.
+    let page =
+        at_server(rdc::rest!(GET "/users", schema = rdc::core::SchemaOf::list(<User as rdc::core::Entity>::schema())));
+    let users: Vec<User> = controller.fetch(&page, (), ()).await.unwrap();
+    let text = wait_for_text(&root, 2000, |t| t.contains(&format!("<{}>", users[0].name))).await;
+    for user in &users {
+        assert!(text.contains(&format!("<{}>", user.name)), "row of {}: {text}", user.id);
+    }
+    let created = rows.load(Ordering::SeqCst);
+    assert_eq!(created, users.len(), "one row per key");
+    // A renamed user re-renders its row; the list's keys are unchanged, so no row is made again.
+    controller.set(&<User as rdc::core::Entity>::schema(), json!({ "id": users[0].id, "name": "Renamed" })).unwrap();
+    wait_for_text(&root, 2000, |t| t.contains("<Renamed>")).await;
+    assert_eq!(rows.load(Ordering::SeqCst), created, "no row was made again");
+}
