@@ -531,8 +531,7 @@ async fn answer_after(n: u32) -> Result<u32, String> {
 
 #[component]
 fn TwoRuns() -> impl IntoView {
-    let policy = rdc::core::Policy { mutation: true, ..rdc::core::Policy::default() };
-    let run = use_mutation(rdc::core::from_fn("answer_after", answer_after).policy(policy));
+    let run = use_mutation(rdc::core::from_fn("answer_after", answer_after).mutation());
     view! {
         <button id="slow-then-fast" on:click=move |_| { run.run_with(400, ()); run.run_with(20, ()); }>"go"</button>
         <p>{move || format!("value={:?} pending={}", run.value.get().map(|v| *v), run.pending.get())}</p>
@@ -596,4 +595,42 @@ async fn use_keys_lists_a_fetched_lists_keys_and_rows_read_their_entities() {
     controller.set(&<User as rdc::core::Entity>::schema(), json!({ "id": users[0].id, "name": "Renamed" })).unwrap();
     wait_for_text(&root, 2000, |t| t.contains("<Renamed>")).await;
     assert_eq!(rows.load(Ordering::SeqCst), created, "no row was made again");
+}
+
+/// What `/slow` answers, read with the wrong type for `slept_ms`.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+struct WrongSlept {
+    slept_ms: String,
+}
+
+#[wasm_bindgen_test]
+async fn data_that_does_not_read_as_the_type_is_a_typed_error_after_one_request() {
+    let tag = format!("wrong-{}", (js_sys::Math::random() * 1e9) as u64);
+    let wrong = at_server(rdc::rest!(GET "/slow", args = Slow, returns = WrongSlept));
+    let root = mount_point();
+    let t = tag.clone();
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        let (wrong, t) = (wrong.clone(), t.clone());
+        view! {
+            <DataProvider>
+                {
+                    let read = use_suspense(wrong, Slow { ms: 0, tag: t });
+                    view! {
+                        <ErrorBoundary fallback=|errors| view! {
+                            <p>{move || errors.get().into_iter().map(|(_, e)| format!("error: {e}")).collect::<String>()}</p>
+                        }>
+                            <Suspense fallback=|| "loading">
+                                {move || Suspend::new(async move { read.await.map(|w| w.slept_ms.clone()) })}
+                            </Suspense>
+                        </ErrorBoundary>
+                    }
+                }
+            </DataProvider>
+        }
+    });
+    let text = wait_for_text(&root, 3000, |t| t.contains("error:")).await;
+    assert!(text.contains("does not read as the result type"), "{text}");
+    assert!(text.contains("cannot read slept_ms"), "the error names where: {text}");
+    sleep(500).await;
+    assert_eq!(slow_seen(&tag).await, (1, 1, 0), "one request, no refetch loop: (started, answered, cancelled)");
 }

@@ -35,7 +35,8 @@ async fn a_server_function_result_is_normalized_into_the_store() {
     assert_eq!(by_fn, by_rest, "the server function answers what the REST endpoint does");
     assert_eq!(fresh.entity::<User>("u2").unwrap().as_deref(), Some(&by_rest), "and its user is in the store");
     match fresh.fetch(&user_fn(), "nobody".to_owned(), ()).await.unwrap_err() {
-        FetchError::Endpoint(FnError::Failed(error)) => {
+        FetchError::Endpoint(FnError::Failed { endpoint, error }) => {
+            assert_eq!(endpoint, "get_user_fn");
             assert!(error.to_string().contains("no user nobody"), "{error}")
         }
         other => panic!("the server's error, typed: {other:?}"),

@@ -52,7 +52,7 @@ fn the_functions_error_is_typed_and_the_store_keeps_what_it_had() {
     flaky.set(true);
     c.invalidate(&user, &"1".to_owned());
     match tasks.block_on(c.fetch(&user, "1".to_owned(), ())) {
-        Err(FetchError::Endpoint(FnError::Failed(message))) => assert_eq!(message, "no user 1"),
+        Err(FetchError::Endpoint(error @ FnError::Failed { .. })) => assert_eq!(error.to_string(), "user: no user 1"),
         other => panic!("{other:?}"),
     }
     assert_eq!(c.entity::<User>("1").unwrap().unwrap().name, "Ada", "the entity stays");

@@ -16,15 +16,23 @@ pub struct Snapshot<T> {
     pub data: Option<Arc<T>>,
     /// Valid, stale or invalid.
     pub status: ExpiryStatus,
-    /// The current error's text, if one counts.
+    /// The current error's text, if one counts (or why the args make no key).
     pub error: Option<String>,
+    /// Why the stored data does not read as the reader's type, if it does not.
+    pub read_error: Option<String>,
     /// Whether a request is in flight.
     pub fetching: bool,
 }
 
 impl<T> Clone for Snapshot<T> {
     fn clone(&self) -> Self {
-        Snapshot { data: self.data.clone(), status: self.status, error: self.error.clone(), fetching: self.fetching }
+        Snapshot {
+            data: self.data.clone(),
+            status: self.status,
+            error: self.error.clone(),
+            read_error: self.read_error.clone(),
+            fetching: self.fetching,
+        }
     }
 }
 
@@ -35,13 +43,17 @@ impl<T> PartialEq for Snapshot<T> {
             (None, None) => true,
             _ => false,
         };
-        same_data && self.status == other.status && self.error == other.error && self.fetching == other.fetching
+        same_data
+            && self.status == other.status
+            && self.error == other.error
+            && self.read_error == other.read_error
+            && self.fetching == other.fetching
     }
 }
 
 impl<T> Snapshot<T> {
     fn empty() -> Self {
-        Snapshot { data: None, status: ExpiryStatus::Invalid, error: None, fetching: false }
+        Snapshot { data: None, status: ExpiryStatus::Invalid, error: None, read_error: None, fetching: false }
     }
 }
 
@@ -56,9 +68,8 @@ pub(crate) struct Target {
 impl Target {
     /// The target of `endpoint` for `args`, or why the args do not make a key.
     pub(crate) fn of<C: TypedEndpoint>(endpoint: &C, args: &C::Args) -> Result<Target, String> {
-        let json = endpoint.encode_args(args).map_err(|e| e.to_string())?;
+        let (_, key) = endpoint.json_and_key(args).map_err(|e| e.to_string())?;
         let raw = endpoint.endpoint();
-        let key = raw.key(&json).map_err(|e| e.to_string())?;
         Ok(Target { key, schema: raw.schema(), invalid_if_stale: raw.policy().invalid_if_stale })
     }
 }
@@ -86,8 +97,20 @@ where
     };
     let fetching = controller.is_fetching(&target.key);
     match controller.read_key::<T>(&target.key, target.schema.as_ref(), target.invalid_if_stale) {
-        Ok(read) => Snapshot { data: read.data, status: read.status, error: read.error.map(|e| e.message), fetching },
-        Err(err) => Snapshot { data: None, status: ExpiryStatus::Invalid, error: Some(err.to_string()), fetching },
+        Ok(read) => Snapshot {
+            data: read.data,
+            status: read.status,
+            error: read.error.map(|e| e.message),
+            read_error: None,
+            fetching,
+        },
+        Err(err) => Snapshot {
+            data: None,
+            status: ExpiryStatus::Invalid,
+            error: None,
+            read_error: Some(err.to_string()),
+            fetching,
+        },
     }
 }
 

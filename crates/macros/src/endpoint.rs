@@ -212,7 +212,12 @@ pub(crate) fn expand_resource(input: ResourceInput) -> syn::Result<TokenStream> 
     let ResourceInput { path, entity, options } = input;
     let rest = crate_path("rdc-rest", "rest");
     let check = params_check(&path, options.args.as_ref(), "the resource path")?;
-    let list_path = path.value().rsplit_once("/:").map_or(path.value(), |(list, _)| list.to_owned());
+    // As `rdc_rest::resource` cuts it: the last param goes when it ends the path.
+    let item_path = path.value();
+    let list_path = match item_path.rfind("/:") {
+        Some(i) if !item_path[i + 2..].contains('/') => item_path[..i].to_owned(),
+        _ => item_path.clone(),
+    };
     let list_check = params_check(&LitStr::new(&list_path, path.span()), options.list_args.as_ref(), "the list path")?;
     let args = options.args.map_or_else(|| quote!(()), |t| quote!(#t));
     let list_args = options.list_args.map_or_else(|| quote!(()), |t| quote!(#t));

@@ -271,13 +271,9 @@ impl Typing<Value, Option<Value>, Value> {
     }
 }
 
-/// Args as the JSON object of params the pipeline takes (`null`: none).
+/// Args as JSON (the pipeline takes an object of params, or `null` for none).
 fn encode_args<T: Serialize>(args: &T) -> Result<Value, String> {
-    match rdc_core::json::to_value(args).map_err(|e| e.to_string())? {
-        Value::Null => Ok(Value::Object(Map::new())),
-        object @ Value::Object(_) => Ok(object),
-        other => Err(format!("args must be a struct or map of params, not {}", kind(&other))),
-    }
+    rdc_core::json::to_value(args).map_err(|e| e.to_string())
 }
 
 /// A body read as `T` through serde: JSON as it is, text as a string, no
@@ -350,7 +346,14 @@ where
     }
 
     fn encode_args(&self, args: &A) -> Result<Value, RestError> {
-        (self.typing.args)(args).map_err(|message| RestError::Encode { endpoint: self.name(), part: "args", message })
+        let json = (self.typing.args)(args).map_err(|message| RestError::Encode {
+            endpoint: self.name(),
+            part: "args",
+            message,
+        })?;
+        // Checked here as the key and the fetch check it: an error at once.
+        self.call.check_params(&json)?;
+        Ok(json)
     }
 
     fn encode_body(&self, body: B) -> Result<Option<Value>, RestError> {
@@ -829,8 +832,24 @@ fn join(prefix: &str, path: &str) -> String {
     format!("{}/{rest}", prefix.trim_end_matches('/'))
 }
 
-fn args_of(args: &Value) -> Args {
-    args.as_object().cloned().unwrap_or_default()
+impl RestCall {
+    /// JSON args as the params the pipeline takes: an object (`null`: none);
+    /// anything else is refused, not read as no params.
+    fn params(&self, args: &Value) -> Result<Args, RestError> {
+        self.check_params(args)?;
+        Ok(args.as_object().cloned().unwrap_or_default())
+    }
+
+    fn check_params(&self, args: &Value) -> Result<(), RestError> {
+        match args {
+            Value::Null | Value::Object(_) => Ok(()),
+            other => Err(RestError::Encode {
+                endpoint: self.name(),
+                part: "args",
+                message: format!("args must be a struct or map of params, not {}", kind(other)),
+            }),
+        }
+    }
 }
 
 impl rdc_core::Endpoint for RestCall {
@@ -838,7 +857,7 @@ impl rdc_core::Endpoint for RestCall {
     type Error = RestError;
 
     fn key(&self, args: &Value) -> Result<String, RestError> {
-        RestCall::key(self, &args_of(args))
+        RestCall::key(self, &self.params(args)?)
     }
 
     fn schema(&self) -> Option<Schema> {
@@ -877,18 +896,22 @@ impl rdc_core::Endpoint for RestCall {
         body: Option<Value>,
         abort: rdc_core::Abort,
     ) -> rdc_core::LocalFuture<Result<Body, RestError>> {
+        let params = match self.params(args) {
+            Ok(params) => params,
+            Err(error) => return Box::pin(async move { Err(error) }),
+        };
         let client = match self.options.client.clone().or_else(default_client) {
             Some(client) => client,
             None => {
                 let error = RestError::Transport {
                     endpoint: self.name(),
-                    url: self.url(&args_of(args)).unwrap_or_default(),
+                    url: self.url(&params).unwrap_or_default(),
                     message: "no HTTP client: set one with RestEndpoint::client".to_owned(),
                 };
                 return Box::pin(async move { Err(error) });
             }
         };
-        self.fetch_with_abort(client, &args_of(args), body, Some(abort))
+        self.fetch_with_abort(client, &params, body, Some(abort))
     }
 
     fn storable(output: &Body) -> Option<Value> {
@@ -900,7 +923,8 @@ impl rdc_core::Endpoint for RestCall {
     }
 
     fn optimistic(&self, args: &Value, body: Option<&Value>) -> Option<Value> {
-        self.options.optimistic.as_ref().map(|f| f(&args_of(args), body))
+        let params = self.params(args).ok()?;
+        self.options.optimistic.as_ref().map(|f| f(&params, body))
     }
 }
 

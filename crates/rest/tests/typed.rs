@@ -107,3 +107,20 @@ fn the_dynamic_form_takes_json_and_refuses_args_that_are_no_object() {
         "GET /users/:id: the args cannot be sent: args must be a struct or map of params, not an array"
     );
 }
+
+#[test]
+fn args_that_are_no_object_are_refused_on_every_path() {
+    let (c, tasks) = controller();
+    let by_number = RestEndpoint::get("/users/:id").args_with(|id: &u64| Ok(json!(id))).body::<()>();
+    let error = c.key_of(&by_number, &7).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "GET /users/:id: the args cannot be sent: args must be a struct or map of params, not a number"
+    );
+    // The JSON side, as the blanket `TypedEndpoint` of an `Endpoint` calls it.
+    let raw: rdc_rest::RestCall = (*RestEndpoint::get("/users")).clone();
+    assert!(rdc_core::Endpoint::key(&raw, &json!("7")).is_err(), "a string is not no params");
+    assert_eq!(rdc_core::Endpoint::key(&raw, &json!(null)).unwrap(), "GET /users");
+    let fetched = tasks.block_on(c.fetch(&raw, json!([1]), None));
+    assert!(matches!(fetched, Err(rdc_core::FetchError::Endpoint(rdc_rest::RestError::Encode { .. }))), "{fetched:?}");
+}

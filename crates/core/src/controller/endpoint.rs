@@ -136,6 +136,16 @@ pub trait TypedEndpoint: Clone + 'static {
     /// # Errors
     /// When the output does not read as the result.
     fn decode_result(&self, output: <Self::Endpoint as Endpoint>::Output) -> Result<Self::Result, Self::Error>;
+
+    /// The args as JSON and the store key they make: where every call starts.
+    ///
+    /// # Errors
+    /// When the args cannot be JSON or make no key (a path param missing...).
+    fn json_and_key(&self, args: &Self::Args) -> Result<(Value, String), Self::Error> {
+        let json = self.encode_args(args)?;
+        let key = self.endpoint().key(&json)?;
+        Ok((json, key))
+    }
 }
 
 impl<E: Endpoint + Clone> TypedEndpoint for E {

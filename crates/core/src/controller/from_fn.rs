@@ -15,13 +15,18 @@ use crate::schema::{canonical_text, Schema, SchemaOf};
 /// Why a [`from_fn`] call failed.
 ///
 /// ```
-/// let failed = rdc_core::FnError::Failed("no user 7".to_string());
-/// assert_eq!(failed.to_string(), "no user 7");
+/// let failed = rdc_core::FnError::Failed { endpoint: "get_user".into(), error: "no user 7".to_string() };
+/// assert_eq!(failed.to_string(), "get_user: no user 7");
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum FnError<E> {
-    /// The function returned this error.
-    Failed(E),
+    /// The function returned `error`.
+    Failed {
+        /// The endpoint's name.
+        endpoint: String,
+        /// What the function returned.
+        error: E,
+    },
     /// Args or result did not go through JSON.
     Json {
         /// The endpoint's name.
@@ -34,7 +39,7 @@ pub enum FnError<E> {
 impl<E: std::fmt::Display> std::fmt::Display for FnError<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            FnError::Failed(error) => error.fmt(f),
+            FnError::Failed { endpoint, error } => write!(f, "{endpoint}: {error}"),
             FnError::Json { endpoint, message } => write!(f, "{endpoint}: {message}"),
         }
     }
@@ -134,7 +139,9 @@ impl<A, R, E> std::fmt::Debug for FnEndpoint<A, R, E> {
 /// `f` as an endpoint named `name`: its args and result travel as JSON, its
 /// results are stored under `name` and the args, deduplicated, kept fresh and
 /// read like any endpoint's. Give it a schema (`.schema(..)`) and its entities
-/// join the normalized store.
+/// join the normalized store. A function that writes is a mutation
+/// (`.mutation()`): never deduplicated. A Leptos `#[server]` function of one
+/// argument fits as it is (several: one struct argument).
 ///
 /// ```
 /// use rdc_core::{from_fn, json, Controller, Entity, FakeTime, LocalTasks};
@@ -143,7 +150,7 @@ impl<A, R, E> std::fmt::Debug for FnEndpoint<A, R, E> {
 /// #[derive(serde::Serialize, serde::Deserialize)]
 /// struct ById { id: String }
 ///
-/// // A Leptos `#[server]` function has this shape too.
+/// // A Leptos `#[server]` function of one argument has this shape too.
 /// async fn get_user(args: ById) -> Result<User, String> {
 ///     Ok(User { id: args.id, name: "Ada".into() })
 /// }
@@ -165,14 +172,14 @@ where
 {
     let name: Rc<str> = name.into();
     let own_name = Rc::clone(&name);
-    let json_error = move |message: String| FnError::Json { endpoint: own_name.to_string(), message };
     let call: CallFn<E> = Rc::new(move |args: &Value| {
-        let json_error = json_error.clone();
-        let args = json::from_value::<A>(args).map_err(|e| json_error(format!("args: {e}")));
+        let endpoint = own_name.to_string();
+        let args = json::from_value::<A>(args)
+            .map_err(|e| FnError::Json { endpoint: endpoint.clone(), message: format!("args: {e}") });
         let called = args.map(&f);
         Box::pin(async move {
-            let result = called?.await.map_err(FnError::Failed)?;
-            json::to_value(&result).map_err(|e| json_error(format!("result: {e}")))
+            let result = called?.await.map_err(|error| FnError::Failed { endpoint: endpoint.clone(), error })?;
+            json::to_value(&result).map_err(|e| FnError::Json { endpoint, message: format!("result: {e}") })
         })
     });
     FnEndpoint { call: FnCall { name, call, schema: None, policy: Policy::default() }, types: PhantomData }
@@ -188,6 +195,18 @@ impl<A, R, E> FnEndpoint<A, R, E> {
     /// Sets expiry, polling, the mutation flag and the time limit.
     pub fn policy(mut self, policy: Policy) -> Self {
         self.call.policy = policy;
+        self
+    }
+
+    /// Marks a function that writes: each call runs (never shared with another).
+    ///
+    /// ```
+    /// async fn rename(name: String) -> Result<String, String> { Ok(name) }
+    /// let rename = rdc_core::from_fn("rename", rename).mutation();
+    /// assert!(rdc_core::Endpoint::policy(rdc_core::TypedEndpoint::endpoint(&rename)).mutation);
+    /// ```
+    pub fn mutation(mut self) -> Self {
+        self.call.policy.mutation = true;
         self
     }
 }

@@ -57,6 +57,14 @@ pub enum FetchError<E> {
         /// The limit that passed, in milliseconds.
         ms: u64,
     },
+    /// What is stored under `key` does not read as the reader's type (a refetch
+    /// read the same): the data is kept, the reader shows this error.
+    Read {
+        /// The endpoint key (method and URL for REST).
+        key: String,
+        /// What failed, with the path inside the data.
+        message: String,
+    },
 }
 
 impl<E: std::fmt::Display> std::fmt::Display for FetchError<E> {
@@ -67,6 +75,9 @@ impl<E: std::fmt::Display> std::fmt::Display for FetchError<E> {
             FetchError::Reset => f.write_str("the store was reset while this request was in flight"),
             FetchError::Aborted => f.write_str("the request was cancelled"),
             FetchError::Timeout { ms } => write!(f, "no answer within {ms} ms"),
+            FetchError::Read { key, message } => {
+                write!(f, "{key}: the stored data does not read as the result type: {message}")
+            }
         }
     }
 }
@@ -285,15 +296,13 @@ impl Controller {
         body: C::Body,
     ) -> (LocalFuture<Result<C::Result, FetchError<C::Error>>>, Abort) {
         let abort = Abort::default();
-        let (args, body) = match encode(endpoint, &args, body) {
-            Ok(json) => json,
+        let prepared =
+            endpoint.json_and_key(&args).and_then(|(args, key)| Ok((args, key, endpoint.encode_body(body)?)));
+        let (args, key, body) = match prepared {
+            Ok(prepared) => prepared,
             Err(error) => return (Box::pin(async move { Err(FetchError::Endpoint(error)) }), abort),
         };
         let raw = endpoint.endpoint();
-        let key = match raw.key(&args) {
-            Ok(key) => key,
-            Err(error) => return (Box::pin(async move { Err(FetchError::Endpoint(error)) }), abort),
-        };
         let shared = Rc::new(Shared::of::<C::Endpoint>());
         let work = self.request(raw.clone(), key, args, body, Rc::clone(&shared), Some(abort.clone()));
         self.inner.spawner.spawn(work);
@@ -484,7 +493,7 @@ impl Controller {
     /// # Errors
     /// When the args make no key (they cannot be JSON, a path param is missing...).
     pub fn key_of<C: TypedEndpoint>(&self, endpoint: &C, args: &C::Args) -> Result<String, C::Error> {
-        endpoint.endpoint().key(&endpoint.encode_args(args)?)
+        endpoint.json_and_key(args).map(|(_, key)| key)
     }
 
     /// Whether a read of `key` should fetch now: no fresh data and no error that
@@ -705,9 +714,8 @@ impl Controller {
         args: &C::Args,
         value: Value,
     ) -> Result<(), FetchError<C::Error>> {
-        let args = endpoint.encode_args(args).map_err(FetchError::Endpoint)?;
+        let (args, key) = endpoint.json_and_key(args).map_err(FetchError::Endpoint)?;
         let raw = endpoint.endpoint();
-        let key = raw.key(&args).map_err(FetchError::Endpoint)?;
         let meta = self.direct_write_meta(raw.policy().data_expiry_ms);
         let schema = raw.schema();
         self.write_base(|base| write(base, &key, schema.as_ref(), value, &args, meta))

@@ -40,11 +40,10 @@ impl Controller {
     /// Polls `endpoint` with `args` every `poll_frequency` while the returned
     /// subscription lives. `None` when the endpoint does not poll or the args are invalid.
     pub fn subscribe<C: TypedEndpoint>(&self, endpoint: &C, args: C::Args) -> Option<Subscription> {
-        let args = endpoint.encode_args(&args).ok()?;
+        let (args, key) = endpoint.json_and_key(&args).ok()?;
         let endpoint = endpoint.endpoint();
         // A frequency of 0 would poll in a loop: it is refused (no polling).
         let every = endpoint.policy().poll_ms.filter(|ms| *ms > 0)?;
-        let key = endpoint.key(&args).ok()?;
         let id = self.next_id();
         let weak = Rc::downgrade(&self.inner);
         let endpoint = endpoint.clone();

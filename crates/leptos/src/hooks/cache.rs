@@ -83,9 +83,8 @@ where
     Effect::new(move |_| {
         tracked.track();
         let Some(args) = args.get() else { return };
-        let Ok(json) = fetch_endpoint.encode_args(&args) else { return };
+        let Ok((json, key)) = fetch_endpoint.json_and_key(&args) else { return };
         let raw = fetch_endpoint.endpoint();
-        let Ok(key) = raw.key(&json) else { return };
         if fetcher.needs_fetch(&key, raw.policy()) && !fetcher.is_fetching(&key) {
             let fetch = fetcher.fetch(raw, json, None);
             leptos::task::spawn_local(async move {
@@ -100,9 +99,16 @@ where
         data: Signal::derive(move || data_state.with(|s| s.data.clone())),
         loading: Signal::derive(move || loading_state.with(|s| s.fetching)),
         error: Signal::derive(move || {
-            state.with(|s| s.error.as_ref().map(|_| ()))?;
-            let key = args.with(|a| a.as_ref().and_then(|a| controller.key_of(&*endpoint, a).ok()))?;
-            controller.typed_error::<C::Endpoint>(&key)
+            let (counts, read_error) = state.with(|s| (s.error.is_some(), s.read_error.clone()));
+            if !counts && read_error.is_none() {
+                return None;
+            }
+            match args.with(|a| a.as_ref().map(|a| controller.key_of(&*endpoint, a)))? {
+                Err(error) => Some(FetchError::Endpoint(error)),
+                Ok(key) => controller
+                    .typed_error::<C::Endpoint>(&key)
+                    .or_else(|| read_error.map(|message| FetchError::Read { key, message })),
+            }
         }),
     }
 }

@@ -211,12 +211,10 @@ where
     C: Readable,
     C::Result: DeserializeOwned + Send + Sync,
 {
-    let json = endpoint.encode_args(&args);
-    let key = json.clone().and_then(|json| endpoint.endpoint().key(&json));
+    let target = endpoint.json_and_key(&args);
     let now = snapshot::<C, C::Result>(&controller, &endpoint, Some(&args));
     async move {
-        let key = key.map_err(FetchError::Endpoint)?;
-        let json = json.map_err(FetchError::Endpoint)?;
+        let (json, key) = target.map_err(FetchError::Endpoint)?;
         let raw = endpoint.endpoint().clone();
         let policy = raw.policy();
         let hard_error = || {
@@ -241,11 +239,20 @@ where
                 return Err(error);
             }
         }
+        // Fresh data that does not read as the type: its error, not another fetch.
+        if let Some(message) = now.read_error.clone() {
+            if !controller.is_fetching(&key) && !controller.needs_fetch(&key, policy) {
+                return Err(FetchError::Read { key, message });
+            }
+        }
         fetch(&controller, &raw, json).await?;
         let after = snapshot::<C, C::Result>(&controller, &endpoint, Some(&args));
         match after.data {
             Some(data) => Ok(data),
-            None => Err(controller.typed_error::<C::Endpoint>(&key).unwrap_or(FetchError::Reset)),
+            None => Err(controller
+                .typed_error::<C::Endpoint>(&key)
+                .or_else(|| after.read_error.map(|message| FetchError::Read { key: key.clone(), message }))
+                .unwrap_or(FetchError::Reset)),
         }
     }
 }
