@@ -53,7 +53,7 @@ fn path_params(template: &str) -> Vec<String> {
 
 /// `fn(args: &Args) { let _ = &args.param; ... }`: fails to compile, at the
 /// path, when a param is no field of the args type.
-fn params_check(path: &LitStr, args: Option<&Type>, what: &str) -> syn::Result<TokenStream> {
+fn params_check(path: &LitStr, args: Option<&Type>, what: &str, option: &str) -> syn::Result<TokenStream> {
     let params = path_params(&path.value());
     if params.is_empty() {
         return Ok(TokenStream::new());
@@ -62,7 +62,7 @@ fn params_check(path: &LitStr, args: Option<&Type>, what: &str) -> syn::Result<T
         let names = params.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ");
         return Err(syn::Error::new(
             path.span(),
-            format!("{what} `{}` has path parameters ({names}): name the args type with `args = YourArgs`, a struct with a field for each", path.value()),
+            format!("{what} `{}` has path parameters ({names}): name the args type with `{option} = YourArgs`, a struct with a field for each", path.value()),
         ));
     };
     let span = path.span();
@@ -160,7 +160,7 @@ pub(crate) fn expand_rest(input: Rest) -> syn::Result<TokenStream> {
     let Rest { method, path, result, options } = input;
     let rest = crate_path("rdc-rest", "rest");
     let core = crate_path("rdc-core", "core");
-    let check = params_check(&path, options.args.as_ref(), "the path")?;
+    let check = params_check(&path, options.args.as_ref(), "the path", "args")?;
     let method_name = method.to_string();
     if !method_name.chars().all(|c| c.is_ascii_uppercase()) {
         return Err(syn::Error::new(
@@ -211,19 +211,34 @@ impl Parse for ResourceInput {
 pub(crate) fn expand_resource(input: ResourceInput) -> syn::Result<TokenStream> {
     let ResourceInput { path, entity, options } = input;
     let rest = crate_path("rdc-rest", "rest");
-    let check = params_check(&path, options.args.as_ref(), "the resource path")?;
+    let check = params_check(&path, options.args.as_ref(), "the resource path", "args")?;
     // As `rdc_rest::resource` cuts it: the last param goes when it ends the path.
     let item_path = path.value();
     let list_path = match item_path.rfind("/:") {
         Some(i) if !item_path[i + 2..].contains('/') => item_path[..i].to_owned(),
         _ => item_path.clone(),
     };
-    let list_check = params_check(&LitStr::new(&list_path, path.span()), options.list_args.as_ref(), "the list path")?;
+    let list_check =
+        params_check(&LitStr::new(&list_path, path.span()), options.list_args.as_ref(), "the list path", "list_args")?;
     let args = options.args.map_or_else(|| quote!(()), |t| quote!(#t));
     let list_args = options.list_args.map_or_else(|| quote!(()), |t| quote!(#t));
     // No body type given: the dynamic form's (an optional JSON value).
     let body = options.body.map(|t| quote!(.body::<#t>()));
-    let list = options.list.map_or_else(|| quote!(::std::concat!(::std::stringify!(#entity), "List")), |l| quote!(#l));
+    // The entity's own name (`api::User`: `UserList`), however its path is written.
+    let list = match options.list {
+        Some(list) => quote!(#list),
+        None => {
+            let name = match &entity {
+                Type::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            };
+            let Some(name) = name else {
+                return Err(syn::Error::new_spanned(&entity, "name the lists' collection: `list = \"...\"`"));
+            };
+            let list = LitStr::new(&format!("{name}List"), Span::call_site());
+            quote!(#list)
+        }
+    };
     Ok(quote! {{
         #check
         #list_check

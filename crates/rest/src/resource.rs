@@ -39,7 +39,8 @@ pub struct Resource<E, A = Value, L = Value, B = Option<Value>> {
     pub create: RestEndpoint<L, B, E>,
     /// `PUT path`.
     pub update: RestEndpoint<A, B, E>,
-    /// `PATCH path` (a body whose `None` fields are skipped sends only the rest).
+    /// `PATCH path`: sends the whole body (give `Option` fields
+    /// `#[serde(skip_serializing_if = "Option::is_none")]` to send only the set ones).
     pub partial_update: RestEndpoint<A, B, E>,
     /// `DELETE path`; the entity is removed from the store.
     pub delete: RestEndpoint<A, (), ()>,

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use rdc_core::{FetchError, TypedEndpoint};
 
-use super::suspense::Readable;
 use crate::provider::use_controller;
 
 type Start<C> = Box<dyn Fn(<C as TypedEndpoint>::Args, <C as TypedEndpoint>::Body)>;
@@ -102,8 +101,9 @@ where
 /// ```
 pub fn use_mutation<C>(endpoint: C) -> Mutation<C>
 where
-    C: Readable,
+    C: TypedEndpoint,
     C::Result: Send + Sync,
+    C::Error: Send + Sync,
 {
     let controller = use_controller();
     let pending = RwSignal::new(false);
