@@ -9,6 +9,7 @@ mod endpoint;
 mod expiry;
 mod from_fn;
 mod gc;
+mod hydrate;
 mod keys;
 mod listeners;
 mod notify;
@@ -30,6 +31,7 @@ pub use clock::{Clock, FakeTime, Timers};
 pub use endpoint::{Endpoint, LocalFuture, Policy, TypedEndpoint};
 pub use expiry::{expiry_status, ExpiryStatus};
 pub use from_fn::{from_fn, FnCall, FnEndpoint, FnError};
+pub use hydrate::Dehydrated;
 pub use poll::Subscription;
 pub use spawn::{LocalTasks, Spawn};
 
@@ -127,6 +129,9 @@ struct Inner {
     order: order::Order,
     /// Per endpoint key: request in flight, retainers, schema, poll, typed error.
     keys: RefCell<keys::Keys>,
+    /// Hydrated results whose schema no reader has named yet (the garbage
+    /// collector needs it to see which entities they reach).
+    schemas_unknown: Cell<usize>,
 }
 
 /// The data layer's one entry point. Cheap to clone (all clones share the store).
@@ -194,6 +199,7 @@ impl Controller {
                 waking: RefCell::default(),
                 order: order::Order::default(),
                 keys: RefCell::default(),
+                schemas_unknown: Cell::new(0),
             }),
         }
     }
@@ -578,6 +584,9 @@ impl Controller {
             drop(memo);
             // Also when the read failed: a write that fixes it must wake the reader.
             self.note_read::<T>(Some(key), key);
+            if self.inner.schemas_unknown.get() > 0 && state.result(key).is_some() {
+                self.note_schema(key, schema);
+            }
             let data = data?;
             let stored = state.result(key);
             let stamp = stored.map(|r| (r.meta.fetched_at, r.meta.seq));
@@ -591,6 +600,16 @@ impl Controller {
             let error = state.error(key).filter(|e| now < e.expires_at).cloned();
             Ok(Read { data, status, error })
         })
+    }
+
+    /// Records the schema a reader read a hydrated result with.
+    fn note_schema(&self, key: &str, schema: Option<&Schema>) {
+        let mut keys = self.inner.keys.borrow_mut();
+        let state = keys::entry(&mut keys, key);
+        if state.schema.is_none() {
+            state.schema = Some(schema.cloned());
+            self.inner.schemas_unknown.set(self.inner.schemas_unknown.get().saturating_sub(1));
+        }
     }
 
     /// Records whether `key`'s stored result (stamped `stamp`) was unreadable;
@@ -700,6 +719,7 @@ impl Controller {
         }
         keys.retain(|_, state| !state.is_empty());
         drop(keys);
+        self.inner.schemas_unknown.set(0);
         self.inner.memo.borrow_mut().clear();
         self.changed();
     }

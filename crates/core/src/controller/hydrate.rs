@@ -1,0 +1,147 @@
+//! `dehydrate` / `hydrate`: the store a server rendered a page with, sent inside
+//! the page and taken up by the browser's controller, its times re-based onto
+//! the browser's clock.
+
+use serde::{Deserialize, Serialize};
+
+use super::Controller;
+use crate::store::State;
+
+/// Milliseconds since the Unix epoch.
+type Millis = u64;
+
+/// A controller's store as it travels with a page: its data (not its errors,
+/// which the browser fetches again) and when it was taken, so its times can
+/// be read against another clock.
+///
+/// ```
+/// use rdc_core::{json, Controller, Entity, FakeTime, LocalTasks};
+/// #[derive(Debug, Clone, serde::Deserialize, Entity)]
+/// struct User { id: String, name: String }
+///
+/// let server_time = FakeTime::default();
+/// server_time.advance(1_000_000);
+/// let server = Controller::new(server_time.clone(), server_time, LocalTasks::default());
+/// server.set(&User::schema(), json!({ "id": "1", "name": "</script>" }))?;
+/// let page = server.dehydrate().to_script_text();      // goes inside <script type="application/json">
+/// assert!(!page.contains("</script>"));
+///
+/// let browser_time = FakeTime::default();              // another clock
+/// let browser = Controller::new(browser_time.clone(), browser_time, LocalTasks::default());
+/// browser.hydrate(rdc_core::Dehydrated::from_script_text(&page)?);
+/// assert_eq!(browser.entity::<User>("1")?.unwrap().name, "</script>");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Dehydrated {
+    /// The clock of the controller it was taken from, when it was taken.
+    taken_at: Millis,
+    state: State,
+}
+
+impl Dehydrated {
+    /// JSON that can sit inside an HTML `<script>` element: `<`, `>`, `&` and
+    /// the line and paragraph separators are written as `\u` escapes (they can
+    /// only occur inside JSON strings), so no value can close the element,
+    /// open a comment or end a JavaScript line.
+    pub fn to_script_text(&self) -> String {
+        let json = serde_json::to_string(self).unwrap_or_default();
+        let mut safe = String::with_capacity(json.len());
+        for c in json.chars() {
+            match c {
+                '<' => safe.push_str("\\u003c"),
+                '>' => safe.push_str("\\u003e"),
+                '&' => safe.push_str("\\u0026"),
+                '\u{2028}' => safe.push_str("\\u2028"),
+                '\u{2029}' => safe.push_str("\\u2029"),
+                c => safe.push(c),
+            }
+        }
+        safe
+    }
+
+    /// Reads text made by [`Dehydrated::to_script_text`].
+    ///
+    /// # Errors
+    /// When the text is not a dehydrated store.
+    pub fn from_script_text(text: &str) -> Result<Dehydrated, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+}
+
+impl Controller {
+    /// The store as it stands (no optimistic layer, no error), to send with a
+    /// server-rendered page: on the server each request has its own controller,
+    /// so this is what that page read.
+    pub fn dehydrate(&self) -> Dehydrated {
+        let mut state = self.inner.base.borrow().clone();
+        state.errors.clear();
+        Dehydrated { taken_at: self.now(), state }
+    }
+
+    /// Takes up a store dehydrated elsewhere: its times are moved by the
+    /// difference between this clock and the one it was taken with, so data
+    /// fresh for another minute there is fresh for another minute here, and
+    /// data already stale is fetched again on its next read. What this store
+    /// holds already is kept (it was fetched here, after the page was made).
+    pub fn hydrate(&self, dehydrated: Dehydrated) {
+        let shift = Shift { from: dehydrated.taken_at, to: self.now() };
+        let taken = self.write_base(|base| {
+            let mut taken = 0;
+            base.version = base.version.max(dehydrated.state.version) + 1;
+            let version = base.version;
+            for (type_key, table) in dehydrated.state.entities {
+                let own = base.entities.entry(type_key).or_default();
+                for (pk, mut row) in table.rows {
+                    if own.rows.contains_key(&pk) {
+                        continue;
+                    }
+                    row.meta.fetched_at = shift.time(row.meta.fetched_at);
+                    row.meta.date = shift.time(row.meta.date);
+                    row.meta.expires_at = shift.time(row.meta.expires_at);
+                    row.meta.seq = 0;
+                    row.version = version;
+                    own.rows.insert(pk, row);
+                }
+                own.version = version;
+            }
+            for (key, mut result) in dehydrated.state.results {
+                if base.results.contains_key(&key) {
+                    continue;
+                }
+                result.meta.fetched_at = shift.time(result.meta.fetched_at);
+                result.meta.date = shift.time(result.meta.date);
+                result.meta.expires_at = shift.time(result.meta.expires_at);
+                result.meta.seq = 0;
+                result.version = version;
+                base.results.insert(key, result);
+                taken += 1;
+            }
+            base.log(|log| log.everything = true);
+            taken
+        });
+        // Their schemas come with their first reads.
+        self.inner.schemas_unknown.set(self.inner.schemas_unknown.get() + taken);
+        self.inner.memo.borrow_mut().clear();
+        self.changed();
+    }
+}
+
+/// Moves times taken on one clock onto another; "never" stays never.
+struct Shift {
+    from: Millis,
+    to: Millis,
+}
+
+impl Shift {
+    fn time(&self, at: Millis) -> Millis {
+        if at == Millis::MAX {
+            return at;
+        }
+        if self.to >= self.from {
+            at.saturating_add(self.to - self.from)
+        } else {
+            at.saturating_sub(self.from - self.to)
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! A store dehydrated on one controller (a server) and hydrated on another (a
+//! browser): the data, its freshness against another clock, safe page text.
+
+mod common;
+mod controller_support;
+
+use common::User;
+use controller_support::*;
+use rdc_core::json;
+use rdc_core::{Controller, Dehydrated, Entity, ExpiryStatus, FakeTime, LocalTasks, Schema};
+
+fn users_api(server: &std::rc::Rc<std::cell::RefCell<Server>>) -> Api {
+    Api::new(server, "GET", "/users", Some(Schema::array(User::schema())))
+}
+
+/// A controller whose clock reads `now`.
+fn at(now: u64) -> (Controller, FakeTime, LocalTasks) {
+    let time = FakeTime::default();
+    time.advance(now);
+    let tasks = LocalTasks::default();
+    (Controller::new(time.clone(), time.clone(), tasks.clone()), time, tasks)
+}
+
+/// What a server rendered with: the users list, fetched at `fetched` and
+/// dehydrated at `taken` (its data fresh for 60 s).
+fn server_page(fetched: u64, taken: u64) -> String {
+    let (c, time, tasks, server) = setup();
+    time.advance(fetched);
+    let api = users_api(&server);
+    server.borrow_mut().always(json!([{ "id": "1", "name": "Ada" }, { "id": "2", "name": "Grace" }]));
+    tasks.block_on(c.fetch(&api, json!({}), None)).unwrap();
+    time.advance(taken - fetched);
+    c.dehydrate().to_script_text()
+}
+
+#[test]
+fn a_hydrated_store_reads_the_same_without_a_request_whatever_the_clock_says() {
+    let page = server_page(1_000_000, 1_010_000);
+    // The browser's clock is far behind the server's, then far ahead: fresh
+    // data has the 50 s it had left on the server either way.
+    for client_now in [5_000, 900_000_000] {
+        let (c, time, _) = at(client_now);
+        c.hydrate(Dehydrated::from_script_text(&page).unwrap());
+        let server = std::rc::Rc::new(std::cell::RefCell::new(Server::default()));
+        let api = users_api(&server);
+        let read = c.read::<_, Vec<User>>(&api, &json!({})).unwrap();
+        assert_eq!(read.status, ExpiryStatus::Valid);
+        assert_eq!(read.data.unwrap().iter().map(|u| u.name.as_str()).collect::<Vec<_>>(), ["Ada", "Grace"]);
+        assert!(!c.needs_fetch("GET /users", api.policy), "no request for data that came with the page");
+        time.advance(49_999);
+        assert!(!c.needs_fetch("GET /users", api.policy), "still fresh 49.999 s later");
+        time.advance(1);
+        assert!(c.needs_fetch("GET /users", api.policy), "stale when the server said: 50 s after the page");
+        assert!(server.borrow().requests.is_empty());
+    }
+}
+
+#[test]
+fn data_stale_on_arrival_is_shown_and_fetched_again_once() {
+    let page = server_page(0, 100_000);
+    let (c, _time, tasks) = at(7);
+    c.hydrate(Dehydrated::from_script_text(&page).unwrap());
+    let server = std::rc::Rc::new(std::cell::RefCell::new(Server::default()));
+    let api = users_api(&server);
+    let read = c.read::<_, Vec<User>>(&api, &json!({})).unwrap();
+    assert_eq!(read.status, ExpiryStatus::Stale, "shown while it is fetched again");
+    assert!(c.needs_fetch("GET /users", api.policy));
+    server.borrow_mut().always(json!([{ "id": "1", "name": "Ada L." }]));
+    tasks.block_on(c.fetch(&api, json!({}), None)).unwrap();
+    assert!(!c.needs_fetch("GET /users", api.policy), "once");
+    assert_eq!(c.entity::<User>("1").unwrap().unwrap().name, "Ada L.");
+}
+
+#[test]
+fn what_the_page_carries_cannot_break_out_of_its_script_element() {
+    let hostile = "</script><script>alert(1)</script><!-- \u{2028}\u{2029} & </SCRIPT >";
+    let (server, _, _) = at(1_000);
+    server.set(&User::schema(), json!({ "id": "1", "name": hostile })).unwrap();
+    let text = server.dehydrate().to_script_text();
+    for needle in ["</", "<!--", "<", ">", "&", "\u{2028}", "\u{2029}"] {
+        assert!(!text.contains(needle), "{needle:?} in {text}");
+    }
+    let (browser, _, _) = at(2_000);
+    browser.hydrate(Dehydrated::from_script_text(&text).unwrap());
+    assert_eq!(browser.entity::<User>("1").unwrap().unwrap().name, hostile, "the same value after the trip");
+}
+
+#[test]
+fn hydrating_keeps_what_the_browser_fetched_already_and_drops_errors() {
+    let page = server_page(1_000, 2_000);
+    let (c, _, tasks) = at(10_000);
+    let server = std::rc::Rc::new(std::cell::RefCell::new(Server::default()));
+    server.borrow_mut().always(json!([{ "id": "1", "name": "Ada (newer)" }]));
+    let api = users_api(&server);
+    tasks.block_on(c.fetch(&api, json!({}), None)).unwrap();
+    c.hydrate(Dehydrated::from_script_text(&page).unwrap());
+    assert_eq!(c.entity::<User>("1").unwrap().unwrap().name, "Ada (newer)", "fetched here, after the page");
+    assert_eq!(c.entity::<User>("2").unwrap().unwrap().name, "Grace", "what only the page had joins");
+    let read = c.read::<_, Vec<User>>(&api, &json!({})).unwrap();
+    assert_eq!(read.data.unwrap().len(), 1, "the browser's own result for the key stays");
+    // A server error does not travel: the browser asks again.
+    let (failing, _, tasks) = at(1_000);
+    let broken = Api::new(&std::rc::Rc::new(std::cell::RefCell::new(Server::default())), "GET", "/broken", None);
+    broken.server.borrow_mut().auto = Some(std::rc::Rc::new(|_, _| Err("down".to_owned())));
+    assert!(tasks.block_on(failing.fetch(&broken, json!({}), None)).is_err());
+    let (browser, _, _) = at(1_000);
+    browser.hydrate(failing.dehydrate());
+    assert!(browser.with_state(|s| s.error("GET /broken").is_none()));
+}
+
+#[test]
+fn a_read_hydrated_result_keeps_its_entities_through_a_sweep() {
+    let page = server_page(0, 0);
+    let (c, time, _) = at(0);
+    c.hydrate(Dehydrated::from_script_text(&page).unwrap());
+    let server = std::rc::Rc::new(std::cell::RefCell::new(Server::default()));
+    let api = users_api(&server);
+    c.retain("GET /users");
+    assert_eq!(c.read::<_, Vec<User>>(&api, &json!({})).unwrap().data.unwrap().len(), 2);
+    time.advance(120_000);
+    c.sweep();
+    let read = c.read::<_, Vec<User>>(&api, &json!({})).unwrap();
+    assert_eq!(read.data.map(|users| users.len()), Some(2), "a mounted reader's stale list keeps its users");
+}
