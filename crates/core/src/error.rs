@@ -70,16 +70,3 @@ pub enum ReadError {
         message: String,
     },
 }
-
-/// Describes a JSON value's kind for error messages.
-pub(crate) fn kind_of(value: &crate::json::Value) -> &'static str {
-    use crate::json::Value;
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}

@@ -5,7 +5,7 @@
 use crate::json::{Map, Text, Value};
 use indexmap::IndexMap;
 
-use crate::error::{kind_of, NormalizeError};
+use crate::error::NormalizeError;
 use std::sync::Arc;
 
 use crate::schema::{All, Collection, EntityDef, NullMember, Object, Polymorphic, Schema};
@@ -276,7 +276,7 @@ impl<'a> Normalizer<'a> {
     }
 
     fn shape(&self, expected: &'static str, found: &Value) -> NormalizeError {
-        NormalizeError::UnexpectedShape { expected, found: kind_of(found), path: self.here() }
+        NormalizeError::UnexpectedShape { expected, found: found.kind(), path: self.here() }
     }
 
     fn rejected(&self, def: &EntityDef, reason: String) -> NormalizeError {

@@ -69,20 +69,17 @@ impl Target {
     /// The target of `endpoint` for `args`, or why the args do not make a key.
     pub(crate) fn of<C: TypedEndpoint>(endpoint: &C, args: &C::Args) -> Result<Target, String> {
         let (_, key) = endpoint.json_and_key(args).map_err(|e| e.to_string())?;
-        let raw = endpoint.endpoint();
-        Ok(Target { key, schema: raw.schema(), invalid_if_stale: raw.policy().invalid_if_stale })
+        Ok(Target::at(endpoint.endpoint(), key))
     }
-}
 
-/// Reads `endpoint` for `args` now.
-pub(crate) fn snapshot<C, T>(controller: &Controller, endpoint: &C, args: Option<&C::Args>) -> Snapshot<T>
-where
-    C: TypedEndpoint,
-    T: DeserializeOwned + Send + Sync + 'static,
-{
-    match args {
-        Some(args) => read_target(controller, &Target::of(endpoint, args)),
-        None => Snapshot::empty(),
+    /// The target of the JSON endpoint `endpoint` at `key`.
+    pub(crate) fn at<E: Endpoint>(endpoint: &E, key: String) -> Target {
+        Target { key, schema: endpoint.schema(), invalid_if_stale: endpoint.policy().invalid_if_stale }
+    }
+
+    /// The store key.
+    pub(crate) fn key(&self) -> &str {
+        &self.key
     }
 }
 
@@ -91,10 +88,17 @@ fn read_target<T>(controller: &Controller, target: &Result<Target, String>) -> S
 where
     T: DeserializeOwned + Send + Sync + 'static,
 {
-    let target = match target {
-        Ok(target) => target,
-        Err(message) => return Snapshot { error: Some(message.clone()), ..Snapshot::empty() },
-    };
+    match target {
+        Ok(target) => read(controller, target),
+        Err(message) => Snapshot { error: Some(message.clone()), ..Snapshot::empty() },
+    }
+}
+
+/// Reads `target` now.
+pub(crate) fn read<T>(controller: &Controller, target: &Target) -> Snapshot<T>
+where
+    T: DeserializeOwned + Send + Sync + 'static,
+{
     let fetching = controller.is_fetching(&target.key);
     match controller.read_key::<T>(&target.key, target.schema.as_ref(), target.invalid_if_stale) {
         Ok(read) => Snapshot {

@@ -288,17 +288,6 @@ fn read_body<T: DeserializeOwned>(body: Body) -> Result<T, String> {
     rdc_core::deserialize_at(&value).map_err(|e| e.to_string())
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 impl<A, B, R> Clone for RestEndpoint<A, B, R> {
     fn clone(&self) -> Self {
         RestEndpoint { call: self.call.clone(), typing: self.typing.clone() }
@@ -846,7 +835,7 @@ impl RestCall {
             other => Err(RestError::Encode {
                 endpoint: self.name(),
                 part: "args",
-                message: format!("args must be a struct or map of params, not {}", kind(other)),
+                message: format!("args must be a struct or map of params, not {}", other.kind()),
             }),
         }
     }

@@ -2,7 +2,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use rdc_core::json;
-use rdc_core::{Controller, Entity, FakeTime, LocalTasks, Spawn};
+use rdc_core::{Controller, Entity, FakeTime, LocalTasks};
 use rdc_rest::{resource, FakeClient, FakeResponse, RestError};
 use serde::{Deserialize, Serialize};
 
@@ -30,15 +30,6 @@ fn named(name: &str) -> Named {
     Named { name: name.to_owned() }
 }
 
-fn run<T: 'static>(tasks: &LocalTasks, f: rdc_core::LocalFuture<T>) -> T {
-    let out = std::rc::Rc::new(std::cell::RefCell::new(None));
-    let slot = out.clone();
-    tasks.spawn(Box::pin(async move { *slot.borrow_mut() = Some(f.await) }));
-    tasks.run();
-    let result = out.borrow_mut().take().expect("the fetch finished");
-    result
-}
-
 #[test]
 fn create_update_and_delete_show_in_lists_and_details_without_refetching() {
     let time = FakeTime::default();
@@ -58,20 +49,20 @@ fn create_update_and_delete_show_in_lists_and_details_without_refetching() {
     let list = |c: &Controller| -> Vec<String> {
         c.read::<_, Vec<User>>(&users.get_list, &()).unwrap().data.unwrap().iter().map(|u| u.name.clone()).collect()
     };
-    let listed: Vec<User> = run(&tasks, c.fetch(&users.get_list, (), ())).unwrap();
+    let listed: Vec<User> = tasks.block_on(c.fetch(&users.get_list, (), ())).unwrap();
     assert_eq!(listed, [User { id: "1".into(), name: "Ada".into() }]);
     assert_eq!(list(&c), ["Ada"]);
 
-    let created: User = run(&tasks, c.fetch(&users.create, (), named("Grace"))).unwrap();
+    let created: User = tasks.block_on(c.fetch(&users.create, (), named("Grace"))).unwrap();
     assert_eq!(created, User { id: "2".into(), name: "Grace".into() });
     assert_eq!(list(&c), ["Ada", "Grace"], "the new user joined the list");
     let sent = client.requests().into_iter().find(|r| r.method == "POST").unwrap();
     assert_eq!(sent.body.as_deref(), Some(r#"{"name":"Grace"}"#));
 
-    run(&tasks, c.fetch(&users.partial_update, id("1"), named("Ada L."))).unwrap();
+    tasks.block_on(c.fetch(&users.partial_update, id("1"), named("Ada L."))).unwrap();
     assert_eq!(list(&c), ["Ada L.", "Grace"]);
 
-    let () = run(&tasks, c.fetch(&users.delete, id("2"), ())).unwrap();
+    let () = tasks.block_on(c.fetch(&users.delete, id("2"), ())).unwrap();
     assert_eq!(list(&c), ["Ada L."], "the deleted user left the list");
     assert_eq!(client.requests().iter().filter(|r| r.method == "GET").count(), 1, "no refetch");
 }
@@ -82,7 +73,7 @@ fn without_a_client_natively_the_error_says_so() {
     let tasks = LocalTasks::default();
     let c = Controller::new(time.clone(), time.clone(), tasks.clone());
     let users = resource::<User>("/users/:id", "UserList").args::<UserId>();
-    let err = run(&tasks, c.fetch(&users.get, id("1"), ())).unwrap_err();
+    let err = tasks.block_on(c.fetch(&users.get, id("1"), ())).unwrap_err();
     match err {
         rdc_core::FetchError::Endpoint(RestError::Transport { message, .. }) => {
             assert!(message.contains("no HTTP client"))
@@ -102,7 +93,7 @@ fn args_that_are_no_struct_of_params_are_refused_before_any_request() {
         .body::<()>()
         .schema(User::schema())
         .client(client.clone());
-    let err = run(&tasks, c.fetch(&by_id, "7".to_owned(), ())).unwrap_err();
+    let err = tasks.block_on(c.fetch(&by_id, "7".to_owned(), ())).unwrap_err();
     assert_eq!(
         err.to_string(),
         "GET /users/:id: the args cannot be sent: args must be a struct or map of params, not a string"
@@ -123,7 +114,7 @@ fn a_response_that_does_not_read_as_the_result_type_is_a_decode_error_naming_the
     let client = FakeClient::default();
     client.on("GET", "/health", FakeResponse::json(json!({ "ok": "yes" })));
     let health = rdc_rest::RestEndpoint::get("/health").args::<()>().body::<()>().returns::<Health>().client(client);
-    let err = run(&tasks, c.fetch(&health, (), ())).unwrap_err();
+    let err = tasks.block_on(c.fetch(&health, (), ())).unwrap_err();
     match err {
         rdc_core::FetchError::Endpoint(RestError::Decode { endpoint, message }) => {
             assert_eq!(endpoint, "GET /health");

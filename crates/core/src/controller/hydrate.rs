@@ -96,9 +96,7 @@ impl Controller {
                     if own.rows.contains_key(&pk) {
                         continue;
                     }
-                    row.meta.fetched_at = shift.time(row.meta.fetched_at);
-                    row.meta.date = shift.time(row.meta.date);
-                    row.meta.expires_at = shift.time(row.meta.expires_at);
+                    shift.times([&mut row.meta.fetched_at, &mut row.meta.date, &mut row.meta.expires_at]);
                     row.meta.seq = 0;
                     row.version = version;
                     own.rows.insert(pk, row);
@@ -109,9 +107,7 @@ impl Controller {
                 if base.results.contains_key(&key) {
                     continue;
                 }
-                result.meta.fetched_at = shift.time(result.meta.fetched_at);
-                result.meta.date = shift.time(result.meta.date);
-                result.meta.expires_at = shift.time(result.meta.expires_at);
+                shift.times([&mut result.meta.fetched_at, &mut result.meta.date, &mut result.meta.expires_at]);
                 result.meta.seq = 0;
                 result.version = version;
                 base.results.insert(key, result);
@@ -134,14 +130,16 @@ struct Shift {
 }
 
 impl Shift {
-    fn time(&self, at: Millis) -> Millis {
-        if at == Millis::MAX {
-            return at;
-        }
-        if self.to >= self.from {
-            at.saturating_add(self.to - self.from)
-        } else {
-            at.saturating_sub(self.from - self.to)
+    /// Moves each of `times` (a row's or a result's fetch, answer and expiry).
+    fn times<const N: usize>(&self, times: [&mut Millis; N]) {
+        for at in times {
+            if *at != Millis::MAX {
+                *at = if self.to >= self.from {
+                    at.saturating_add(self.to - self.from)
+                } else {
+                    at.saturating_sub(self.from - self.to)
+                };
+            }
         }
     }
 }

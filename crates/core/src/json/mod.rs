@@ -240,6 +240,23 @@ impl Value {
         matches!(self, Value::Null)
     }
 
+    /// What kind of value this is, for messages: `null`, `a boolean`, `a number`,
+    /// `a string`, `an array`, `an object`.
+    ///
+    /// ```
+    /// assert_eq!(rdc_core::json!([1]).kind(), "an array");
+    /// ```
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Array(_) => "an array",
+            Value::Object(_) => "an object",
+        }
+    }
+
     /// Whether this is an object.
     ///
     /// ```

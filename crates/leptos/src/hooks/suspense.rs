@@ -10,7 +10,7 @@ use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
 use crate::provider::use_controller;
-use crate::watch::{snapshot, watch, Snapshot};
+use crate::watch::{read, watch, Snapshot, Target};
 
 /// What a read of endpoint `C` resolves to: its result or its typed error.
 ///
@@ -110,7 +110,7 @@ where
     {
         let pending = Rc::clone(&pending);
         let endpoint = endpoint.clone();
-        let keys = use_controller();
+        let keys = (*controller).clone();
         Effect::new(move |_| {
             let key = args.with(|a| keys.key_of(&endpoint, a).ok());
             let stale = pending.borrow_mut().take_if(|(k, _)| Some(&*k) != key.as_ref());
@@ -211,10 +211,15 @@ where
     C: Readable,
     C::Result: DeserializeOwned + Send + Sync,
 {
-    let target = endpoint.json_and_key(&args);
-    let now = snapshot::<C, C::Result>(&controller, &endpoint, Some(&args));
+    // The key once, and what the store shows for it now (before any await).
+    let prepared = endpoint.json_and_key(&args).map(|(json, key)| {
+        let target = Target::at(endpoint.endpoint(), key);
+        let now = read::<C::Result>(&controller, &target);
+        (json, target, now)
+    });
     async move {
-        let (json, key) = target.map_err(FetchError::Endpoint)?;
+        let (json, target, now) = prepared.map_err(FetchError::Endpoint)?;
+        let key = target.key().to_owned();
         let raw = endpoint.endpoint().clone();
         let policy = raw.policy();
         let hard_error = || {
@@ -246,7 +251,7 @@ where
             }
         }
         fetch(&controller, &raw, json).await?;
-        let after = snapshot::<C, C::Result>(&controller, &endpoint, Some(&args));
+        let after = read::<C::Result>(&controller, &target);
         match after.data {
             Some(data) => Ok(data),
             None => Err(controller
