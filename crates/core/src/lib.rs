@@ -39,8 +39,9 @@ mod sort;
 mod store;
 
 pub use controller::{
-    expiry_status, from_fn, Abort, Clock, Controller, Dehydrated, Endpoint, ExpiryStatus, FakeTime, FetchError, FnCall,
-    FnEndpoint, FnError, LocalFuture, LocalTasks, Policy, Read, Spawn, Subscription, Timers, TypedEndpoint,
+    expiry_status, from_fn, Abort, Clock, Controller, Dehydrated, Endpoint, ExpiryStatus, FakeTime, FetchContext,
+    FetchError, FnCall, FnEndpoint, FnError, LocalFuture, LocalTasks, Policy, Read, Spawn, Subscription, Timers,
+    TypedEndpoint,
 };
 pub use error::{NormalizeError, ReadError};
 pub use rdc_macros::{Entity, Schema};

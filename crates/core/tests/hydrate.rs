@@ -122,3 +122,24 @@ fn a_read_hydrated_result_keeps_its_entities_through_a_sweep() {
     let read = c.read::<_, Vec<User>>(&api, &json!({})).unwrap();
     assert_eq!(read.data.map(|users| users.len()), Some(2), "a mounted reader's stale list keeps its users");
 }
+
+#[test]
+fn one_reads_slice_holds_its_result_and_the_entities_it_reaches_and_nothing_else() {
+    let (c, _time, tasks, server) = setup();
+    let list = users_api(&server);
+    let one = Api::new(&server, "GET", "/users/:id", Some(User::schema().into()));
+    server.borrow_mut().always(json!([{ "id": "1", "name": "Ada" }, { "id": "2", "name": "Grace" }]));
+    tasks.block_on(c.fetch(&list, json!({}), None)).unwrap();
+    server.borrow_mut().always(json!({ "id": "3", "name": "Linus" }));
+    tasks.block_on(c.fetch(&one, json!({ "id": "3" }), None)).unwrap();
+
+    let key = c.key_of(&one, &json!({ "id": "3" })).unwrap();
+    let slice = c.dehydrate_keys([key.as_str()]);
+    assert_eq!((slice.result_count(), slice.entity_count()), (1, 1), "user 3 and its result only");
+
+    let (browser, _, _) = at(5);
+    browser.hydrate(Dehydrated::from_script_text(&slice.to_script_text()).unwrap());
+    let read = browser.read::<_, User>(&one, &json!({ "id": "3" })).unwrap();
+    assert_eq!(read.data.unwrap().name, "Linus");
+    assert_eq!(browser.entity::<User>("1").unwrap(), None, "the list's users stayed behind");
+}

@@ -876,31 +876,35 @@ impl rdc_core::Endpoint for RestCall {
     }
 
     fn fetch(&self, args: &Value, body: Option<Value>) -> rdc_core::LocalFuture<Result<Body, RestError>> {
-        self.fetch_abortable(args, body, rdc_core::Abort::default())
+        self.fetch_in(args, body, &rdc_core::FetchContext::default())
     }
 
-    fn fetch_abortable(
+    fn fetch_in(
         &self,
         args: &Value,
         body: Option<Value>,
-        abort: rdc_core::Abort,
+        context: &rdc_core::FetchContext,
     ) -> rdc_core::LocalFuture<Result<Body, RestError>> {
         let params = match self.params(args) {
             Ok(params) => params,
             Err(error) => return Box::pin(async move { Err(error) }),
         };
-        let client = match self.options.client.clone().or_else(default_client) {
-            Some(client) => client,
-            None => {
-                let error = RestError::Transport {
-                    endpoint: self.name(),
-                    url: self.url(&params).unwrap_or_default(),
-                    message: "no HTTP client: set one with RestEndpoint::client".to_owned(),
-                };
-                return Box::pin(async move { Err(error) });
-            }
+        // The endpoint's own client, else the controller's, else the platform's.
+        let client = self
+            .options
+            .client
+            .clone()
+            .or_else(|| context.service::<ControllerClient>().map(|c| c.0))
+            .or_else(default_client);
+        let Some(client) = client else {
+            let error = RestError::Transport {
+                endpoint: self.name(),
+                url: self.url(&params).unwrap_or_default(),
+                message: "no HTTP client: give the controller one with rdc_rest::provide_client".to_owned(),
+            };
+            return Box::pin(async move { Err(error) });
         };
-        self.fetch_with_abort(client, &params, body, Some(abort))
+        self.fetch_with_abort(client, &params, body, context.abort().cloned())
     }
 
     fn storable(output: &Body) -> Option<Value> {
@@ -915,6 +919,30 @@ impl rdc_core::Endpoint for RestCall {
         let params = self.params(args).ok()?;
         self.options.optimistic.as_ref().map(|f| f(&params, body))
     }
+}
+
+/// The client a controller's REST endpoints fetch with (see [`provide_client`]).
+#[derive(Clone)]
+struct ControllerClient(Arc<dyn HttpClient>);
+
+/// Gives `controller`'s REST endpoints `client` to fetch with: on a server,
+/// one per request (a client that forwards that request's cookies, say). An
+/// endpoint's own [`RestEndpoint::client`] still wins.
+///
+/// ```
+/// use rdc_core::{json, Controller, FakeTime, LocalTasks};
+/// use rdc_rest::{provide_client, FakeClient, FakeResponse, RestEndpoint};
+/// let time = FakeTime::default();
+/// let tasks = LocalTasks::default();
+/// let controller = Controller::new(time.clone(), time, tasks.clone());
+/// let client = FakeClient::default();
+/// client.on("GET", "/api/me", FakeResponse::json(json!({ "name": "Ann" })));
+/// provide_client(&controller, client);
+/// let me = RestEndpoint::get("/api/me").args::<()>();
+/// assert_eq!(tasks.block_on(controller.fetch(&me, (), None)).unwrap()["name"], "Ann");
+/// ```
+pub fn provide_client(controller: &rdc_core::Controller, client: impl HttpClient + 'static) {
+    controller.provide(ControllerClient(Arc::new(client)));
 }
 
 #[cfg(target_arch = "wasm32")]

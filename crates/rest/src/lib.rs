@@ -28,6 +28,8 @@ mod fake;
 mod http;
 mod link;
 mod media;
+#[cfg(all(feature = "reqwest", not(target_arch = "wasm32")))]
+mod native;
 mod params;
 mod path;
 pub mod recipes;
@@ -37,10 +39,13 @@ pub mod transform;
 #[cfg(target_arch = "wasm32")]
 pub use browser::BrowserClient;
 pub use endpoint::{
-    Args, Body, Content, ErrorPolicy, FetchSuper, FileDownload, ParseSuper, RequestInit, RestCall, RestEndpoint,
+    provide_client, Args, Body, Content, ErrorPolicy, FetchSuper, FileDownload, ParseSuper, RequestInit, RestCall,
+    RestEndpoint,
 };
 pub use error::{NetworkError, RestError};
 pub use fake::{block_on, FakeClient, FakeResponse};
 pub use http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
+#[cfg(all(feature = "reqwest", not(target_arch = "wasm32")))]
+pub use native::ReqwestClient;
 pub use path::{encode, ParamError, PathTemplate};
 pub use resource::{resource, Resource};

@@ -44,3 +44,28 @@ fn a_zero_poll_frequency_is_refused() {
     let e = RestEndpoint::get("/ticker").poll_frequency(Duration::from_millis(1));
     assert_eq!(e.key(&Args::new()).unwrap(), "GET /ticker");
 }
+
+/// Two controllers (two requests a server renders at once), each with a client
+/// of its own: each fetches through its own, and an endpoint's own client wins.
+#[test]
+fn each_controller_fetches_through_the_client_it_was_given() {
+    let me = RestEndpoint::get("/api/me").args::<()>();
+    let answers = ["Ann", "Bo"].map(|name| {
+        let time = FakeTime::default();
+        let tasks = LocalTasks::default();
+        let controller = Controller::new(time.clone(), time, tasks.clone());
+        let client = FakeClient::default();
+        client.on("GET", "/api/me", FakeResponse::json(json!({ "name": name })));
+        rdc_rest::provide_client(&controller, client);
+        (controller, tasks)
+    });
+    for ((controller, tasks), name) in answers.iter().zip(["Ann", "Bo"]) {
+        assert_eq!(tasks.block_on(controller.fetch(&me, (), None)).unwrap()["name"], name);
+    }
+    let own = FakeClient::default();
+    own.on("GET", "/api/me", FakeResponse::json(json!({ "name": "endpoint's" })));
+    let pinned = me.client(own);
+    let (controller, tasks) = &answers[0];
+    controller.invalidate(&pinned, &());
+    assert_eq!(tasks.block_on(controller.fetch(&pinned, (), None)).unwrap()["name"], "endpoint's");
+}

@@ -69,13 +69,14 @@ pub trait Endpoint: 'static {
     /// Sends the request.
     fn fetch(&self, args: &Value, body: Option<Value>) -> LocalFuture<Result<Self::Output, Self::Error>>;
 
-    /// Sends the request, cancelling it when `abort` fires. The default ignores
-    /// `abort` (the controller still drops the late result).
-    fn fetch_abortable(
+    /// Sends the request as the controller does: with the controller's
+    /// services, cancelled when the context's abort fires. The default calls
+    /// [`Endpoint::fetch`] (the controller still drops a late result).
+    fn fetch_in(
         &self,
         args: &Value,
         body: Option<Value>,
-        _abort: super::Abort,
+        _context: &super::FetchContext,
     ) -> LocalFuture<Result<Self::Output, Self::Error>> {
         self.fetch(args, body)
     }

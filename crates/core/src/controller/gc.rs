@@ -128,9 +128,28 @@ fn sweep_base(base: &mut State, now: u64, keys: &Keys) -> (Vec<String>, usize) {
 /// The rows a sweep found reachable: per table key, a flag per row index (no
 /// key is copied or hashed per row, so a sweep of a large store stays cheap).
 #[derive(Default)]
-struct Reached(Vec<(&'static str, Vec<bool>)>);
+pub(super) struct Reached(Vec<(&'static str, Vec<bool>)>);
+
+/// The rows the results at `keys` reach, read through the schemas they were
+/// written with (a result of unknown schema reaches nothing).
+pub(super) fn reached_from<'k>(base: &State, keys: &Keys, results: impl IntoIterator<Item = &'k str>) -> Reached {
+    let mut reached = Reached::default();
+    for key in results {
+        if let (Some(result), Some(Some(schema))) =
+            (base.results.get(key), keys.get(key).and_then(|k| k.schema.as_ref()))
+        {
+            mark(base, schema, &result.value, &mut reached);
+        }
+    }
+    reached
+}
 
 impl Reached {
+    /// Whether row `index` of table `key` was reached.
+    pub(super) fn contains(&self, key: &str, index: usize) -> bool {
+        self.0.iter().find(|(k, _)| *k == key).and_then(|(_, rows)| rows.get(index)).copied().unwrap_or(false)
+    }
+
     /// Marks row `index` of table `key` (of `len` rows); `false` if it already was.
     fn mark(&mut self, key: &'static str, len: usize, index: usize) -> bool {
         let at = match self.0.iter().position(|(k, _)| *k == key) {

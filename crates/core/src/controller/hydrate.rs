@@ -60,6 +60,23 @@ impl Dehydrated {
         safe
     }
 
+    /// How many entities it holds.
+    ///
+    /// ```
+    /// # use rdc_core::{Controller, FakeTime, LocalTasks};
+    /// # let time = FakeTime::default();
+    /// let empty = Controller::new(time.clone(), time, LocalTasks::default()).dehydrate();
+    /// assert_eq!((empty.entity_count(), empty.result_count()), (0, 0));
+    /// ```
+    pub fn entity_count(&self) -> usize {
+        self.state.entities.values().map(|t| t.rows.len()).sum()
+    }
+
+    /// How many endpoint results it holds.
+    pub fn result_count(&self) -> usize {
+        self.state.results.len()
+    }
+
     /// Reads text made by [`Dehydrated::to_script_text`].
     ///
     /// # Errors
@@ -76,6 +93,52 @@ impl Controller {
     pub fn dehydrate(&self) -> Dehydrated {
         let mut state = self.inner.base.borrow().clone();
         state.errors.clear();
+        Dehydrated { taken_at: self.now(), state }
+    }
+
+    /// The results at `keys` and the entities they reach: what one read of a
+    /// server-rendered page needs to read the same in the browser. Each read's
+    /// slice stands alone, so the browser can take them up in any order.
+    ///
+    /// ```
+    /// use rdc_core::{json, Controller, Entity, FakeTime, LocalTasks};
+    /// #[derive(Debug, Clone, serde::Deserialize, Entity)]
+    /// struct User { id: String, name: String }
+    ///
+    /// let time = FakeTime::default();
+    /// let server = Controller::new(time.clone(), time, LocalTasks::default());
+    /// server.set(&User::schema(), json!({ "id": "1", "name": "Ann" }))?;
+    /// server.set(&User::schema(), json!({ "id": "2", "name": "Bo" }))?;
+    /// let slice = server.dehydrate_keys([]);
+    /// assert_eq!(slice.entity_count(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn dehydrate_keys<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> Dehydrated {
+        let base = self.inner.base.borrow();
+        let keys: Vec<&str> = keys.into_iter().collect();
+        let reached = super::gc::reached_from(&base, &self.inner.keys.borrow(), keys.iter().copied());
+        let mut state = State::default();
+        for key in keys {
+            if let Some(result) = base.results.get(key) {
+                state.results.insert(key.to_owned(), result.clone());
+            }
+        }
+        for (type_key, table) in &base.entities {
+            let rows: crate::store::EntityTable = crate::store::EntityTable {
+                version: table.version,
+                rows: table
+                    .rows
+                    .iter()
+                    .enumerate()
+                    .filter(|(index, _)| reached.contains(type_key, *index))
+                    .map(|(_, (pk, row))| (pk.clone(), row.clone()))
+                    .collect(),
+            };
+            if !rows.rows.is_empty() {
+                state.entities.insert(type_key.clone(), rows);
+            }
+        }
+        state.version = base.version;
         Dehydrated { taken_at: self.now(), state }
     }
 

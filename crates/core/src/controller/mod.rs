@@ -15,6 +15,7 @@ mod listeners;
 mod notify;
 mod order;
 mod poll;
+mod services;
 mod shared;
 mod spawn;
 mod topics;
@@ -33,6 +34,7 @@ pub use expiry::{expiry_status, ExpiryStatus};
 pub use from_fn::{from_fn, FnCall, FnEndpoint, FnError};
 pub use hydrate::Dehydrated;
 pub use poll::Subscription;
+pub use services::FetchContext;
 pub use spawn::{LocalTasks, Spawn};
 
 use crate::error::{NormalizeError, ReadError};
@@ -132,6 +134,8 @@ struct Inner {
     /// Hydrated results whose schema no reader has named yet (the garbage
     /// collector needs it to see which entities they reach).
     schemas_unknown: Cell<usize>,
+    /// What the app gave this controller's endpoints (`services.rs`).
+    services: RefCell<Rc<services::Services>>,
 }
 
 /// The data layer's one entry point. Cheap to clone (all clones share the store).
@@ -200,6 +204,7 @@ impl Controller {
                 order: order::Order::default(),
                 keys: RefCell::default(),
                 schemas_unknown: Cell::new(0),
+                services: RefCell::default(),
             }),
         }
     }
@@ -351,10 +356,7 @@ impl Controller {
                 }
                 None => None,
             };
-            let request = match &abort {
-                Some(abort) => endpoint.fetch_abortable(&args, body, abort.clone()),
-                None => endpoint.fetch(&args, body),
-            };
+            let request = endpoint.fetch_in(&args, body, &this.fetch_context(abort.clone()));
             let result = match policy.timeout_ms {
                 Some(ms) => deadline::within(this.inner.timers.as_ref(), ms, request).await,
                 None => Some(request.await),
