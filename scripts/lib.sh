@@ -81,6 +81,37 @@ start_api_server() {
     die "the API server did not answer on $url within 10 s"
 }
 
+# The server-rendered demo (demo-ssr/, a workspace of its own): the server built
+# with Leptos' `ssr` feature, the browser part with `hydrate`, bound by the pinned
+# wasm-bindgen (`--target web`): what `cargo leptos build` does, with no tool
+# beyond the ones installed above.
+SSR_SITE="$CARGO_TARGET_DIR/ssr-site"
+build_ssr_demo() {
+    say "building the server-rendered demo (server: ssr; browser: hydrate)"
+    cargo build -q --manifest-path demo-ssr/Cargo.toml --features ssr --bin rdc-demo-ssr \
+        || die "the SSR demo's server did not build"
+    cargo build -q --manifest-path demo-ssr/Cargo.toml --lib --features hydrate --target wasm32-unknown-unknown \
+        || die "the SSR demo's browser part did not build"
+    mkdir -p "$SSR_SITE/pkg"
+    cp demo-app/style.css "$SSR_SITE/"
+    wasm-bindgen --target web --out-dir "$SSR_SITE/pkg" --out-name rdc_demo_ssr \
+        "$CARGO_TARGET_DIR/wasm32-unknown-unknown/debug/rdc_demo_ssr.wasm" || die "wasm-bindgen failed"
+}
+
+# Starts the server-rendered demo on port $1, fetching from the API on port $2.
+start_ssr_demo() {
+    local url="http://127.0.0.1:$1"
+    "$CARGO_TARGET_DIR/debug/rdc-demo-ssr" --port "$1" --api "http://127.0.0.1:$2" --site "$SSR_SITE" &
+    local pid=$!
+    SERVER_PIDS+=("$pid")
+    for _ in $(seq 1 100); do
+        curl -fsS -o /dev/null "$url/style.css" 2>/dev/null && return
+        kill -0 "$pid" 2>/dev/null || die "the SSR demo exited at start"
+        sleep 0.1
+    done
+    die "the SSR demo did not answer on $url within 10 s"
+}
+
 stop_api_server() {
     for pid in "${SERVER_PIDS[@]}"; do
         kill "$pid" 2>/dev/null || true

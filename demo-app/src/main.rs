@@ -1,12 +1,9 @@
 //! The rdc demo: every example of the specification as a page, with a store
 //! inspector. Served by `trunk serve` (see the README's demo command).
 
-mod api;
-mod inspector;
-mod pages;
-
 use leptos::prelude::*;
 use rdc::leptos::{new_controller, DataProvider};
+use rdc_demo::{inspector, pages};
 
 /// The page named by the URL hash (`#/users`, `#/streams/ninja`...).
 fn current_route() -> String {

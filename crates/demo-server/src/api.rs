@@ -19,8 +19,11 @@ pub fn router(state: AppState) -> Router {
         .allow_methods([Method::GET, Method::POST, Method::PUT, Method::PATCH, Method::DELETE])
         .allow_headers(Any)
         .expose_headers([header::LINK, header::CONTENT_DISPOSITION, HeaderName::from_static("x-request-count")]);
+    let state_for_log = state.clone();
     let api = Router::new()
         .route("/health", get(|| async { "ok" }))
+        .route("/requests", get(tools::request_log).delete(tools::clear_request_log))
+        .route("/me", get(tools::me))
         .route("/users", get(list_users).post(create_user))
         .route("/users/{id}", get(get_user).patch(patch_user).delete(delete_user))
         .route("/sfn/user", post(server_fn_user))
@@ -47,6 +50,7 @@ pub fn router(state: AppState) -> Router {
         .route("/faults/user", get(tools::slow_user))
         .route("/faults/sequence/{name}", get(tools::sequence))
         .with_state(state);
+    let api = api.layer(axum::middleware::from_fn_with_state(state_for_log, tools::log_request));
     // Routes merged after the CORS layer have no CORS headers (to test that failure).
     Router::new().nest("/api", api).layer(cors).merge(Router::new().route("/nocors", get(tools::no_cors)))
 }

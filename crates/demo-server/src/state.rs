@@ -26,6 +26,9 @@ pub struct Inner {
     pub sequence_calls: BTreeMap<String, u64>,
     /// How the tagged `/slow` requests went, by tag.
     pub slow_requests: BTreeMap<String, SlowRequests>,
+    /// Every API request since the last reset, as `METHOD /path?query`
+    /// (the server-rendering test counts what a page asked for).
+    pub request_log: Vec<String>,
 }
 
 /// Tagged `/slow` requests: started, answered, and cancelled (the client went

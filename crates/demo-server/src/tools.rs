@@ -195,3 +195,50 @@ pub async fn sequence(State(state): State<AppState>, Path(name): Path<String>) -
     }
     Json(json!({ "id": format!("seq-{name}"), "name": format!("call {call}") }))
 }
+
+/// Logs each API request (but not the log's own) as `METHOD /api/path?query`,
+/// followed by ` via PROXY` when a proxy forwarded it (the server-rendered
+/// demo forwards the browser's requests; its own fetches come direct).
+pub async fn log_request(
+    State(state): State<AppState>,
+    OriginalUri(uri): OriginalUri,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if !uri.path().ends_with("/requests") {
+        let mut line = format!("{} {}", request.method(), uri.path_and_query().map_or(uri.path(), |p| p.as_str()));
+        if let Some(via) = request.headers().get(header::VIA).and_then(|v| v.to_str().ok()) {
+            line.push_str(" via ");
+            line.push_str(via);
+        }
+        state.lock().request_log.push(line);
+    }
+    next.run(request).await
+}
+
+/// The API requests since the log was last cleared.
+pub async fn request_log(State(state): State<AppState>) -> Json<Vec<String>> {
+    Json(state.lock().request_log.clone())
+}
+
+/// Clears the request log.
+pub async fn clear_request_log(State(state): State<AppState>) -> StatusCode {
+    state.lock().request_log.clear();
+    StatusCode::NO_CONTENT
+}
+
+/// The signed-in user, named by the `user` cookie (`401` without one), after
+/// 300 ms: pages rendered for two users at once overlap.
+pub async fn me(headers: HeaderMap) -> Response {
+    let user = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|pair| pair.trim().strip_prefix("user=").map(str::to_owned));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    match user {
+        Some(name) => Json(json!({ "id": "me", "name": name })).into_response(),
+        None => (StatusCode::UNAUTHORIZED, Json(json!({ "error": "not signed in" }))).into_response(),
+    }
+}

@@ -11,6 +11,7 @@
 )]
 
 mod hooks;
+mod page_data;
 mod platform;
 mod provider;
 mod watch;

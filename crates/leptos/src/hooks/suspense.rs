@@ -9,6 +9,7 @@ use rdc_core::{Abort, Controller, Endpoint, ExpiryStatus, FetchError, LocalFutur
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
+use crate::page_data;
 use crate::provider::use_controller;
 use crate::watch::{read, watch, Snapshot, Target};
 
@@ -73,12 +74,12 @@ where
 {
     let args: Signal<C::Args> = args.into();
     let optional = Signal::derive(move || Some(args.get()));
-    let (controller, state) = watched(&endpoint, optional);
-    AsyncDerived::new_unsync(move || {
+    let (controller, state, carried) = watched(&endpoint, optional);
+    carried.after(AsyncDerived::new_unsync(move || {
         let args = args.get();
         state.track();
         resolve((*controller).clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None))
-    })
+    }))
 }
 
 /// Like [`use_suspense`], but a request for args that are no longer wanted is
@@ -102,7 +103,7 @@ where
 {
     let args: Signal<C::Args> = args.into();
     let optional = Signal::derive(move || Some(args.get()));
-    let (controller, state) = watched(&endpoint, optional);
+    let (controller, state, carried) = watched(&endpoint, optional);
     // The one request this hook has in flight, by key.
     let pending: Rc<RefCell<Option<(String, Abort)>>> = Rc::default();
     // Args changed: abort the request for the old ones at once (an async read
@@ -125,7 +126,7 @@ where
             abort.abort();
         }
     });
-    AsyncDerived::new_unsync(move || {
+    carried.after(AsyncDerived::new_unsync(move || {
         args.track();
         state.track();
         let (controller, endpoint, pending) = ((*controller).clone(), endpoint.clone(), Rc::clone(&pending));
@@ -153,7 +154,7 @@ where
                 }
             }
         }
-    })
+    }))
 }
 
 /// Like [`use_suspense`], with `None` args fetching nothing (resolving to `Ok(None)`).
@@ -166,8 +167,8 @@ where
     C::Result: DeserializeOwned + Send + Sync,
 {
     let args: Signal<Option<C::Args>> = args.into();
-    let (controller, state) = watched(&endpoint, args);
-    AsyncDerived::new_unsync(move || {
+    let (controller, state, carried) = watched(&endpoint, args);
+    carried.after(AsyncDerived::new_unsync(move || {
         let args = args.get();
         state.track();
         let resolved =
@@ -178,7 +179,7 @@ where
                 None => Ok(None),
             }
         }
-    })
+    }))
 }
 
 /// The provider's controller, and the snapshot of `endpoint` for `args` it keeps
@@ -186,14 +187,34 @@ where
 fn watched<C>(
     endpoint: &C,
     args: Signal<Option<C::Args>>,
-) -> (SendWrapper<Controller>, ArcRwSignal<Snapshot<C::Result>>)
+) -> (SendWrapper<Controller>, ArcRwSignal<Snapshot<C::Result>>, Carried)
 where
     C: Readable,
     C::Result: DeserializeOwned + Send + Sync,
 {
     let controller = use_controller();
+    // A hydrating page's slice goes into the store before anything reads it.
+    let carry = page_data::carry(&controller);
+    let key =
+        args.with_untracked(|a| a.as_ref().and_then(|a| Target::of(endpoint, a).ok()).map(|t| t.key().to_owned()));
     let state = watch(&controller, endpoint, args);
-    (SendWrapper::new(controller), state)
+    (SendWrapper::new(controller), state, Carried { carry, key })
+}
+
+/// A Suspense read registered with a server-rendered page, and the key it reads.
+struct Carried {
+    carry: page_data::Carry,
+    key: Option<String>,
+}
+
+impl Carried {
+    /// On the server, puts the store slice `read` used into the page once it resolves.
+    fn after<T: Clone + 'static>(self, read: AsyncDerived<T, LocalStorage>) -> AsyncDerived<T, LocalStorage> {
+        self.carry.after(self.key, async move {
+            let _ = read.await;
+        });
+        read
+    }
 }
 
 /// A fetch of the JSON endpoint behind a read: the plain one or a cancellable one.
