@@ -130,6 +130,16 @@ await check("two users' pages rendered at once each hold only their own data", a
   if ((await page.locator('#me').textContent()) !== 'Signed in as ann') throw new Error('the hydrated page lost its user');
 });
 
+await check('an error the server met comes with the page: the same text, no request after hydration', async () => {
+  await page.context().clearCookies();
+  const { html } = await serverHtml('/me');
+  if (!/<div class="error"><p>[^<]*HTTP 401[^<]*<\/p>/.test(html)) throw new Error(`no 401 in ${JSON.stringify(main(html))}`);
+  const after = await hydrate('/me');
+  if (after.length !== 0) throw new Error(`the browser asked for ${JSON.stringify(after)}`);
+  const shown = await page.locator('main .error').textContent();
+  if (!shown.includes('401')) throw new Error(`shows ${JSON.stringify(shown)}`);
+});
+
 await browser.close();
 console.log(`\n${passed} passed, ${failures.length} failed`);
 if (failures.length) {

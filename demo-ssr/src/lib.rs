@@ -27,12 +27,13 @@ fn MePage() -> impl IntoView {
     view! {
         <section>
             <h2>"Me"</h2>
-            <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    me.await.map(|me| view! { <p id="me">"Signed in as " <b>{me.name.clone()}</b></p> })
-                        .map_err(|e| e.to_string())
-                })}
-            </Suspense>
+            <ErrorBoundary fallback=rdc_demo::pages::error_view>
+                <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                    {move || Suspend::new(async move {
+                        me.await.map(|me| view! { <p id="me">"Signed in as " <b>{me.name.clone()}</b></p> })
+                    })}
+                </Suspense>
+            </ErrorBoundary>
         </section>
     }
 }

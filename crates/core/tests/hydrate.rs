@@ -86,7 +86,7 @@ fn what_the_page_carries_cannot_break_out_of_its_script_element() {
 }
 
 #[test]
-fn hydrating_keeps_what_the_browser_fetched_already_and_drops_errors() {
+fn hydrating_keeps_what_the_browser_fetched_already() {
     let page = server_page(1_000, 2_000);
     let (c, _, tasks) = at(10_000);
     let server = std::rc::Rc::new(std::cell::RefCell::new(Server::default()));
@@ -98,14 +98,27 @@ fn hydrating_keeps_what_the_browser_fetched_already_and_drops_errors() {
     assert_eq!(c.entity::<User>("2").unwrap().unwrap().name, "Grace", "what only the page had joins");
     let read = c.read::<_, Vec<User>>(&api, &json!({})).unwrap();
     assert_eq!(read.data.unwrap().len(), 1, "the browser's own result for the key stays");
-    // A server error does not travel: the browser asks again.
+}
+
+/// The page showed the error of a read that got no data: the browser shows the
+/// same text (no request) until the error stops counting, then asks again.
+#[test]
+fn the_error_of_a_read_without_data_travels_as_its_text_until_it_expires() {
     let (failing, _, tasks) = at(1_000);
     let broken = Api::new(&std::rc::Rc::new(std::cell::RefCell::new(Server::default())), "GET", "/broken", None);
-    broken.server.borrow_mut().auto = Some(std::rc::Rc::new(|_, _| Err("down".to_owned())));
-    assert!(tasks.block_on(failing.fetch(&broken, json!({}), None)).is_err());
-    let (browser, _, _) = at(1_000);
-    browser.hydrate(failing.dehydrate());
-    assert!(browser.with_state(|s| s.error("GET /broken").is_none()));
+    broken.server.borrow_mut().auto = Some(std::rc::Rc::new(|_, _| Err("HTTP 401 from /broken".to_owned())));
+    let shown = tasks.block_on(failing.fetch(&broken, json!({}), None)).unwrap_err().to_string();
+    for page in [failing.dehydrate(), failing.dehydrate_keys(["GET /broken"])] {
+        let (browser, time, _) = at(500_000);
+        browser.hydrate(Dehydrated::from_script_text(&page.to_script_text()).unwrap());
+        let carried = browser.typed_error::<Api>("GET /broken").expect("the page's error");
+        assert!(matches!(carried, rdc_core::FetchError::Carried { ref key, .. } if key == "GET /broken"));
+        assert_eq!(carried.to_string(), shown, "the same text the server rendered");
+        assert!(!browser.needs_fetch("GET /broken", broken.policy));
+        time.advance(broken.policy.error_expiry_ms);
+        assert!(browser.typed_error::<Api>("GET /broken").is_none());
+        assert!(browser.needs_fetch("GET /broken", broken.policy), "expired: asked again");
+    }
 }
 
 #[test]

@@ -10,9 +10,10 @@ use crate::store::State;
 /// Milliseconds since the Unix epoch.
 type Millis = u64;
 
-/// A controller's store as it travels with a page: its data (not its errors,
-/// which the browser fetches again) and when it was taken, so its times can
-/// be read against another clock.
+/// A controller's store as it travels with a page: its data, the errors of
+/// reads that got no data (the page showed them; the browser shows the same
+/// text until they expire), and when it was taken, so its times can be read
+/// against another clock.
 ///
 /// ```
 /// use rdc_core::{json, Controller, Entity, FakeTime, LocalTasks};
@@ -87,12 +88,13 @@ impl Dehydrated {
 }
 
 impl Controller {
-    /// The store as it stands (no optimistic layer, no error), to send with a
+    /// The store as it stands (no optimistic layer), to send with a
     /// server-rendered page: on the server each request has its own controller,
     /// so this is what that page read.
     pub fn dehydrate(&self) -> Dehydrated {
         let mut state = self.inner.base.borrow().clone();
-        state.errors.clear();
+        let State { results, errors, .. } = &mut state;
+        errors.retain(|key, _| !results.contains_key(key));
         Dehydrated { taken_at: self.now(), state }
     }
 
@@ -121,6 +123,8 @@ impl Controller {
         for key in keys {
             if let Some(result) = base.results.get(key) {
                 state.results.insert(key.to_owned(), result.clone());
+            } else if let Some(error) = base.errors.get(key) {
+                state.errors.insert(key.to_owned(), error.clone());
             }
         }
         for (type_key, table) in &base.entities {
@@ -147,6 +151,8 @@ impl Controller {
     /// fresh for another minute there is fresh for another minute here, and
     /// data already stale is fetched again on its next read. What this store
     /// holds already is kept (it was fetched here, after the page was made).
+    /// An error comes as its text: [`Controller::typed_error`] gives it as
+    /// `FetchError::Carried` until it expires.
     pub fn hydrate(&self, dehydrated: Dehydrated) {
         let shift = Shift { from: dehydrated.taken_at, to: self.now() };
         let taken = self.write_base(|base| {
@@ -175,6 +181,13 @@ impl Controller {
                 result.version = version;
                 base.results.insert(key, result);
                 taken += 1;
+            }
+            for (key, mut error) in dehydrated.state.errors {
+                if base.results.contains_key(&key) || base.errors.contains_key(&key) {
+                    continue;
+                }
+                shift.times([&mut error.date, &mut error.expires_at]);
+                base.errors.insert(key, error);
             }
             base.log(|log| log.everything = true);
             taken

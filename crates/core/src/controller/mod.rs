@@ -69,6 +69,15 @@ pub enum FetchError<E> {
         /// What failed, with the path inside the data.
         message: String,
     },
+    /// The error a server met rendering this page, carried with it as text
+    /// (the typed error stayed on the server); it counts until its expiry,
+    /// then a read asks again.
+    Carried {
+        /// The endpoint key.
+        key: String,
+        /// The error's text, as the server showed it.
+        message: String,
+    },
 }
 
 impl<E: std::fmt::Display> std::fmt::Display for FetchError<E> {
@@ -82,6 +91,7 @@ impl<E: std::fmt::Display> std::fmt::Display for FetchError<E> {
             FetchError::Read { key, message } => {
                 write!(f, "{key}: the stored data does not read as the result type: {message}")
             }
+            FetchError::Carried { message, .. } => f.write_str(message),
         }
     }
 }
@@ -527,13 +537,13 @@ impl Controller {
     /// while the error counts (see [`Read::error`]).
     pub fn typed_error<E: Endpoint>(&self, key: &str) -> Option<FetchError<E::Error>> {
         let now = self.now();
-        let counts = self.with_state(|s| s.error(key).is_some_and(|e| now < e.expires_at));
-        if !counts {
-            return None;
-        }
+        let counting = self.with_state(|s| s.error(key).filter(|e| now < e.expires_at).map(|e| e.message.clone()))?;
         let keys = self.inner.keys.borrow();
-        let error = keys.get(key).and_then(|k| k.typed_error.as_ref())?;
-        error.downcast_ref::<FetchError<E::Error>>().cloned()
+        match keys.get(key).and_then(|k| k.typed_error.as_ref()) {
+            Some(error) => error.downcast_ref::<FetchError<E::Error>>().cloned(),
+            // Only its text came (with a server-rendered page).
+            None => Some(FetchError::Carried { key: key.to_owned(), message: counting }),
+        }
     }
 
     /// Whether a request for `key` is in flight.
