@@ -1,12 +1,18 @@
-//! The browser [`HttpClient`]: the Fetch API through web-sys, with bodies read as
-//! text, `ArrayBuffer` or `Blob` straight from the `Response`.
+//! The browser [`HttpClient`] on gloo-net: gloo sends the request (through the
+//! global `fetch`, in a page or a worker) and reads the response as text or
+//! bytes; web-sys builds the request and reads a `Blob`, where gloo stops.
+//!
+//! The request is built with web-sys because gloo-net 0.6's `RequestBuilder`
+//! rewrites a URL that has a query (it appends `&`), and rdc sends the URL its
+//! path template made, byte for byte.
 
+use gloo_net::http::{Request, Response};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use crate::http::{Blob, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
 
-/// Sends requests with `window.fetch`.
+/// Sends requests with the browser's Fetch API (through gloo-net).
 ///
 /// ```no_run
 /// let client: std::sync::Arc<dyn rdc_rest::HttpClient> = std::sync::Arc::new(rdc_rest::BrowserClient);
@@ -21,7 +27,10 @@ fn js_error(value: JsValue) -> String {
         .unwrap_or_else(|| format!("{value:?}"))
 }
 
-async fn send(request: HttpRequest) -> Result<HttpResponse, String> {
+/// The Fetch API request for `request`, with an `AbortController` when it
+/// can be cancelled (by its timeout or its abort handle), and the timer that
+/// enforces the timeout.
+fn build(request: &HttpRequest) -> Result<(web_sys::Request, Option<i32>), String> {
     let init = web_sys::RequestInit::new();
     init.set_method(&request.method);
     let headers = web_sys::Headers::new().map_err(js_error)?;
@@ -32,13 +41,12 @@ async fn send(request: HttpRequest) -> Result<HttpResponse, String> {
     if let Some(body) = &request.body {
         init.set_body(&JsValue::from_str(body));
     }
-    let window = web_sys::window().ok_or("no window: the browser client needs a page")?;
-    // A timeout or an abort handle cancels the request through an AbortController.
     let mut timer = None;
     if request.timeout_ms.is_some() || request.abort.is_some() {
         let controller = web_sys::AbortController::new().map_err(js_error)?;
         init.set_signal(Some(&controller.signal()));
         if let Some(ms) = request.timeout_ms {
+            let window = web_sys::window().ok_or("a request timeout needs a page's timers")?;
             let by_timer = controller.clone();
             let abort = wasm_bindgen::closure::Closure::once_into_js(move || by_timer.abort());
             let delay = i32::try_from(ms).unwrap_or(i32::MAX);
@@ -51,32 +59,28 @@ async fn send(request: HttpRequest) -> Result<HttpResponse, String> {
         }
     }
     let js_request = web_sys::Request::new_with_str_and_init(&request.url, &init).map_err(js_error)?;
-    let sent = JsFuture::from(window.fetch_with_request(&js_request)).await;
-    if let Some(handle) = timer {
+    Ok((js_request, timer))
+}
+
+async fn send(request: HttpRequest) -> Result<HttpResponse, String> {
+    let (js_request, timer) = build(&request)?;
+    let sent = Request::from(js_request).send().await;
+    if let (Some(handle), Some(window)) = (timer, web_sys::window()) {
         window.clear_timeout_with_handle(handle);
     }
-    let response: web_sys::Response = match sent {
-        Ok(response) => response.unchecked_into(),
+    let response = match sent {
+        Ok(response) => response,
         Err(error) => {
-            let aborted = error.dyn_ref::<js_sys::Error>().is_some_and(|e| e.name() == "AbortError")
-                || error.dyn_ref::<web_sys::DomException>().is_some_and(|e| e.name() == "AbortError");
+            let aborted = matches!(&error, gloo_net::Error::JsError(e) if e.name == "AbortError");
             let cancelled = request.abort.as_ref().is_some_and(rdc_core::Abort::is_aborted);
             return Err(match (aborted, cancelled, request.timeout_ms) {
                 (true, true, _) => "aborted".to_owned(),
                 (true, false, Some(ms)) => format!("timed out after {ms} ms"),
-                _ => js_error(error),
+                _ => error.to_string(),
             });
         }
     };
-    let mut headers = Vec::new();
-    if let Ok(Some(iter)) = js_sys::try_iter(&response.headers()) {
-        for entry in iter.flatten() {
-            let pair: js_sys::Array = entry.unchecked_into();
-            if let (Some(k), Some(v)) = (pair.get(0).as_string(), pair.get(1).as_string()) {
-                headers.push((k.to_ascii_lowercase(), v));
-            }
-        }
-    }
+    let headers = response.headers().entries().map(|(k, v)| (k.to_ascii_lowercase(), v)).collect();
     Ok(HttpResponse { status: response.status(), url: response.url(), headers, body: Box::new(FetchBody(response)) })
 }
 
@@ -87,22 +91,22 @@ impl HttpClient for BrowserClient {
 }
 
 /// An unread Fetch API response body.
-struct FetchBody(web_sys::Response);
-
-async fn read(promise: Result<js_sys::Promise, JsValue>) -> Result<JsValue, String> {
-    JsFuture::from(promise.map_err(js_error)?).await.map_err(js_error)
-}
+struct FetchBody(Response);
 
 impl ResponseBody for FetchBody {
     fn text(self: Box<Self>) -> LocalBoxFuture<'static, Result<String, String>> {
-        Box::pin(async move { read(self.0.text()).await?.as_string().ok_or_else(|| "the body is not text".to_owned()) })
+        Box::pin(async move { self.0.text().await.map_err(|e| e.to_string()) })
     }
 
     fn bytes(self: Box<Self>) -> LocalBoxFuture<'static, Result<Vec<u8>, String>> {
-        Box::pin(async move { Ok(js_sys::Uint8Array::new(&read(self.0.array_buffer()).await?).to_vec()) })
+        Box::pin(async move { self.0.binary().await.map_err(|e| e.to_string()) })
     }
 
     fn blob(self: Box<Self>) -> LocalBoxFuture<'static, Result<Blob, String>> {
-        Box::pin(async move { Ok(Blob::from_web(read(self.0.blob()).await?.unchecked_into())) })
+        Box::pin(async move {
+            let raw = web_sys::Response::from(self.0);
+            let blob = JsFuture::from(raw.blob().map_err(js_error)?).await.map_err(js_error)?;
+            Ok(Blob::from_web(blob.unchecked_into()))
+        })
     }
 }
