@@ -2,7 +2,7 @@
 // clicks through create, paginate, download and fault recovery, asserts what the
 // page shows, and saves a screenshot of each page to docs/screenshots/.
 // Usage: node e2e/demo.mjs http://127.0.0.1:PORT   (the demo's dist/ served with the API)
-import { chromium } from 'playwright-core';
+import { launch, Checks } from './harness.mjs';
 import path from 'path';
 import fs from 'fs';
 import { fileURLToPath } from 'url';
@@ -12,26 +12,12 @@ if (!base) { console.error('usage: node e2e/demo.mjs BASE_URL'); process.exit(2)
 const shots = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'screenshots');
 fs.mkdirSync(shots, { recursive: true });
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 const page = await browser.newPage({ viewport: { width: 1200, height: 760 }, acceptDownloads: true });
-const failures = [];
+const checks = new Checks();
+const { failures } = checks;
 page.on('pageerror', (e) => failures.push(`page error: ${e.message}`));
-let passed = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    passed += 1;
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failures.push(`${name}: ${e.message}`);
-    console.log(`FAIL ${name}: ${e.message}`);
-  }
-}
+const check = (name, fn) => checks.check(name, fn);
 
 async function expectText(selector, want, timeout = 5000) {
   const locator = page.locator(selector);
@@ -171,8 +157,4 @@ await check('faults: typed errors, stale data under a soft error, recovery by re
 });
 
 await browser.close();
-console.log(`\ndemo e2e: ${passed} passed, ${failures.length} failed`);
-if (failures.length) {
-  for (const f of failures) console.log(`  ${f}`);
-  process.exit(1);
-}
+checks.finish('demo e2e');

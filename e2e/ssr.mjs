@@ -4,32 +4,18 @@
 // the page carries cannot break out of its script; two users' pages rendered
 // at once each hold only their own data.
 // Usage: node e2e/ssr.mjs SSR_URL API_URL
-import { chromium } from 'playwright-core';
+import { launch, Checks } from './harness.mjs';
 
 const [base, api] = process.argv.slice(2);
 if (!base || !api) { console.error('usage: node e2e/ssr.mjs SSR_URL API_URL'); process.exit(2); }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
-const failures = [];
+const checks = new Checks();
+const { failures } = checks;
 page.on('pageerror', (e) => failures.push(`page error: ${e.message}`));
 page.on('console', (m) => { if (m.type() === 'error') failures.push(`console error: ${m.text()}`); });
-let passed = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    passed += 1;
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failures.push(`${name}: ${e.message}`);
-    console.log(`FAIL ${name}: ${e.message}`);
-  }
-}
+const check = (name, fn) => checks.check(name, fn);
 
 const clearLog = () => fetch(`${api}/api/requests`, { method: 'DELETE' });
 const apiLog = async () => (await fetch(`${api}/api/requests`)).json();
@@ -40,7 +26,13 @@ async function serverHtml(path, headers = {}) {
   return { html, requests: await apiLog() };
 }
 const main = (html) => html.slice(html.indexOf('<main>'), html.indexOf('</main>') + 7);
-const show = (label, html) => console.log(`     ${label}: ${JSON.stringify(main(html).slice(0, 240))}…`);
+// Prints where the page's data sits in the server's bytes: inline in <main>, or
+// (out-of-order streaming) in the chunk that replaces the Suspense fallback.
+function show(label, html, marker) {
+  const at = html.indexOf(marker);
+  const from = Math.max(html.lastIndexOf('<main>', at), html.lastIndexOf('<template', at));
+  console.log(`     ${label}, bytes ${from}..: ${JSON.stringify(html.slice(from, from + 240))}…`);
+}
 
 // Loads `path` in Chromium, waits for hydration, and returns the API requests
 // made from the page's first byte until 500 ms after it hydrated: those the
@@ -60,7 +52,7 @@ async function hydrate(path) {
 
 await check('users: the server HTML holds the list; hydrating asks the API for nothing', async () => {
   const { html, requests } = await serverHtml('/users');
-  show('/users', html);
+  show('/users', html, 'Ada Lovelace');
   console.log(`     API requests while the server rendered: ${JSON.stringify(requests)}`);
   if (!/<li data-id="u1">Ada Lovelace<\/li>/.test(main(html))) throw new Error('no Ada Lovelace in the server HTML');
   if (!html.includes('__RESOLVED_RESOURCES[')) throw new Error('the store slice is not in the page');
@@ -98,7 +90,7 @@ await check('a name with </script>, <!-- and U+2028 travels in the page and read
 
 await check('items: the server HTML holds the page; hydrating asks for nothing; Next fetches page 2', async () => {
   const { html, requests } = await serverHtml('/items');
-  show('/items', html);
+  show('/items', html, 'Item 1<');
   console.log(`     API requests while the server rendered: ${JSON.stringify(requests)}`);
   // Out-of-order streaming: the fallback comes first, the resolved list later in the same response.
   if (!/<ul class="items"><li>Item 1<\/li>/.test(html)) throw new Error('no items in the server HTML');
@@ -141,8 +133,4 @@ await check('an error the server met comes with the page: the same text, no requ
 });
 
 await browser.close();
-console.log(`\n${passed} passed, ${failures.length} failed`);
-if (failures.length) {
-  for (const f of failures) console.log(`  ${f}`);
-  process.exit(1);
-}
+checks.finish('server-rendered demo e2e');
