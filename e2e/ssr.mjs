@@ -106,10 +106,15 @@ await check('items: the server HTML holds the page; hydrating asks for nothing; 
 
 await check("two users' pages rendered at once each hold only their own data", async () => {
   const users = ['ann', 'bo', 'cy', 'di'];
+  const started = Date.now();
   const pages = await Promise.all(users.flatMap((u) => [u, u].map(async () => {
     const html = await (await fetch(`${base}/me`, { headers: { cookie: `user=${u}` } })).text();
     return { u, html };
   })));
+  // /api/me answers after 300 ms: eight renders one after another would take 2.4 s.
+  const took = Date.now() - started;
+  console.log(`     8 pages for 4 users rendered at once in ${took} ms`);
+  if (took >= 8 * 300) throw new Error(`the renders did not overlap (${took} ms)`);
   for (const { u, html } of pages) {
     if (!html.includes(`Signed in as <b>${u}</b>`)) throw new Error(`${u}'s page: ${JSON.stringify(main(html))}`);
     for (const other of users.filter((o) => o !== u)) {
