@@ -156,3 +156,28 @@ fn one_reads_slice_holds_its_result_and_the_entities_it_reaches_and_nothing_else
     assert_eq!(read.data.unwrap().name, "Linus");
     assert_eq!(browser.entity::<User>("1").unwrap(), None, "the list's users stayed behind");
 }
+
+/// Two reads of one page resolve at different times: the first's slice holds
+/// an entity as it was then, the second's as a later response rewrote it. In
+/// whichever order the browser takes them up, the newer row wins, as it does
+/// for every write (invariant 4), so the browser shows what the server's HTML showed.
+#[test]
+fn the_newer_of_two_slices_rows_wins_whatever_order_they_are_taken_up_in() {
+    let (c, _time, tasks, server) = setup();
+    let list = users_api(&server);
+    let one = Api::new(&server, "GET", "/users/:id", Some(User::schema().into()));
+    server.borrow_mut().always(json!([{ "id": "1", "name": "Ada" }]));
+    tasks.block_on(c.fetch(&list, json!({}), None)).unwrap();
+    let first = c.dehydrate_keys(["GET /users"]).to_script_text();
+    server.borrow_mut().always(json!({ "id": "1", "name": "Ada Lovelace" }));
+    tasks.block_on(c.fetch(&one, json!({ "id": "1" }), None)).unwrap();
+    let key = c.key_of(&one, &json!({ "id": "1" })).unwrap();
+    let second = c.dehydrate_keys([key.as_str()]).to_script_text();
+    for order in [[&first, &second], [&second, &first]] {
+        let (browser, _, _) = at(77_000);
+        for slice in order {
+            browser.hydrate(Dehydrated::from_script_text(slice).unwrap());
+        }
+        assert_eq!(browser.entity::<User>("1").unwrap().unwrap().name, "Ada Lovelace");
+    }
+}

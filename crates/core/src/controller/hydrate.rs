@@ -149,8 +149,11 @@ impl Controller {
     /// Takes up a store dehydrated elsewhere: its times are moved by the
     /// difference between this clock and the one it was taken with, so data
     /// fresh for another minute there is fresh for another minute here, and
-    /// data already stale is fetched again on its next read. What this store
-    /// holds already is kept (it was fetched here, after the page was made).
+    /// data already stale is fetched again on its next read. Newer data wins,
+    /// as for every write: a row or result this store holds already is kept
+    /// unless the page's was fetched after it (by the moved times, then the
+    /// sequence the server gave it), so slices of one page taken at different
+    /// moments can be taken up in any order.
     /// An error comes as its text: [`Controller::typed_error`] gives it as
     /// `FetchError::Carried` until it expires.
     pub fn hydrate(&self, dehydrated: Dehydrated) {
@@ -162,25 +165,23 @@ impl Controller {
             for (type_key, table) in dehydrated.state.entities {
                 let own = base.entities.entry(type_key).or_default();
                 for (pk, mut row) in table.rows {
-                    if own.rows.contains_key(&pk) {
+                    shift.times([&mut row.meta.fetched_at, &mut row.meta.date, &mut row.meta.expires_at]);
+                    if own.rows.get(&pk).is_some_and(|held| held.meta.not_older_than(&row.meta)) {
                         continue;
                     }
-                    shift.times([&mut row.meta.fetched_at, &mut row.meta.date, &mut row.meta.expires_at]);
-                    row.meta.seq = 0;
                     row.version = version;
                     own.rows.insert(pk, row);
                 }
                 own.version = version;
             }
             for (key, mut result) in dehydrated.state.results {
-                if base.results.contains_key(&key) {
+                shift.times([&mut result.meta.fetched_at, &mut result.meta.date, &mut result.meta.expires_at]);
+                let held = base.results.get(&key).map(|r| (r.meta.fetched_at, r.meta.seq));
+                if held.is_some_and(|held| held >= (result.meta.fetched_at, result.meta.seq)) {
                     continue;
                 }
-                shift.times([&mut result.meta.fetched_at, &mut result.meta.date, &mut result.meta.expires_at]);
-                result.meta.seq = 0;
                 result.version = version;
-                base.results.insert(key, result);
-                taken += 1;
+                taken += usize::from(base.results.insert(key, result).is_none());
             }
             for (key, mut error) in dehydrated.state.errors {
                 if base.results.contains_key(&key) || base.errors.contains_key(&key) {
