@@ -111,11 +111,15 @@ pub mod server {
     pub fn give_client(controller: &rdc::core::Controller) {
         let Some(ApiBase(base)) = use_context::<ApiBase>() else { return };
         let Ok(mut client) = rdc::rest::ReqwestClient::new(&base) else { return };
-        let parts = use_context::<axum::http::request::Parts>();
-        if let Some(cookie) = parts.as_ref().and_then(|p| p.headers.get(axum::http::header::COOKIE)) {
-            if let Ok(cookie) = cookie.to_str() {
-                client = client.forward("cookie", cookie);
-            }
+        // Every Cookie header (HTTP/2 may split them), as one.
+        let cookies: Vec<String> = use_context::<axum::http::request::Parts>()
+            .map(|p| {
+                let all = p.headers.get_all(axum::http::header::COOKIE);
+                all.iter().filter_map(|v| v.to_str().ok().map(str::to_owned)).collect()
+            })
+            .unwrap_or_default();
+        if !cookies.is_empty() {
+            client = client.forward("cookie", &cookies.join("; "));
         }
         rdc::rest::provide_client(controller, client);
     }

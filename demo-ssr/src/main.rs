@@ -67,6 +67,7 @@ async fn api(State(server): State<Server>, request: Request) -> Response {
     };
     let mut headers = parts.headers.clone();
     headers.remove(axum::http::header::HOST);
+    drop_hop_by_hop(&mut headers);
     // Marks what the browser asked for, apart from the server's own fetches.
     headers.append(axum::http::header::VIA, axum::http::HeaderValue::from_static("1.1 rdc-demo-ssr"));
     let sent =
@@ -74,7 +75,9 @@ async fn api(State(server): State<Server>, request: Request) -> Response {
     match sent {
         Ok(answer) => {
             let mut response = Response::builder().status(answer.status());
-            for (name, value) in answer.headers() {
+            let mut answered = answer.headers().clone();
+            drop_hop_by_hop(&mut answered);
+            for (name, value) in &answered {
                 response = response.header(name, value);
             }
             response
@@ -82,6 +85,29 @@ async fn api(State(server): State<Server>, request: Request) -> Response {
                 .unwrap_or_else(|e| (axum::http::StatusCode::BAD_GATEWAY, e.to_string()).into_response())
         }
         Err(error) => (axum::http::StatusCode::BAD_GATEWAY, error.to_string()).into_response(),
+    }
+}
+
+/// Removes the headers that describe one connection, not the message (RFC 9110
+/// 7.6.1): a proxy does not pass them on.
+fn drop_hop_by_hop(headers: &mut axum::http::HeaderMap) {
+    use axum::http::header;
+    let named: Vec<String> = headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(',').map(|n| n.trim().to_ascii_lowercase()))
+        .collect();
+    for name in named.iter().map(String::as_str).chain([
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+    ]) {
+        headers.remove(name);
     }
 }
 

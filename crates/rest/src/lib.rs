@@ -46,6 +46,6 @@ pub use error::{NetworkError, RestError};
 pub use fake::{block_on, FakeClient, FakeResponse};
 pub use http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
 #[cfg(all(feature = "reqwest", not(target_arch = "wasm32")))]
-pub use native::ReqwestClient;
+pub use native::{same_origin_redirects, ReqwestClient};
 pub use path::{encode, ParamError, PathTemplate};
 pub use resource::{resource, Resource};

@@ -3,15 +3,19 @@
 //! base URL; headers the app forwards (a cookie, an authorization) go only to
 //! that origin.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use futures_util::future::{AbortHandle, Abortable};
 use url::Url;
 
 use crate::http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
 
-/// Sends requests with reqwest. Cheap to clone and to make per request: the
-/// connection pool is shared.
+/// Sends requests with reqwest. Cheap to clone and to make per request: every
+/// client made by [`ReqwestClient::new`] shares one connection pool. That pool
+/// gives up on a request after 60 s (the controller's default limit, which on
+/// a server has no timer to enforce it) and follows redirects only within the
+/// origin a request went to, so forwarded headers never reach another host.
 ///
 /// ```
 /// use rdc_rest::ReqwestClient;
@@ -32,10 +36,21 @@ impl ReqwestClient {
     /// # Errors
     /// When `base` is not an absolute URL.
     pub fn new(base: &str) -> Result<ReqwestClient, url::ParseError> {
-        Ok(ReqwestClient::with_client(reqwest::Client::new(), Url::parse(base)?))
+        static SHARED: OnceLock<reqwest::Client> = OnceLock::new();
+        let client = SHARED.get_or_init(|| {
+            reqwest::Client::builder()
+                .timeout(Duration::from_secs(60))
+                .redirect(same_origin_redirects())
+                .build()
+                .unwrap_or_default()
+        });
+        Ok(ReqwestClient::with_client(client.clone(), Url::parse(base)?))
     }
 
-    /// The same over a reqwest client of the app's (its TLS, proxy, pool).
+    /// The same over a reqwest client of the app's (its TLS, proxy, limits).
+    /// Its redirect policy is the app's too: reqwest's default follows a
+    /// redirect to another host, taking headers other than `Authorization`
+    /// and `Cookie` with it (see [`same_origin_redirects`]).
     pub fn with_client(client: reqwest::Client, base: Url) -> ReqwestClient {
         ReqwestClient { client, base: Arc::new(base), forwarded: Vec::new() }
     }
@@ -69,6 +84,27 @@ impl ReqwestClient {
         }
         Ok(builder)
     }
+}
+
+/// A redirect policy that follows at most ten redirects, all within the origin
+/// the request was sent to; a redirect elsewhere is not followed (the endpoint
+/// gets the 3xx response).
+///
+/// ```
+/// let client = reqwest::Client::builder().redirect(rdc_rest::same_origin_redirects()).build()?;
+/// # Ok::<(), reqwest::Error>(())
+/// ```
+pub fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same = attempt.previous().first().is_some_and(|first| first.origin() == attempt.url().origin());
+        if !same {
+            attempt.stop()
+        } else if attempt.previous().len() > 10 {
+            attempt.error("more than 10 redirects")
+        } else {
+            attempt.follow()
+        }
+    })
 }
 
 async fn send(builder: reqwest::RequestBuilder, timeout_ms: Option<u64>) -> Result<HttpResponse, String> {

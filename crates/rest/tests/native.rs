@@ -105,3 +105,63 @@ fn a_header_value_with_a_line_break_is_refused_before_anything_is_sent() {
     let client: Arc<dyn HttpClient> = Arc::new(ReqwestClient::new(&base).unwrap().forward("cookie", "a\r\nx-evil: 1"));
     assert!(runtime().block_on(client.send(get("/"))).is_err());
 }
+
+#[test]
+fn a_redirect_to_another_origin_is_not_followed_so_forwarded_headers_stay_home() {
+    let (elsewhere, stolen) = server(Some(JSON_WITH_BOM));
+    let redirect: &'static str = Box::leak(
+        format!("HTTP/1.1 302 Found\r\nlocation: {elsewhere}/collect\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+            .into_boxed_str(),
+    );
+    let (api, _) = server(Some(redirect));
+    let client = ReqwestClient::new(&api).unwrap().forward("x-api-key", "secret");
+    let response = runtime().block_on(client.send(get("/api/thing"))).unwrap();
+    assert_eq!(response.status, 302, "the redirect comes back to the endpoint, not followed");
+    assert!(stolen.recv_timeout(std::time::Duration::from_millis(300)).is_err(), "the other origin saw nothing");
+}
+
+/// A keep-alive server answering every request with a small JSON body;
+/// counts the connections it accepted.
+fn keep_alive_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = Arc::clone(&accepted);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut stream = stream.unwrap();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                loop {
+                    let mut line = String::new();
+                    match reader.read_line(&mut line) {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) if line == "\r\n" => {
+                            let reply = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
+                            if stream.write_all(reply.as_bytes()).is_err() {
+                                return;
+                            }
+                        }
+                        Ok(_) => {}
+                    }
+                }
+            });
+        }
+    });
+    (base, accepted)
+}
+
+/// A server renders each request with a client of its own (its user's cookie):
+/// they share one pool, so the API sees one kept-alive connection, not one per page.
+#[test]
+fn clients_made_per_request_share_one_connection_pool() {
+    let (base, accepted) = keep_alive_server();
+    let runtime = runtime();
+    for user in ["a", "b", "c"] {
+        let client = ReqwestClient::new(&base).unwrap().forward("cookie", &format!("user={user}"));
+        let response = runtime.block_on(client.send(get("/api/me"))).unwrap();
+        assert_eq!(runtime.block_on(response.body.text()).unwrap(), "{}");
+    }
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
