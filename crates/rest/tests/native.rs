@@ -110,8 +110,10 @@ fn a_header_value_with_a_line_break_is_refused_before_anything_is_sent() {
 fn a_redirect_to_another_origin_is_not_followed_so_forwarded_headers_stay_home() {
     let (elsewhere, stolen) = server(Some(JSON_WITH_BOM));
     let redirect: &'static str = Box::leak(
-        format!("HTTP/1.1 302 Found\r\nlocation: {elsewhere}/collect\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
-            .into_boxed_str(),
+        format!(
+            "HTTP/1.1 302 Found\r\nlocation: {elsewhere}/collect\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+        )
+        .into_boxed_str(),
     );
     let (api, _) = server(Some(redirect));
     let client = ReqwestClient::new(&api).unwrap().forward("x-api-key", "secret");
@@ -138,7 +140,8 @@ fn keep_alive_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
                     match reader.read_line(&mut line) {
                         Ok(0) | Err(_) => return,
                         Ok(_) if line == "\r\n" => {
-                            let reply = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
+                            let reply =
+                                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}";
                             if stream.write_all(reply.as_bytes()).is_err() {
                                 return;
                             }
