@@ -1,15 +1,13 @@
 // End-to-end test of the rdc demo: visits every page in Debian's headless Chromium,
 // clicks through create, paginate, download and fault recovery, asserts what the
-// page shows, and saves a screenshot of each page to docs/screenshots/.
-// Usage: node e2e/demo.mjs http://127.0.0.1:PORT   (the demo's dist/ served with the API)
+// page shows, and saves a screenshot of each page to SHOTS_DIR.
+// Usage: node e2e/demo.mjs http://127.0.0.1:PORT SHOTS_DIR   (the demo's dist/ served with the API)
 import { launch, Checks } from './harness.mjs';
 import path from 'path';
 import fs from 'fs';
-import { fileURLToPath } from 'url';
 
-const base = process.argv[2];
-if (!base) { console.error('usage: node e2e/demo.mjs BASE_URL'); process.exit(2); }
-const shots = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'screenshots');
+const [base, shots] = process.argv.slice(2);
+if (!base || !shots) { console.error('usage: node e2e/demo.mjs BASE_URL SHOTS_DIR'); process.exit(2); }
 fs.mkdirSync(shots, { recursive: true });
 
 const browser = await launch();
