@@ -59,7 +59,6 @@ pub use store::{
 /// Re-exports the derive's generated code relies on. Not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::sort::sort;
     pub use serde;
     pub use serde_json;
 

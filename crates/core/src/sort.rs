@@ -4,12 +4,7 @@
 //! on any input; and a stable merge of runs for rows, which come nearly sorted.
 
 /// Sorts `v` in place (not stable: equal elements may change places).
-///
-/// ```
-/// let mut v = [5u64, 1, 4, 1, 3];
-/// rdc_core::__private::sort(&mut v);
-/// assert_eq!(v, [1, 1, 3, 4, 5]);
-/// ```
+/// `json::Map::sorted` is the public face of it.
 pub fn sort<T: Ord>(v: &mut [T]) {
     // Builds a max-heap, then moves its top behind the shrinking heap.
     for start in (0..v.len() / 2).rev() {

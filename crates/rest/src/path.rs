@@ -121,16 +121,13 @@ impl PathTemplate {
             return Err(ParamError::DotSegment(name.to_owned()));
         }
         let params = self.params();
-        // Sorted as `(key, place)` pairs, the sort `canonical_text` uses (one
-        // sort instance in the binary; keys are unique, so places never decide).
-        let mut keys: Vec<(&str, usize)> = args
-            .iter()
-            .enumerate()
-            .filter(|(_, (k, v))| !params.contains(&k.as_str()) && !v.is_null())
-            .map(|(i, (k, _))| (k.as_str(), i))
+        // In canonical order, as cache keys are: equal args make one URL.
+        let query: Vec<(&str, &Value)> = args
+            .sorted()
+            .into_iter()
+            .filter(|(k, v)| !params.contains(&k.as_str()) && !v.is_null())
+            .map(|(k, v)| (k.as_str(), v))
             .collect();
-        rdc_core::__private::sort(&mut keys);
-        let query: Vec<(&str, &Value)> = keys.into_iter().map(|(k, _)| (k, &args[k])).collect();
         if !query.is_empty() {
             path.push('?');
             let pairs: Vec<String> = query

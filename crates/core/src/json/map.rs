@@ -188,6 +188,24 @@ impl Map {
         self.entries.iter().map(|(_, v)| v)
     }
 
+    /// Entries sorted by key: the canonical order of cache keys and query
+    /// strings, so objects equal but for their key order read the same.
+    ///
+    /// ```
+    /// let v = rdc_core::json!({"b": 2, "a": 1});
+    /// let keys: Vec<&str> = v.as_object().unwrap().sorted().iter().map(|(k, _)| k.as_str()).collect();
+    /// assert_eq!(keys, ["a", "b"]);
+    /// ```
+    #[allow(clippy::indexing_slicing, reason = "each place comes from enumerating these entries")]
+    pub fn sorted(&self) -> Vec<(&Text, &Value)> {
+        // Sorted as (key, place) pairs: keys are unique, so places never decide
+        // (one sort instance over plain tuples, no comparison closure).
+        let mut places: Vec<(&str, usize)> =
+            self.entries.iter().enumerate().map(|(i, (k, _))| (k.as_str(), i)).collect();
+        crate::sort::sort(&mut places);
+        places.into_iter().map(|(_, i)| (&self.entries[i].0, &self.entries[i].1)).collect()
+    }
+
     /// Keeps, of keys met more than once, the last value at the first place
     /// (linear: a hash of the keys above a few entries).
     pub(crate) fn dedup_keys(&mut self) {

@@ -310,14 +310,8 @@ pub fn canonical_text(value: &Value) -> String {
     fn canonical(value: &Value) -> Value {
         match value {
             Value::Object(map) => {
-                // Keys sorted with their places (keys are unique, so places
-                // never decide; a plain tuple sort, no closure instance).
-                let mut keys: Vec<(&str, usize)> = map.keys().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
-                crate::sort::sort(&mut keys);
-                let values: Vec<&Value> = map.values().collect();
-                let canonical_at = |i: usize| values.get(i).map(|v| canonical(v)).unwrap_or_default();
                 // Keys unique already: no dedup.
-                let entries = keys.into_iter().map(|(k, i)| (crate::json::Text::from(k), canonical_at(i))).collect();
+                let entries = map.sorted().into_iter().map(|(k, v)| (k.clone(), canonical(v))).collect();
                 Value::Object(crate::json::Map::from_unique(entries))
             }
             Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
