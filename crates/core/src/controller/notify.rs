@@ -5,7 +5,8 @@
 use std::rc::Rc;
 
 use super::topics::Topics;
-use super::{write, Controller};
+use super::writes::write_result;
+use super::Controller;
 use crate::store::{State, TakenRow, WriteMeta};
 
 impl Controller {
@@ -131,7 +132,8 @@ impl Controller {
             for layer in layers.iter() {
                 let (at, seq) = (layer.sent.at, layer.sent.seq);
                 let meta = WriteMeta { fetched_at: at, date: at, expires_at: u64::MAX, seq };
-                let _ = write(&mut base, &layer.key, layer.schema.as_ref(), layer.value.clone(), &layer.args, meta);
+                let _ =
+                    write_result(&mut base, &layer.key, layer.schema.as_ref(), layer.value.clone(), &layer.args, meta);
             }
         }
         // Rows the layers touched that read as before are left as they were (same

@@ -1,0 +1,282 @@
+//! Fetching: one shared request per key, its answer written in order, timeouts
+//! and cancellation, and the typed calls over the JSON ones.
+
+use std::rc::Rc;
+
+use super::*;
+
+impl Controller {
+    /// Fetches `endpoint` with `args` (and a body for mutations), stores the
+    /// result, and resolves to the endpoint's typed result. Identical concurrent
+    /// reads share one request; mutations never do.
+    ///
+    /// # Errors
+    /// The endpoint's error, a normalization error (the store is unchanged), or
+    /// [`FetchError::Reset`] when the store was reset meanwhile.
+    pub fn fetch<C: TypedEndpoint>(
+        &self,
+        endpoint: &C,
+        args: C::Args,
+        body: C::Body,
+    ) -> LocalFuture<Result<C::Result, FetchError<C::Error>>> {
+        match encode(endpoint, &args, body) {
+            Ok((args, body)) => typed(endpoint, self.fetch_json(endpoint.endpoint(), args, body)),
+            Err(error) => Box::pin(async move { Err(FetchError::Endpoint(error)) }),
+        }
+    }
+
+    /// [`Controller::fetch`] with the JSON args and body the endpoint takes.
+    pub(super) fn fetch_json<E: Endpoint + Clone>(
+        &self,
+        endpoint: &E,
+        args: Value,
+        body: Option<Value>,
+    ) -> LocalFuture<Result<E::Output, FetchError<E::Error>>> {
+        let key = match endpoint.key(&args) {
+            Ok(key) => key,
+            Err(error) => return Box::pin(async move { Err(FetchError::Endpoint(error)) }),
+        };
+        let policy = endpoint.policy();
+        // Only a request of the same endpoint type can be joined: another type
+        // shares the key but not the output and error types.
+        let mut joinable = !policy.mutation;
+        if joinable {
+            let existing = self.inner.keys.borrow().get(&key).and_then(|k| k.inflight.clone());
+            if let Some(shared) = existing {
+                if shared.endpoint == std::any::TypeId::of::<E>() {
+                    return Box::pin(async move { downcast::<E>(Wait(shared).await) });
+                }
+                joinable = false;
+            }
+        }
+        let shared = Rc::new(Shared::of::<E>());
+        if joinable {
+            keys::entry(&mut self.inner.keys.borrow_mut(), &key).inflight = Some(Rc::clone(&shared));
+            // Readers show "loading".
+            self.touch_key(&key);
+            self.changed();
+        }
+        // The request runs as its own task: a caller that stops waiting (an
+        // unmounted component, a re-run read) never strands the other waiters.
+        let work = self.request(endpoint.clone(), key, args, body, Rc::clone(&shared), None);
+        self.inner.spawner.spawn(work);
+        Box::pin(async move { downcast::<E>(Wait(shared).await) })
+    }
+
+    /// Like [`Controller::fetch`], but cancellable with the returned [`Abort`]: it
+    /// never joins or is joined by other requests, and once aborted it resolves to
+    /// [`FetchError::Aborted`] and stores nothing.
+    pub fn fetch_cancellable<C: TypedEndpoint>(
+        &self,
+        endpoint: &C,
+        args: C::Args,
+        body: C::Body,
+    ) -> (LocalFuture<Result<C::Result, FetchError<C::Error>>>, Abort) {
+        let abort = Abort::default();
+        let prepared =
+            endpoint.json_and_key(&args).and_then(|(args, key)| Ok((args, key, endpoint.encode_body(body)?)));
+        let (args, key, body) = match prepared {
+            Ok(prepared) => prepared,
+            Err(error) => return (Box::pin(async move { Err(FetchError::Endpoint(error)) }), abort),
+        };
+        let raw = endpoint.endpoint();
+        let shared = Rc::new(Shared::of::<C::Endpoint>());
+        let work = self.request(raw.clone(), key, args, body, Rc::clone(&shared), Some(abort.clone()));
+        self.inner.spawner.spawn(work);
+        let output = Box::pin(async move { downcast::<C::Endpoint>(Wait(shared).await) });
+        (typed(endpoint, output), abort)
+    }
+
+    /// Sends one request, applies its optimistic layer meanwhile, settles the
+    /// store, and resolves `shared` for every waiter.
+    pub(super) fn request<E: Endpoint + Clone>(
+        &self,
+        endpoint: E,
+        key: String,
+        args: Value,
+        body: Option<Value>,
+        shared: Rc<Shared>,
+        abort: Option<Abort>,
+    ) -> LocalFuture<()> {
+        let this = self.clone();
+        Box::pin(async move {
+            let policy = endpoint.policy();
+            let now = this.now();
+            let sent = if policy.mutation { this.inner.order.mutation(now) } else { this.inner.order.now(now) };
+            let epoch = this.inner.epoch.get();
+            let layer = match policy.mutation.then(|| endpoint.optimistic(&args, body.as_ref())).flatten() {
+                Some(value) => {
+                    let id = this.next_id();
+                    let schema = endpoint.schema();
+                    this.inner.layers.borrow_mut().push(Layer {
+                        id,
+                        key: key.clone(),
+                        schema,
+                        value,
+                        args: args.clone(),
+                        sent,
+                    });
+                    this.write_base(|_| ());
+                    this.changed();
+                    Some(id)
+                }
+                None => None,
+            };
+            let request = endpoint.fetch_in(&args, body, &this.fetch_context(abort.clone()));
+            let result = match policy.timeout_ms {
+                Some(ms) => deadline::within(this.inner.timers.as_ref(), ms, request).await,
+                None => Some(request.await),
+            };
+            let timed_out = result.is_none();
+            if timed_out {
+                if let Some(abort) = &abort {
+                    abort.abort();
+                }
+            }
+            // A read counts from when it was sent; a mutation's answer from now
+            // (or just before the next mutation sent after it).
+            let fetched = if policy.mutation { this.inner.order.answered(sent, this.now()) } else { sent };
+            if !policy.mutation {
+                let mut keys = this.inner.keys.borrow_mut();
+                let state = keys.get_mut(&key).filter(|k| k.inflight.as_ref().is_some_and(|s| Rc::ptr_eq(s, &shared)));
+                if let Some(state) = state {
+                    state.inflight = None;
+                    keys::tidy(&mut keys, &key);
+                    drop(keys);
+                    this.touch_key(&key);
+                }
+            }
+            if let Some(id) = layer {
+                this.inner.layers.borrow_mut().retain(|l| l.id != id);
+                this.write_base(|_| ());
+            }
+            let outcome = if epoch != this.inner.epoch.get() {
+                Err(FetchError::Reset)
+            } else if let (None, Some(ms)) = (&result, policy.timeout_ms) {
+                this.timed_out::<E>(&key, ms, policy.error_expiry_ms)
+            } else if abort.as_ref().is_some_and(Abort::is_aborted) {
+                Err(FetchError::Aborted)
+            } else if let Some(result) = result {
+                this.settle(&endpoint, &key, &args, fetched, result)
+            } else {
+                Err(FetchError::Aborted)
+            };
+            this.changed();
+            let erased = match outcome {
+                Ok(out) => Ok(Rc::new(out) as Rc<dyn std::any::Any>),
+                Err(err) => Err(Rc::new(err) as Rc<dyn std::any::Any>),
+            };
+            shared.resolve(erased);
+        })
+    }
+
+    /// Records that `key`'s request got no answer within `ms`.
+    pub(super) fn timed_out<E: Endpoint>(
+        &self,
+        key: &str,
+        ms: u64,
+        expiry_ms: u64,
+    ) -> Result<E::Output, FetchError<E::Error>> {
+        let now = self.now();
+        let error = FetchError::<E::Error>::Timeout { ms };
+        let expires = now.saturating_add(expiry_ms);
+        self.write_base(|base| base.set_error(key, error.to_string(), now, expires));
+        self.set_typed_error(key, Rc::new(error.clone()));
+        Err(error)
+    }
+
+    /// Writes a fetch's result or error into the base store.
+    pub(super) fn settle<E: Endpoint>(
+        &self,
+        endpoint: &E,
+        key: &str,
+        args: &Value,
+        fetched: order::Stamp,
+        result: Result<E::Output, E::Error>,
+    ) -> Result<E::Output, FetchError<E::Error>> {
+        let now = self.now();
+        let policy = endpoint.policy();
+        match result {
+            Ok(output) => {
+                if let Some(value) = E::storable(&output).filter(|_| policy.data_expiry_ms > 0) {
+                    let meta = WriteMeta {
+                        fetched_at: fetched.at,
+                        date: now,
+                        expires_at: now.saturating_add(policy.data_expiry_ms),
+                        seq: fetched.seq,
+                    };
+                    let schema = endpoint.schema();
+                    let written =
+                        self.write_base(|base| writes::write_result(base, key, schema.as_ref(), value, args, meta));
+                    if let Err(err) = written {
+                        let expires = now.saturating_add(policy.error_expiry_ms);
+                        self.write_base(|base| base.set_error(key, err.to_string(), now, expires));
+                        let error = FetchError::<E::Error>::Normalize(err);
+                        self.set_typed_error(key, Rc::new(error.clone()));
+                        return Err(error);
+                    }
+                    let mut keys = self.inner.keys.borrow_mut();
+                    let state = keys::entry(&mut keys, key);
+                    state.schema = Some(schema);
+                    // Storing the result cleared the key's error in the store.
+                    state.typed_error = None;
+                }
+                Ok(output)
+            }
+            Err(error) => {
+                let expires = now.saturating_add(policy.error_expiry_ms);
+                self.write_base(|base| base.set_error(key, error.to_string(), now, expires));
+                let error = FetchError::Endpoint(error);
+                self.set_typed_error(key, Rc::new(error.clone()));
+                Err(error)
+            }
+        }
+    }
+
+    /// Fetches only when the data is missing, invalid or stale (and nothing is
+    /// in flight for it); resolves to `None` when no fetch was needed.
+    ///
+    /// # Errors
+    /// As [`Controller::fetch`].
+    pub fn fetch_if_stale<C: TypedEndpoint>(
+        &self,
+        endpoint: &C,
+        args: C::Args,
+    ) -> LocalFuture<Result<Option<C::Result>, FetchError<C::Error>>>
+    where
+        C::Body: Default,
+    {
+        let needed = match self.key_of(endpoint, &args) {
+            Ok(key) => self.needs_fetch(&key, endpoint.endpoint().policy()),
+            Err(_) => true,
+        };
+        let fetch = needed.then(|| self.fetch(endpoint, args, C::Body::default()));
+        Box::pin(async move {
+            match fetch {
+                Some(fetch) => fetch.await.map(Some),
+                None => Ok(None),
+            }
+        })
+    }
+}
+
+fn downcast<E: Endpoint>(outcome: shared::Outcome) -> Result<E::Output, FetchError<E::Error>> {
+    match outcome {
+        Ok(any) => any.downcast_ref::<E::Output>().cloned().ok_or(FetchError::Reset),
+        Err(any) => Err(any.downcast_ref::<FetchError<E::Error>>().cloned().unwrap_or(FetchError::Reset)),
+    }
+}
+
+/// The JSON args and body of a typed call.
+fn encode<C: TypedEndpoint>(endpoint: &C, args: &C::Args, body: C::Body) -> Result<(Value, Option<Value>), C::Error> {
+    Ok((endpoint.encode_args(args)?, endpoint.encode_body(body)?))
+}
+
+/// `output` read as `endpoint`'s result once it resolves.
+fn typed<C: TypedEndpoint>(
+    endpoint: &C,
+    output: LocalFuture<Result<<C::Endpoint as Endpoint>::Output, FetchError<C::Error>>>,
+) -> LocalFuture<Result<C::Result, FetchError<C::Error>>> {
+    let endpoint = endpoint.clone();
+    Box::pin(async move { endpoint.decode_result(output.await?).map_err(FetchError::Endpoint) })
+}
