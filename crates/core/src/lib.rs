@@ -31,11 +31,14 @@ extern crate self as rdc_core;
 mod controller;
 mod error;
 pub mod fields;
-pub mod json;
+/// rdc's JSON value (the `rdc-json` crate).
+pub use rdc_json as json;
+/// `json!`: a JSON value written as JSON.
+pub use rdc_json::json;
 mod normalize;
 mod read;
 mod schema;
-mod sort;
+use rdc_json::sort;
 mod store;
 
 pub use controller::{

@@ -9,8 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::schema::Object;
 
-/// The store's hash maps: foldhash, much faster than SipHash in wasm.
-pub type FastMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
+pub use rdc_json::FastMap;
 
 /// Milliseconds since the Unix epoch. Core never reads a clock: callers pass `now`.
 pub type Millis = u64;

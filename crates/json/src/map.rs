@@ -41,17 +41,20 @@ impl Map {
     }
 
     /// Entries taken as they are: the caller knows each key is there once.
-    pub(crate) fn from_unique(entries: Vec<(Text, Value)>) -> Map {
+    #[doc(hidden)]
+    pub fn from_unique(entries: Vec<(Text, Value)>) -> Map {
         Map { entries }
     }
 
     /// Where `key` is among the entries.
-    pub(crate) fn position(&self, key: &str) -> Option<usize> {
+    #[doc(hidden)]
+    pub fn position(&self, key: &str) -> Option<usize> {
         self.entries.iter().position(|(k, _)| k.as_str() == key)
     }
 
     /// The value of the entry at `at` (see [`Map::position`]).
-    pub(crate) fn value_at(&self, at: usize) -> Option<&Value> {
+    #[doc(hidden)]
+    pub fn value_at(&self, at: usize) -> Option<&Value> {
         self.entries.get(at).map(|(_, v)| v)
     }
 
@@ -123,19 +126,22 @@ impl Map {
 
     /// Room for keys without reallocating.
     #[cfg(test)]
-    pub(crate) fn capacity(&self) -> usize {
+    #[doc(hidden)]
+    pub fn capacity(&self) -> usize {
         self.entries.capacity()
     }
 
     /// Takes `key` out with its place and key (see [`Map::insert_at`]).
-    pub(crate) fn take_entry(&mut self, key: &str) -> Option<(usize, Text, Value)> {
+    #[doc(hidden)]
+    pub fn take_entry(&mut self, key: &str) -> Option<(usize, Text, Value)> {
         let at = self.position(key)?;
         let (k, v) = self.entries.remove(at);
         Some((at, k, v))
     }
 
     /// Puts back what [`Map::take_entry`] took, at its place.
-    pub(crate) fn insert_at(&mut self, at: usize, key: Text, value: Value) {
+    #[doc(hidden)]
+    pub fn insert_at(&mut self, at: usize, key: Text, value: Value) {
         self.entries.insert(at.min(self.entries.len()), (key, value));
     }
 
@@ -208,7 +214,8 @@ impl Map {
 
     /// Keeps, of keys met more than once, the last value at the first place
     /// (linear: a hash of the keys above a few entries).
-    pub(crate) fn dedup_keys(&mut self) {
+    #[doc(hidden)]
+    pub fn dedup_keys(&mut self) {
         let first = self.first_places();
         if first.iter().enumerate().all(|(i, &f)| f == i) {
             return;

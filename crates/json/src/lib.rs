@@ -1,3 +1,5 @@
+//! # rdc-json
+//!
 //! rdc's JSON value: like `serde_json::Value`, but its strings are [`Text`]
 //! (cloned without copying, and when parsed by [`Value::parse`], ranges of the
 //! response's text: parsing allocates no string) and its objects are [`Map`]s
@@ -15,6 +17,17 @@
 //! assert_eq!(serde_json::Value::from(user), serde_json::json!({"id": 1, "name": "Ada", "tags": ["x"]}));
 //! # Ok::<(), serde_json::Error>(())
 //! ```
+
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable, clippy::indexing_slicing)
+)]
+
+pub mod sort;
+
+/// The hash maps rdc uses: foldhash, much faster than SipHash in wasm.
+pub type FastMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// The visits of JSON's scalars (`null`, booleans, integers) every `Value`
 /// visitor shares; each reads floats its own way (the parser keeps their text).
@@ -52,14 +65,16 @@ mod traits;
 
 pub use de::from_value;
 pub use map::{Iter, Map};
-pub(crate) use number::take_exact_text;
+#[doc(hidden)]
+pub use number::take_exact_text;
 pub use number::Number;
 pub use ser::to_value;
 #[doc(hidden)]
 pub use ser::to_value_or_panic as __to_value_or_panic;
 pub use text::literal_key as __literal_key;
 pub use text::Text;
-pub(crate) use text::{hand_over, take_handed, TEXT_MARKER};
+#[doc(hidden)]
+pub use text::{hand_over, take_handed, TEXT_MARKER};
 
 /// A JSON value. See the [module documentation](self).
 ///
@@ -298,7 +313,8 @@ impl Value {
 }
 
 /// What serde's errors call a value of this kind.
-pub(crate) fn unexpected(value: &Value) -> serde::de::Unexpected<'_> {
+#[doc(hidden)]
+pub fn unexpected(value: &Value) -> serde::de::Unexpected<'_> {
     use serde::de::Unexpected;
     match value {
         Value::Null => Unexpected::Unit,

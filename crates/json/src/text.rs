@@ -45,7 +45,8 @@ impl Text {
 
     /// `buf[start..start + len]`, sharing `buf`; a copy of its own when the range
     /// does not fit the compact form.
-    pub(crate) fn slice(buf: &Arc<str>, start: usize, len: usize) -> Text {
+    #[doc(hidden)]
+    pub fn slice(buf: &Arc<str>, start: usize, len: usize) -> Text {
         let end = start.checked_add(len);
         let in_buf = end.and_then(|end| buf.get(start..end));
         debug_assert!(in_buf.is_some(), "a range outside its buffer");
@@ -58,7 +59,8 @@ impl Text {
     /// `s` as a range of `buf` when it lies in `buf` (a string borrowed from
     /// it), else a copy. No check of character boundaries is needed: a non-empty
     /// `&str` lying inside a `str` starts and ends on them.
-    pub(crate) fn within(buf: &Arc<str>, s: &str) -> Text {
+    #[doc(hidden)]
+    pub fn within(buf: &Arc<str>, s: &str) -> Text {
         let start = (s.as_ptr() as usize).checked_sub(buf.as_ptr() as usize);
         let inside = start.filter(|start| start.checked_add(s.len()).is_some_and(|end| end <= buf.len()));
         match (inside.map(u32::try_from), u32::try_from(s.len())) {
@@ -94,7 +96,8 @@ impl Text {
 
     /// Whether both are ranges of one buffer.
     #[cfg(test)]
-    pub(crate) fn same_buffer(&self, other: &Text) -> bool {
+    #[doc(hidden)]
+    pub fn same_buffer(&self, other: &Text) -> bool {
         Arc::ptr_eq(&self.buf, &other.buf)
     }
 
@@ -263,7 +266,8 @@ pub fn literal_key(key: &'static str) -> Text {
 
 /// The name `Text` asks for: rdc's deserializers answer it by handing over the
 /// stored string itself (a clone of its `Text`, no copy of the characters).
-pub(crate) const TEXT_MARKER: &str = "$rdc::Text";
+#[doc(hidden)]
+pub const TEXT_MARKER: &str = "$rdc::Text";
 
 thread_local! {
     /// The stored string a deserializer is handing to `Text`'s visitor.
@@ -273,7 +277,8 @@ thread_local! {
 /// Runs `visit` (which calls `visit_newtype_struct` on a visitor that asked for
 /// [`TEXT_MARKER`], of a deserializer over stored values) with `text` handed
 /// over; whatever `visit` did not take is dropped.
-pub(crate) fn hand_over<R>(text: &Text, visit: impl FnOnce() -> R) -> R {
+#[doc(hidden)]
+pub fn hand_over<R>(text: &Text, visit: impl FnOnce() -> R) -> R {
     /// Clears the slot however `visit` ends (even by unwinding).
     struct Clear;
     impl Drop for Clear {
@@ -288,7 +293,8 @@ pub(crate) fn hand_over<R>(text: &Text, visit: impl FnOnce() -> R) -> R {
 
 /// The text handed over (see [`hand_over`]) when it is `s`: a visitor given a
 /// stored string this way takes it instead of copying `s`.
-pub(crate) fn take_handed(s: &str) -> Option<Text> {
+#[doc(hidden)]
+pub fn take_handed(s: &str) -> Option<Text> {
     HANDED.with(|h| h.take()).filter(|text| text.as_str() == s)
 }
 
@@ -343,7 +349,7 @@ mod tests {
     /// changes from build to build): a literal used alone is always shared.
     #[test]
     fn json_objects_built_with_the_same_literal_keys_share_them() {
-        let keys = |v: &crate::json::Value| -> Vec<Text> { v.as_object().unwrap().keys().cloned().collect() };
+        let keys = |v: &crate::Value| -> Vec<Text> { v.as_object().unwrap().keys().cloned().collect() };
         let build = || crate::json!({"id": 1});
         let (a, b) = (build(), build());
         assert!(keys(&a)[0].ptr_eq(&keys(&b)[0]));

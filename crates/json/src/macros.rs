@@ -17,18 +17,18 @@
 /// ```
 #[macro_export]
 macro_rules! json {
-    (null) => { $crate::json::Value::Null };
-    ([]) => { $crate::json::Value::Array(::std::vec::Vec::new()) };
-    ([ $($items:tt)+ ]) => { $crate::json::Value::Array($crate::__json_items!([] $($items)+)) };
-    ({}) => { $crate::json::Value::Object($crate::json::Map::new()) };
+    (null) => { $crate::Value::Null };
+    ([]) => { $crate::Value::Array(::std::vec::Vec::new()) };
+    ([ $($items:tt)+ ]) => { $crate::Value::Array($crate::__json_items!([] $($items)+)) };
+    ({}) => { $crate::Value::Object($crate::Map::new()) };
     ({ $($entries:tt)+ }) => {
-        $crate::json::Value::Object({
-            let mut map = $crate::json::Map::new();
+        $crate::Value::Object({
+            let mut map = $crate::Map::new();
             $crate::__json_entries!(map () $($entries)+);
             map
         })
     };
-    ($other:expr) => { $crate::json::__to_value_or_panic(&$other) };
+    ($other:expr) => { $crate::__to_value_or_panic(&$other) };
 }
 
 /// The items of `json!([...])`, one at a time (an item is `null`, a list, an
@@ -38,7 +38,7 @@ macro_rules! json {
 macro_rules! __json_items {
     ([$($done:expr,)*]) => { ::std::vec![$($done,)*] };
     ([$($done:expr,)*] null $(, $($rest:tt)*)?) => {
-        $crate::__json_items!([$($done,)* $crate::json::Value::Null,] $($($rest)*)?)
+        $crate::__json_items!([$($done,)* $crate::Value::Null,] $($($rest)*)?)
     };
     ([$($done:expr,)*] [$($list:tt)*] $(, $($rest:tt)*)?) => {
         $crate::__json_items!([$($done,)* $crate::json!([$($list)*]),] $($($rest)*)?)
@@ -59,12 +59,12 @@ macro_rules! __json_items {
 macro_rules! __json_entries {
     ($map:ident ()) => {};
     ($map:ident () $key:literal : $($rest:tt)+) => {
-        $crate::__json_entries!($map ($crate::json::__literal_key($key)) $($rest)+)
+        $crate::__json_entries!($map ($crate::__literal_key($key)) $($rest)+)
     };
     ($map:ident () ($key:expr) : $($rest:tt)+) => { $crate::__json_entries!($map ($key) $($rest)+) };
     ($map:ident () $key:ident : $($rest:tt)+) => { $crate::__json_entries!($map ($key) $($rest)+) };
     ($map:ident ($key:expr) null $(, $($rest:tt)*)?) => {
-        $map.insert($key, $crate::json::Value::Null);
+        $map.insert($key, $crate::Value::Null);
         $crate::__json_entries!($map () $($($rest)*)?);
     };
     ($map:ident ($key:expr) [$($list:tt)*] $(, $($rest:tt)*)?) => {

@@ -16,7 +16,7 @@ use super::Text;
 /// A JSON number: integers exactly, others as the nearest `f64`; a number
 /// [`Value::parse`](super::Value::parse) read whose `f64` does not give back
 /// the value its text says keeps that text ([`Number::exact_text`]).
-/// Decimal fields (`rust_decimal::Decimal`, [`fields::decimal`](crate::fields::decimal))
+/// Decimal fields (`rust_decimal::Decimal`, `rdc_core::fields::decimal`)
 /// read that text, so no digit is lost; every other reader sees the `f64`.
 ///
 /// Numbers compare by value as `serde_json`'s do (an integer never equals a
@@ -195,7 +195,8 @@ thread_local! {
 /// visiting one with a kept text ([`Number::exact_text`]): a visitor that
 /// parses numbers from text (as `fields::decimal` does) parses that instead of
 /// `f`'s digits.
-pub(crate) fn take_exact_text(f: f64) -> Option<Text> {
+#[doc(hidden)]
+pub fn take_exact_text(f: f64) -> Option<Text> {
     HANDED.with(Cell::take).filter(|(bits, _)| *bits == f.to_bits()).map(|(_, text)| text)
 }
 

@@ -4,7 +4,12 @@
 //! on any input; and a stable merge of runs for rows, which come nearly sorted.
 
 /// Sorts `v` in place (not stable: equal elements may change places).
-/// `json::Map::sorted` is the public face of it.
+///
+/// ```
+/// let mut v = [5u64, 1, 4, 1, 3];
+/// rdc_json::sort::sort(&mut v);
+/// assert_eq!(v, [1, 1, 3, 4, 5]);
+/// ```
 pub fn sort<T: Ord>(v: &mut [T]) {
     // Builds a max-heap, then moves its top behind the shrinking heap.
     for start in (0..v.len() / 2).rev() {
@@ -23,7 +28,8 @@ pub fn sort<T: Ord>(v: &mut [T]) {
 /// of a list's topics come in few runs (each table's rows mostly in order, a
 /// few referenced rows cycling), which the standard stable sort takes the
 /// same way, at several kilobytes of wasm more.
-pub(crate) fn merge_runs<T: Ord + Copy>(v: &mut [T]) {
+#[doc(hidden)]
+pub fn merge_runs<T: Ord + Copy>(v: &mut [T]) {
     // Where each run starts, and the end.
     let mut bounds = vec![0];
     for i in 1..v.len() {
