@@ -214,7 +214,7 @@ fn mark_value<'a>(state: &'a State, schema: Schema, value: &'a Value, out: &mut 
             }
         }
         Schema::Union(poly) => {
-            if let Some((def, pk)) = crate::read::de::union_ref(&poly, value) {
+            if let Some((def, pk)) = poly.reference(value) {
                 if let Some(index) = row_index(state, def, &pk) {
                     todo.push(Mark::Row(def, index));
                 }

@@ -275,7 +275,7 @@ impl std::hash::Hash for RowKey<'_> {
 
 impl indexmap::Equivalent<crate::json::Text> for RowKey<'_> {
     fn equivalent(&self, key: &crate::json::Text) -> bool {
-        super::generated::same(self.0, key.as_str())
+        super::names::same(self.0, key.as_str())
     }
 }
 
@@ -465,7 +465,7 @@ impl<'a> Ctx<'a> {
         let Some(table) = seen.table else { return (None, None) };
         for at in [seen.last, seen.last.wrapping_add(1)] {
             if let Some((key, row)) = table.rows.get_index(at) {
-                if super::generated::same(key.as_str(), pk) {
+                if super::names::same(key.as_str(), pk) {
                     if at != seen.last {
                         self.found_in(seen.key, at);
                     }
@@ -737,7 +737,7 @@ impl<'a> Ctx<'a> {
                 None => false,
             },
             Schema::Union(poly) => match value {
-                Some(value) => match crate::read::de::union_ref(poly, value) {
+                Some(value) => match poly.reference(value) {
                     Some((def, pk)) => self.entity_valid(def, &pk),
                     None => !value.is_null(),
                 },

@@ -9,20 +9,11 @@ use serde_json::Error;
 use crate::json::Value;
 
 use super::ctx::{Ctx, ListSource};
-use super::generated::same;
+use super::names::same;
 use super::path::{PlainDe, Segment};
 use super::pk::PK_MARKER;
-use crate::schema::{pk_string_ref, All, EntityDef, NestedField, Object, Polymorphic, Schema};
+use crate::schema::{pk_string_ref, All, EntityDef, NestedField, Object, Schema};
 use crate::store::StoredEntity;
-
-/// Resolves a union reference `{"id", "schema"}` to its entity type and pk;
-/// `None` for a value that passed through unmapped.
-pub(crate) fn union_ref(poly: &Polymorphic, value: &Value) -> Option<(&'static EntityDef, String)> {
-    let choice = value.get("schema")?.as_str()?;
-    let def = poly.entity_for(choice)?;
-    let pk = pk_string_ref(value.get("id")?)?;
-    Some((def, pk.into_owned()))
-}
 
 /// A normalized value read through its schema.
 pub(crate) struct ValueDe<'a, 's, 'c> {
@@ -94,7 +85,7 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
         };
         Ok(match self.schema {
             Schema::Entity(def) | Schema::Invalidate(def) => Shape::Entity(self.entity(def, value)?),
-            Schema::Union(poly) => match union_ref(poly, value) {
+            Schema::Union(poly) => match poly.reference(value) {
                 Some((def, pk)) => {
                     let (pk, object, slot) = ctx
                         .lookup_fields(def, &pk, true)
@@ -189,7 +180,7 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
                     }
                     pk_string_ref(self.value)
                 }
-                Schema::Union(poly) => union_ref(poly, self.value).map(|(_, pk)| pk.into()),
+                Schema::Union(poly) => poly.reference(self.value).map(|(_, pk)| pk.into()),
                 Schema::CollectionAdd(c, _) => {
                     let item = ValueDe { schema: &c.item, ..self };
                     return item.deserialize_newtype_struct(name, visitor);
@@ -215,7 +206,7 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
     ) -> Result<V::Value, Error> {
         let ctx = self.ctx;
         match self.schema {
-            Schema::Union(poly) => match union_ref(poly, self.value) {
+            Schema::Union(poly) => match poly.reference(self.value) {
                 Some((def, pk)) => {
                     let (pk, object, slot) = ctx
                         .lookup_fields(def, &pk, true)

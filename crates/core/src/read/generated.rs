@@ -18,6 +18,7 @@ use serde_json::Error;
 
 use super::ctx::Ctx;
 use super::de::{resolves, EntityDe, Item, List, Shape, Tagged, ValueDe};
+use super::names::same;
 use super::path::{PlainDe, Segment};
 use crate::json::{Number, Text, Value};
 use crate::schema::{pk_string_ref, All, Entity, EntityDef, NestedField, Object, Schema};
@@ -370,42 +371,6 @@ impl<'r, 'a> EntityReader<'r, 'a> {
     pub fn missing<T: DeserializeOwned>(&self, name: &'static str) -> Option<T> {
         T::deserialize(Missing(name)).ok()
     }
-}
-
-/// Whether two field names are equal: inline, a word at a time (names are
-/// short; a call to `memcmp` per member was a sixth of a read in wasm).
-#[inline]
-pub(crate) fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let len = a.len();
-    if len != b.len() {
-        return false;
-    }
-    let word = |bytes: &[u8], at: usize| match bytes.get(at..at + 8) {
-        Some(chunk) => u64::from_ne_bytes(chunk.try_into().unwrap_or([0; 8])),
-        None => 0,
-    };
-    if len < 8 {
-        // Two overlapping half words, or (under 4 bytes) the first, middle and
-        // last bytes: together they cover every byte.
-        if len >= 4 {
-            let half = |bytes: &[u8], at: usize| match bytes.get(at..at + 4) {
-                Some(chunk) => u32::from_ne_bytes(chunk.try_into().unwrap_or([0; 4])),
-                None => 0,
-            };
-            return half(a, 0) == half(b, 0) && half(a, len - 4) == half(b, len - 4);
-        }
-        return len == 0 || (a.first() == b.first() && a.get(len / 2) == b.get(len / 2) && a.last() == b.last());
-    }
-    // Whole words, then the last word (overlapping the one before it).
-    let mut at = 0;
-    while at + 8 < len {
-        if word(a, at) != word(b, at) {
-            return false;
-        }
-        at += 8;
-    }
-    word(a, len - 8) == word(b, len - 8)
 }
 
 /// Reads `value` through `schema` into `T`: by `T`'s generated reader when
@@ -809,44 +774,5 @@ impl<'de> Deserializer<'de> for Missing {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::same;
-
-    #[test]
-    fn names_compare_equal_exactly_when_they_are() {
-        let names = [
-            "",
-            "a",
-            "id",
-            "url",
-            "blog",
-            "login",
-            "avatar",
-            "node_id",
-            "html_url",
-            "followers",
-            "organizations_url",
-            "received_events_url",
-            "é",
-            "né",
-            "naïve_ünïcode_name_here",
-        ];
-        for a in names {
-            for b in names {
-                assert_eq!(same(a, b), a == b, "{a:?} {b:?}");
-            }
-            // One byte changed anywhere.
-            for i in 0..a.len() {
-                let mut changed = a.as_bytes().to_vec();
-                changed[i] ^= 1;
-                if let Ok(changed) = std::str::from_utf8(&changed) {
-                    assert!(!same(a, changed), "{a:?} {changed:?}");
-                }
-            }
-        }
     }
 }

@@ -5,6 +5,7 @@ mod ctx;
 pub(crate) mod de;
 pub(crate) mod generated;
 mod memo;
+mod names;
 pub(crate) mod path;
 mod pk;
 mod query;

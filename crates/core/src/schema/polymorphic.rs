@@ -39,6 +39,14 @@ pub struct Polymorphic {
 }
 
 impl Polymorphic {
+    /// The entity type and pk a stored union reference `{"id", "schema"}`
+    /// names; `None` for a value that passed through unmapped.
+    pub(crate) fn reference(&self, value: &Value) -> Option<(&'static EntityDef, String)> {
+        let def = self.entity_for(value.get("schema")?.as_str()?)?;
+        let pk = super::pk_string_ref(value.get("id")?)?;
+        Some((def, pk.into_owned()))
+    }
+
     /// The mapping key chosen for `value` found under `key` of `parent`.
     pub fn choose(&self, value: &Value, parent: &Value, key: &str) -> Option<String> {
         match &self.chooser {
