@@ -30,8 +30,9 @@ pub(crate) struct PathSpan(u32, u32);
 
 impl PathSpan {
     /// This path, in the `paths` of its `Staged`.
+    #[allow(clippy::indexing_slicing, reason = "a span is where `record_path` appended to these paths")]
     pub fn of(self, paths: &str) -> &str {
-        paths.get(self.0 as usize..self.1 as usize).unwrap_or_default()
+        &paths[self.0 as usize..self.1 as usize]
     }
 }
 
@@ -295,21 +296,8 @@ fn expected(schema: &Schema) -> &'static str {
 
 /// Appends `[i]` without the formatting machinery (this runs for every list item).
 fn push_index(path: &mut String, i: usize) {
-    let mut digits = [0u8; 20];
-    let mut n = i;
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        if let Some(d) = digits.get_mut(at) {
-            *d = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 || at == 0 {
-            break;
-        }
-    }
     path.push('[');
-    path.push_str(std::str::from_utf8(digits.get(at..).unwrap_or_default()).unwrap_or_default());
+    path.push_str(itoa::Buffer::new().format(i));
     path.push(']');
 }
 

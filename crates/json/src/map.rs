@@ -258,7 +258,8 @@ impl Map {
             }
             matched += 1;
         }
-        let rest = other.entries.get(matched..).unwrap_or_default();
+        #[allow(clippy::indexing_slicing, reason = "`matched` counts entries of `other`")]
+        let rest = &other.entries[matched..];
         if rest.len() <= SMALL || self.len() <= SMALL {
             return rest.iter().all(|(k, v)| self.get(k) == Some(v));
         }
@@ -287,7 +288,8 @@ impl Map {
             *v = vo.clone();
             matched += 1;
         }
-        let rest = other.entries.get(matched..).unwrap_or_default();
+        #[allow(clippy::indexing_slicing, reason = "`matched` counts entries of `other`")]
+        let rest = &other.entries[matched..];
         merged.extend(rest.iter().map(|(k, v)| (k.clone(), v.clone())));
         merged
     }

@@ -163,7 +163,8 @@ impl<'a> Parts<'a> {
         let (int, frac) = match mantissa.iter().position(|&b| b == b'.') {
             Some(point) => {
                 let (int, frac) = mantissa.split_at(point);
-                (int, frac.get(1..).unwrap_or_default())
+                #[allow(clippy::indexing_slicing, reason = "`frac` starts with the point")]
+                (int, &frac[1..])
             }
             None => (mantissa, &[][..]),
         };

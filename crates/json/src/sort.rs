@@ -29,11 +29,12 @@ pub fn sort<T: Ord>(v: &mut [T]) {
 /// few referenced rows cycling), which the standard stable sort takes the
 /// same way, at several kilobytes of wasm more.
 #[doc(hidden)]
+#[allow(clippy::indexing_slicing, reason = "run bounds are indices of `v`, in order")]
 pub fn merge_runs<T: Ord + Copy>(v: &mut [T]) {
     // Where each run starts, and the end.
     let mut bounds = vec![0];
     for i in 1..v.len() {
-        if v.get(i - 1) > v.get(i) {
+        if v[i - 1] > v[i] {
             bounds.push(i);
         }
     }
@@ -42,12 +43,10 @@ pub fn merge_runs<T: Ord + Copy>(v: &mut [T]) {
     while bounds.len() > 2 {
         let mut merged = Vec::with_capacity(bounds.len() / 2 + 2);
         for pair in bounds.chunks(2) {
-            merged.push(pair.first().copied().unwrap_or_default());
+            merged.push(pair[0]);
         }
         for w in bounds.windows(3).step_by(2) {
-            if let [start, middle, end] = *w {
-                merge(v, start, middle, end, &mut buffer);
-            }
+            merge(v, w[0], w[1], w[2], &mut buffer);
         }
         if merged.last() != bounds.last() {
             merged.push(v.len());
@@ -58,19 +57,18 @@ pub fn merge_runs<T: Ord + Copy>(v: &mut [T]) {
 
 /// Merges the sorted `v[start..middle]` and `v[middle..end]` in place (the
 /// first copied out to `buffer`); equal elements keep the first one's first.
+#[allow(clippy::indexing_slicing, reason = "start <= middle <= end <= v.len(), and `out` stays behind `j`")]
 fn merge<T: Ord + Copy>(v: &mut [T], start: usize, middle: usize, end: usize, buffer: &mut Vec<T>) {
+    debug_assert!(start <= middle && middle <= end && end <= v.len());
     buffer.clear();
-    buffer.extend_from_slice(v.get(start..middle).unwrap_or_default());
+    buffer.extend_from_slice(&v[start..middle]);
     let (mut i, mut j, mut out) = (0, middle, start);
-    while let Some(&left) = buffer.get(i) {
-        let take_right = j < end && v.get(j).is_some_and(|right| *right < left);
-        let next = if take_right { v.get(j).copied() } else { Some(left) };
-        if let (Some(next), Some(slot)) = (next, v.get_mut(out)) {
-            *slot = next;
-        }
-        if take_right {
+    while i < buffer.len() {
+        if j < end && v[j] < buffer[i] {
+            v[out] = v[j];
             j += 1;
         } else {
+            v[out] = buffer[i];
             i += 1;
         }
         out += 1;

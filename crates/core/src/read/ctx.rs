@@ -240,7 +240,8 @@ impl PriorDeps {
             self.rest.clear();
             self.front = 0;
         } else {
-            let run = self.rest.get_mut(self.front..to).unwrap_or_default();
+            #[allow(clippy::indexing_slicing, reason = "front <= to <= rest.len(): both were clamped above")]
+            let run = &mut self.rest[self.front..to];
             deps.extend(run.iter_mut().map(|dep| std::mem::replace(dep, Dep::Void)));
             self.front = to;
         }
