@@ -8,10 +8,11 @@ use serde_json::Error;
 
 use crate::json::Value;
 
-use super::ctx::{Ctx, ListSource};
+use super::ctx::Ctx;
 use super::names::same;
 use super::path::{PlainDe, Segment};
 use super::pk::PK_MARKER;
+use super::prior::ListSource;
 use crate::schema::{pk_string_ref, All, EntityDef, NestedField, Object, Schema};
 use crate::store::StoredEntity;
 

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use crate::json::Value;
 use serde::de::DeserializeOwned;
 
-use super::ctx::{Ctx, Dep, ListVerdicts, Prior};
+use super::ctx::Ctx;
+use super::deps::Dep;
+use super::prior::{ListVerdicts, Prior};
 use super::read_with;
 use crate::error::ReadError;
 use crate::schema::{Entity, Schema};
@@ -187,7 +189,7 @@ impl MemoCache {
                 // A stored result's list (the same result or a new one) reuses what
                 // its unchanged dependencies decided, matching items by reference.
                 let list = entry.list.take().filter(|_| result_version.is_some());
-                let mut last = super::ctx::LastTable::default();
+                let mut last = super::deps::LastTable::default();
                 // With a list, which dependencies changed (all are looked at); else
                 // whether any did (only worth knowing for the same input).
                 let changed: Vec<bool> = match list {

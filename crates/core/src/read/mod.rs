@@ -3,17 +3,19 @@
 
 mod ctx;
 pub(crate) mod de;
+mod deps;
 pub(crate) mod generated;
 mod memo;
 mod names;
 pub(crate) mod path;
 mod pk;
+mod prior;
 mod query;
 
 use crate::json::Value;
 use serde::de::DeserializeOwned;
 
-pub(crate) use ctx::Dep;
+pub(crate) use deps::Dep;
 pub use generated::{ReadFn, ReadListFn};
 pub use memo::MemoCache;
 pub use pk::Pk;

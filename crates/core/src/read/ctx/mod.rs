@@ -1,5 +1,9 @@
-//! The context of one read: the state, the dependencies the read touched (for
-//! memoization), entity validity, and the entities on the current path (cycles).
+//! The context of one read: the state, what the read touched (for memoization),
+//! the rows it found, and the entities on the current path (cycles). Recording
+//! dependencies is `deps.rs`, reusing a list's previous read `prior.rs`, and
+//! entity validity `validity.rs`.
+
+mod validity;
 
 use std::cell::RefCell;
 
@@ -7,89 +11,10 @@ use std::sync::Arc;
 
 use crate::json::Value;
 
+use super::deps::Dep;
+use super::prior::{ListSource, ListVerdicts, Prior};
 use crate::schema::{All, EntityDef, NestedField, Object, Schema};
 use crate::store::{EntityTable, FastMap, State, StoredEntity};
-
-/// Something a read looked at, with the version it saw.
-#[derive(Debug, Clone)]
-pub(crate) enum Dep {
-    /// One entity row, by table key and row index (rows are never reordered).
-    /// With `seen`, the read looked only at the fields (by position) whose bit
-    /// is set in `read` (positions past 63 always count): a new version that
-    /// keeps the same keys and those fields' values changes nothing it showed.
-    Entity { key: &'static str, index: usize, version: u64, seen: Option<Arc<Object>>, read: u64 },
-    /// Whether a row is live (validity checks look no further than that).
-    Alive { key: &'static str, index: usize, alive: bool },
-    /// A whole entity table (an `All` read, or a row that was missing);
-    /// `0` when the table did not exist.
-    Table { key: &'static str, version: u64 },
-    /// A dependency that no longer says anything (its row index may now hold
-    /// another entity): the read must be done again.
-    Void,
-}
-
-/// The tables a dependency check looked at last, by the address of their key
-/// (consecutive dependencies are mostly rows of a few tables: a list's items and
-/// what they reference).
-#[derive(Default)]
-pub(crate) struct LastTable<'s>([Option<(usize, Option<&'s EntityTable>)>; 4]);
-
-impl<'s> LastTable<'s> {
-    fn get(&mut self, state: &'s State, key: &'static str) -> Option<&'s EntityTable> {
-        let address = key.as_ptr() as usize;
-        if let Some((_, table)) = self.0.iter().flatten().find(|(a, _)| *a == address) {
-            return *table;
-        }
-        let table = state.entities.get(key);
-        self.0.rotate_right(1);
-        if let Some(first) = self.0.first_mut() {
-            *first = Some((address, table));
-        }
-        table
-    }
-}
-
-impl Dep {
-    /// Whether what the read saw is still so; brings a field-level dependency
-    /// up to date when the row changed only in fields the read did not look at.
-    pub(crate) fn unchanged<'s>(&mut self, state: &'s State, last: &mut LastTable<'s>) -> bool {
-        match self {
-            Dep::Entity { key, index, version, seen, read } => {
-                let Some((_, row)) = last.get(state, key).and_then(|t| t.rows.get_index(*index)) else {
-                    return false;
-                };
-                if row.version == *version {
-                    return true;
-                }
-                let (Some(old), Some(new)) = (seen.as_deref(), row.value.as_ref()) else { return false };
-                if !same_where_read(old, new, *read) {
-                    return false;
-                }
-                *version = row.version;
-                *seen = Some(Arc::clone(new));
-                true
-            }
-            Dep::Alive { key, index, alive } => last
-                .get(state, key)
-                .and_then(|t| t.rows.get_index(*index))
-                .is_some_and(|(_, row)| row.value.is_some() == *alive),
-            Dep::Table { key, version } => last.get(state, key).map_or(0, |t| t.version) == *version,
-            Dep::Void => false,
-        }
-    }
-}
-
-/// Whether `new` has the keys of `old`, in order, and equal values at the
-/// positions `read` marks (and at every position past 63).
-fn same_where_read(old: &Object, new: &Object, read: u64) -> bool {
-    if old.len() != new.len() {
-        return false;
-    }
-    old.iter().zip(new.iter()).enumerate().all(|(i, ((old_key, old_value), (new_key, new_value)))| {
-        let looked = i >= 64 || read & (1 << i) != 0;
-        old_key == new_key && (!looked || old_value == new_value)
-    })
-}
 
 /// The positions in `object` of the `count` fields of `nested` that decide
 /// validity (past 63, every position counts anyway). Stops at the last one found.
@@ -129,124 +54,6 @@ fn decides_validity(field: &NestedField) -> bool {
             field.schema,
             Schema::Entity(_) | Schema::Invalidate(_) | Schema::Union(_) | Schema::Lazy(_) | Schema::CollectionAdd(..)
         )
-}
-
-/// The validity of each item of a read's top-level list of references, with
-/// the range of the read's dependencies that decided it: a memoized read done
-/// again reuses the verdict of the same reference in the previous list while
-/// none of those dependencies changed, so a list re-read after one item went,
-/// came or moved checks that item only.
-#[derive(Debug, Clone)]
-pub(crate) struct ListVerdicts {
-    /// What holds the list: its items are the references the verdicts are for.
-    source: ListSource,
-    /// Per position: valid, and its dependencies `start..end`; `None` when not decided.
-    verdicts: Vec<Option<(bool, u32, u32)>>,
-}
-
-/// What holds a tracked list (kept by the next read to match its items to
-/// these, by reference rather than position).
-#[derive(Debug, Clone)]
-pub(crate) enum ListSource {
-    /// A stored result that is the list.
-    Result(Arc<Value>),
-    /// A collection's row, whose `items` is the list (at the place given:
-    /// looked for once, not once per item).
-    Row(Arc<Object>, usize),
-}
-
-impl ListSource {
-    /// The source of a collection's row.
-    pub fn row(row: Arc<Object>) -> ListSource {
-        let at = row.position("items").unwrap_or(usize::MAX);
-        ListSource::Row(row, at)
-    }
-
-    fn items(&self) -> &[Value] {
-        let list = match self {
-            ListSource::Result(value) => value.as_array(),
-            ListSource::Row(row, at) => row.value_at(*at).and_then(Value::as_array),
-        };
-        list.map_or(&[], Vec::as_slice)
-    }
-}
-
-/// What the previous read of a memo entry leaves the next one: its dependencies,
-/// which of them changed, and its list's verdicts.
-pub(crate) struct Prior {
-    pub deps: RefCell<PriorDeps>,
-    pub changed: Vec<bool>,
-    pub list: ListVerdicts,
-}
-
-impl Prior {
-    pub fn new(deps: Vec<Dep>, changed: Vec<bool>, list: ListVerdicts) -> Prior {
-        let deps = PriorDeps { rest: deps, front: 0, at: 0, run: None };
-        Prior { deps: RefCell::new(deps), changed, list }
-    }
-}
-
-/// The previous read's dependencies, moved (not copied) into the new read's
-/// as its items reuse them. Reused ranges mostly follow one another (a list
-/// read again after one item changed): they gather into one pending run,
-/// moved at once when something else is recorded or the read ends. A range
-/// before what was moved already (a repeated reference) is decided anew.
-pub(crate) struct PriorDeps {
-    /// Those not moved yet, from `front` on (before it: moved out, or passed).
-    rest: Vec<Dep>,
-    front: usize,
-    /// The index, among the previous dependencies, of `rest[front]`.
-    at: usize,
-    /// A reused range not moved yet.
-    run: Option<(usize, usize)>,
-}
-
-impl PriorDeps {
-    /// Reuses previous dependencies `from..to` (after the new read's last
-    /// ones); `false` when they were passed already.
-    fn reuse(&mut self, from: usize, to: usize, deps: &RefCell<Vec<Dep>>) -> bool {
-        match self.run {
-            _ if from < self.run.map_or(self.at, |(_, end)| end) || to < from => false,
-            Some((start, end)) if end == from => {
-                self.run = Some((start, to));
-                true
-            }
-            _ => {
-                self.flush(&mut deps.borrow_mut());
-                self.run = Some((from, to));
-                true
-            }
-        }
-    }
-
-    /// Dependencies reused but not moved yet.
-    fn pending(&self) -> usize {
-        self.run.map_or(0, |(start, end)| end - start)
-    }
-
-    /// Moves the pending run to the end of `deps` (the ones skipped before it
-    /// are left to drop with the rest), in time linear in what moves: a first
-    /// run becomes `deps` in place (what is left copied once), a last run is
-    /// appended as one copy, runs between move one by one.
-    fn flush(&mut self, deps: &mut Vec<Dep>) {
-        let Some((start, end)) = self.run.take() else { return };
-        self.front = (self.front + (start - self.at)).min(self.rest.len());
-        let to = (self.front + (end - start)).min(self.rest.len());
-        if deps.is_empty() && self.front == 0 {
-            let left = self.rest.split_off(to);
-            *deps = std::mem::replace(&mut self.rest, left);
-        } else if to == self.rest.len() {
-            deps.append(&mut self.rest.split_off(self.front));
-            self.rest.clear();
-            self.front = 0;
-        } else {
-            #[allow(clippy::indexing_slicing, reason = "front <= to <= rest.len(): both were clamped above")]
-            let run = &mut self.rest[self.front..to];
-            deps.extend(run.iter_mut().map(|dep| std::mem::replace(dep, Dep::Void)));
-            self.front = to;
-        }
-        self.at = end;
-    }
 }
 
 /// What decides the validity of one entity type's entities.
@@ -596,70 +403,6 @@ impl<'a> Ctx<'a> {
         any
     }
 
-    /// Whether `pk` names a live entity of `def` whose required nested entities
-    /// are valid too. Entities already being checked count as valid (cycles).
-    pub fn entity_valid(&self, def: &'static EntityDef, pk: &str) -> bool {
-        let (table, found) = self.find(def, pk);
-        let Some((index, _, row)) = found else {
-            // It may be stored later: any write to its table counts.
-            self.depend(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
-            return false;
-        };
-        let Some(object) = row.value.as_deref() else {
-            self.depend_alive(def.key, index, false);
-            return false;
-        };
-        let shape = self.shape_of(def);
-        if shape.deciding == 0 {
-            self.depend_alive(def.key, index, true);
-            return true;
-        }
-        // Its validity also depends on where its required references point.
-        let references = |ctx: &Self| {
-            if ctx.record {
-                let read = required_positions(object, shape.nested, shape.deciding);
-                ctx.depend(Dep::Entity { key: def.key, index, version: row.version, seen: row.value.clone(), read });
-            }
-        };
-        let references_valid = |ctx: &Self| {
-            let mut deciding = shape.nested.iter().filter(|f| decides_validity(f));
-            deciding.all(|field| ctx.value_valid(&field.schema, object.get(field.name)))
-        };
-        if shape.leaves_only {
-            // Its required references lead to entities that require nothing:
-            // no cycle can come back here, so nothing needs remembering.
-            references(self);
-            return references_valid(self);
-        }
-        let slot = (def.key.as_ptr() as usize, index);
-        if let Some(known) = self.valid.borrow().as_ref().and_then(|v| v.get(&slot)) {
-            // Its dependencies were recorded on the first visit.
-            return *known;
-        }
-        references(self);
-        // Provisionally valid, so a cycle back here ends; what is decided on
-        // that assumption is forgotten if it turns out false.
-        let mark = self.valid_order.borrow().len();
-        self.valid.borrow_mut().get_or_insert_with(FastMap::default).insert(slot, true);
-        self.valid_order.borrow_mut().push(slot);
-        // A chain of required references deeper than a read follows cannot be
-        // read whole: its head is invalid (and the walk stays bounded).
-        let depth = self.checking.get();
-        self.checking.set(depth + 1);
-        let valid = depth < MAX_DEPTH && references_valid(self);
-        self.checking.set(depth);
-        if !valid {
-            let later: Vec<_> = self.valid_order.borrow_mut().drain(mark + 1..).collect();
-            if let Some(known) = self.valid.borrow_mut().as_mut() {
-                for slot in later {
-                    known.remove(&slot);
-                }
-            }
-        }
-        self.valid.borrow_mut().get_or_insert_with(FastMap::default).insert(slot, valid);
-        valid
-    }
-
     /// Marks `input` as the read's input: a list read from it is tracked.
     pub fn set_root(&self, input: &Value) {
         self.root.set(input as *const Value as usize);
@@ -684,70 +427,6 @@ impl<'a> Ctx<'a> {
     /// The index the next recorded dependency gets.
     pub fn next_dep(&self) -> usize {
         self.deps.borrow().len() + self.prior.as_ref().map_or(0, |prior| prior.deps.borrow().pending())
-    }
-
-    /// Whether the items of a tracked list of `schema` keep verdicts: only
-    /// where a check records every dependency it looked at, references to
-    /// entity types whose required references require nothing (others
-    /// remember validity within a read, so a later item's check would record
-    /// less).
-    pub fn keeps_verdicts(&self, schema: &Schema) -> bool {
-        match schema {
-            Schema::Entity(def) | Schema::Invalidate(def) => self.shape_of(def).leaves_only,
-            _ => false,
-        }
-    }
-
-    /// Whether item `position` of the tracked list resolves (`schema` a
-    /// reference that [keeps verdicts](Ctx::keeps_verdicts)): the previous
-    /// read's verdict while what decided it holds, otherwise decided again;
-    /// either way its dependencies are recorded.
-    pub fn item_valid(&self, position: usize, schema: &Schema, item: &Value) -> bool {
-        let start = self.next_dep();
-        let reused = self.prior.as_ref().and_then(|prior| {
-            // The same reference in the previous list: looked for after the last
-            // one found, one further (an item went), then at the same position.
-            // So a list with items added, removed or one moved reuses the rest.
-            let old = prior.list.source.items();
-            let cursor = self.cursor.get();
-            let at = [cursor, cursor + 1, position].into_iter().find(|&j| old.get(j) == Some(item))?;
-            self.cursor.set(at + 1);
-            let (valid, from, to) = (*prior.list.verdicts.get(at)?)?;
-            let range = from as usize..to as usize;
-            let holds = prior.changed.get(range.clone())?.iter().all(|changed| !changed);
-            (holds && prior.deps.borrow_mut().reuse(range.start, range.end, &self.deps)).then_some(valid)
-        });
-        let valid = reused.unwrap_or_else(|| {
-            self.exact.set(true);
-            let valid = self.value_valid(schema, Some(item));
-            self.exact.set(false);
-            valid
-        });
-        let end = self.next_dep();
-        if let Some(slot) = self.list.borrow_mut().as_mut().and_then(|l| l.verdicts.get_mut(position)) {
-            *slot = Some((valid, u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(end).unwrap_or(u32::MAX)));
-        }
-        valid
-    }
-
-    /// Whether a required nested value resolves.
-    pub fn value_valid(&self, schema: &Schema, value: Option<&Value>) -> bool {
-        match schema {
-            Schema::Entity(def) | Schema::Invalidate(def) => match value.and_then(crate::schema::pk_string_ref) {
-                Some(pk) => self.entity_valid(def, &pk),
-                None => false,
-            },
-            Schema::Union(poly) => match value {
-                Some(value) => match poly.reference(value) {
-                    Some((def, pk)) => self.entity_valid(def, &pk),
-                    None => !value.is_null(),
-                },
-                None => false,
-            },
-            Schema::Lazy(_) => self.value_valid(&schema.resolved(), value),
-            Schema::CollectionAdd(c, _) => self.value_valid(&c.item, value),
-            Schema::Array(_) | Schema::Values(_) | Schema::Object(_) | Schema::All(_) | Schema::Collection(_) => true,
-        }
     }
 
     /// Enters an entity. Returns whether what it nests is cut: it is already
