@@ -42,7 +42,7 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
 
 /// What a normalized value presents to serde, worked out without the visitor's
 /// type (so this code exists once, not once per type read).
-pub(crate) enum Shape<'a, 's, 'c> {
+pub(crate) enum Presented<'a, 's, 'c> {
     Entity(EntityDe<'a, 'c>),
     /// An entity as the enum variant named after its type key.
     Tagged(EntityDe<'a, 'c>),
@@ -58,7 +58,7 @@ pub(crate) enum Shape<'a, 's, 'c> {
 static EMPTY: std::sync::LazyLock<Object> = std::sync::LazyLock::new(Object::new);
 
 impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
-    pub(crate) fn shape(self) -> Result<Shape<'a, 's, 'c>, Error> {
+    pub(crate) fn presented(self) -> Result<Presented<'a, 's, 'c>, Error> {
         let ctx = self.ctx;
         let value = self.value;
         let members = |map: &'a Object, fields, revisit| Members {
@@ -85,35 +85,35 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
             None => List::Items(Items { items: items.iter().enumerate(), schema, ctx, tracked: false }),
         };
         Ok(match self.schema {
-            Schema::Entity(def) | Schema::Invalidate(def) => Shape::Entity(self.entity(def, value)?),
+            Schema::Entity(def) | Schema::Invalidate(def) => Presented::Entity(self.entity(def, value)?),
             Schema::Union(poly) => match poly.reference(value) {
                 Some((def, pk)) => {
                     let (pk, object, slot) = ctx
                         .lookup_fields(def, &pk, true)
                         .ok_or_else(|| de::Error::custom(format!("{} {pk:?} is not in the store", def.key)))?;
-                    Shape::Tagged(EntityDe { def, pk, object, slot: Some(slot), ctx })
+                    Presented::Tagged(EntityDe { def, pk, object, slot: Some(slot), ctx })
                 }
-                None => Shape::Plain(value),
+                None => Presented::Plain(value),
             },
             Schema::Array(inner) => match value {
                 Value::Array(list) if !self.revisit && ctx.is_root(value) => {
-                    Shape::List(tracked(list, inner, ctx.result.clone().map(ListSource::Result)))
+                    Presented::List(tracked(list, inner, ctx.result.clone().map(ListSource::Result)))
                 }
-                Value::Array(list) if !self.revisit => Shape::List(items(list, inner)),
-                Value::Array(_) => Shape::List(items(&[], inner)),
-                other => Shape::Plain(other),
+                Value::Array(list) if !self.revisit => Presented::List(items(list, inner)),
+                Value::Array(_) => Presented::List(items(&[], inner)),
+                other => Presented::Plain(other),
             },
             Schema::Values(inner) => match value {
-                Value::Object(map) if !self.revisit => Shape::Map(members(map, Fields::All(inner), false)),
-                Value::Object(_) => Shape::Map(members(&EMPTY, Fields::All(inner), false)),
-                other => Shape::Plain(other),
+                Value::Object(map) if !self.revisit => Presented::Map(members(map, Fields::All(inner), false)),
+                Value::Object(_) => Presented::Map(members(&EMPTY, Fields::All(inner), false)),
+                other => Presented::Plain(other),
             },
             Schema::Object(fields) => match value {
-                Value::Object(map) => Shape::Map(members(map, Fields::Named(&fields[..]), self.revisit)),
-                other => Shape::Plain(other),
+                Value::Object(map) => Presented::Map(members(map, Fields::Named(&fields[..]), self.revisit)),
+                other => Presented::Plain(other),
             },
             Schema::CollectionAdd(collection, _) => {
-                ValueDe { value, schema: &collection.item, ctx, revisit: self.revisit, token: 0 }.shape()?
+                ValueDe { value, schema: &collection.item, ctx, revisit: self.revisit, token: 0 }.presented()?
             }
             Schema::Collection(collection) => {
                 let pk = pk_string_ref(value);
@@ -125,17 +125,17 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
                 match stored {
                     Some(list) if !self.revisit && ctx.is_root(value) => {
                         let row = pk.as_deref().and_then(|pk| ctx.row_object(collection.def, pk));
-                        Shape::List(tracked(list, &collection.item, row.map(ListSource::row)))
+                        Presented::List(tracked(list, &collection.item, row.map(ListSource::row)))
                     }
-                    Some(list) if !self.revisit => Shape::List(items(list, &collection.item)),
-                    _ => Shape::List(items(&[], &collection.item)),
+                    Some(list) if !self.revisit => Presented::List(items(list, &collection.item)),
+                    _ => Presented::List(items(&[], &collection.item)),
                 }
             }
             Schema::All(all) => {
                 let rows = if self.revisit { Vec::new() } else { ctx.all_rows(all).unwrap_or_default() };
-                Shape::List(List::Rows(AllRows { rows: rows.into_iter(), read: 0, all, ctx }))
+                Presented::List(List::Rows(AllRows { rows: rows.into_iter(), read: 0, all, ctx }))
             }
-            Schema::Lazy(_) => Shape::Lazy,
+            Schema::Lazy(_) => Presented::Lazy,
         })
     }
 }
@@ -145,17 +145,17 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
 
     fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
         let (value, schema, ctx, revisit) = (self.value, self.schema, self.ctx, self.revisit);
-        // The hot path (every entity reference) skips building a `Shape`.
+        // The hot path (every entity reference) skips building a `Presented`.
         if let Schema::Entity(def) | Schema::Invalidate(def) = schema {
             return self.entity(def, value)?.deserialize_any(visitor);
         }
-        match self.shape()? {
-            Shape::Entity(entity) => entity.deserialize_any(visitor),
-            Shape::Tagged(entity) => visitor.visit_map(OneEntry(Some(entity))),
-            Shape::List(list) => visitor.visit_seq(list),
-            Shape::Map(members) => visitor.visit_map(members),
-            Shape::Plain(value) => super::path::visit_plain(value, &ctx.path, visitor),
-            Shape::Lazy => {
+        match self.presented()? {
+            Presented::Entity(entity) => entity.deserialize_any(visitor),
+            Presented::Tagged(entity) => visitor.visit_map(OneEntry(Some(entity))),
+            Presented::List(list) => visitor.visit_seq(list),
+            Presented::Map(members) => visitor.visit_map(members),
+            Presented::Plain(value) => super::path::visit_plain(value, &ctx.path, visitor),
+            Presented::Lazy => {
                 let resolved = schema.resolved().into_owned();
                 ValueDe { value, schema: &resolved, ctx, revisit, token: 0 }.deserialize_any(visitor)
             }

@@ -42,8 +42,8 @@ fn leaf_reference(schema: &Schema) -> bool {
 }
 
 thread_local! {
-    /// Every entity type's [`Shape`] met so far, by the address of its definition.
-    static KNOWN_SHAPES: RefCell<Vec<(usize, Shape)>> = const { RefCell::new(Vec::new()) };
+    /// Every entity type's [`TypeValidity`] met so far, by the address of its definition.
+    static KNOWN_VALIDITY: RefCell<Vec<(usize, TypeValidity)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Whether a nested field can make its entity invalid: a required reference
@@ -58,7 +58,7 @@ fn decides_validity(field: &NestedField) -> bool {
 
 /// What decides the validity of one entity type's entities.
 #[derive(Clone, Copy)]
-struct Shape {
+struct TypeValidity {
     /// Its nested fields; those that [decide its validity](decides_validity)
     /// (required references) can make it invalid. (The type's own static
     /// list, not a copy: a shape is copied freely.)
@@ -127,10 +127,10 @@ pub(crate) struct Ctx<'a> {
     /// The token of the field whose value a visitor ignored last (see `Members`).
     pub ignored: std::cell::Cell<u32>,
     next_token: std::cell::Cell<u32>,
-    /// Per entity type (by the address of its definition), its [`Shape`].
-    shapes: RefCell<Vec<(usize, Shape)>>,
-    /// The first type's shape (kept out of `shapes`).
-    first_shape: RefCell<Option<(usize, Shape)>>,
+    /// Per entity type (by the address of its definition), its [`TypeValidity`].
+    validities: RefCell<Vec<(usize, TypeValidity)>>,
+    /// The first type's shape (kept out of `validities`).
+    first_validity: RefCell<Option<(usize, TypeValidity)>>,
     /// The liveness dependencies recorded last (a list's items mostly point to
     /// a few entities: each is recorded once, not once per item).
     recent_alive: RefCell<[(usize, usize); 8]>,
@@ -169,8 +169,8 @@ impl<'a> Ctx<'a> {
             checking: std::cell::Cell::new(0),
             tables: RefCell::default(),
             first_table: std::cell::Cell::new(None),
-            first_shape: RefCell::new(None),
-            shapes: RefCell::default(),
+            first_validity: RefCell::new(None),
+            validities: RefCell::default(),
             recent_alive: RefCell::new([(0, usize::MAX); 8]),
             exact: std::cell::Cell::new(false),
             root: std::cell::Cell::new(0),
@@ -184,24 +184,24 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The [`Shape`] of `def`'s entities (worked out once per type and read).
-    fn shape_of(&self, def: &'static EntityDef) -> Shape {
+    /// The [`TypeValidity`] of `def`'s entities (worked out once per type and read).
+    fn validity_of(&self, def: &'static EntityDef) -> TypeValidity {
         // By the definition's address: two types may share a type key's text.
         let address = def as *const EntityDef as usize;
         // The first type read is kept apart (most reads meet one or two types:
         // no list to allocate for them).
-        let mut first = self.first_shape.borrow_mut();
+        let mut first = self.first_validity.borrow_mut();
         match first.as_ref() {
             Some((a, shape)) if *a == address => return *shape,
             _ => {}
         }
-        let mut shapes = self.shapes.borrow_mut();
-        if let Some((_, shape)) = shapes.iter().find(|(a, _)| *a == address) {
+        let mut validities = self.validities.borrow_mut();
+        if let Some((_, shape)) = validities.iter().find(|(a, _)| *a == address) {
             return *shape;
         }
         // A type's shape never changes (its nested fields are static): worked out
         // once per thread, then shared by every read (a list's rows each read once).
-        let shape = KNOWN_SHAPES.with(|known| {
+        let shape = KNOWN_VALIDITY.with(|known| {
             let mut known = known.borrow_mut();
             if let Some((_, shape)) = known.iter().find(|(a, _)| *a == address) {
                 return *shape;
@@ -209,14 +209,14 @@ impl<'a> Ctx<'a> {
             let nested = (def.nested)();
             let deciding = nested.iter().filter(|f| decides_validity(f)).count();
             let leaves_only = nested.iter().filter(|f| decides_validity(f)).all(|f| leaf_reference(&f.schema));
-            let shape = Shape { nested, deciding, leaves_only };
+            let shape = TypeValidity { nested, deciding, leaves_only };
             known.push((address, shape));
             shape
         });
         if first.is_none() {
             *first = Some((address, shape));
         } else {
-            shapes.push((address, shape));
+            validities.push((address, shape));
         }
         shape
     }

@@ -17,7 +17,7 @@ impl<'a> Ctx<'a> {
             self.depend_alive(def.key, index, false);
             return false;
         };
-        let shape = self.shape_of(def);
+        let shape = self.validity_of(def);
         if shape.deciding == 0 {
             self.depend_alive(def.key, index, true);
             return true;
@@ -75,7 +75,7 @@ impl<'a> Ctx<'a> {
     /// less).
     pub fn keeps_verdicts(&self, schema: &Schema) -> bool {
         match schema {
-            Schema::Entity(def) | Schema::Invalidate(def) => self.shape_of(def).leaves_only,
+            Schema::Entity(def) | Schema::Invalidate(def) => self.validity_of(def).leaves_only,
             _ => false,
         }
     }

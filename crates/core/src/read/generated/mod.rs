@@ -26,7 +26,7 @@ use stored::Missing;
 pub use stored::{Probe, ReadSerde, ReadStored, StoredField};
 
 use super::ctx::Ctx;
-use super::de::{resolves, EntityDe, Item, List, Shape, Tagged, ValueDe};
+use super::de::{resolves, EntityDe, Item, List, Presented, Tagged, ValueDe};
 use super::names::same;
 use super::path::{PlainDe, Segment};
 use crate::json::Value;
@@ -238,7 +238,7 @@ pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
     };
     if list_of.is_some() && std::any::TypeId::of::<T>() == std::any::TypeId::of::<Vec<super::Pk>>() {
         // A list's keys (what a list of rows shows): taken from the references.
-        if let Shape::List(mut list) = de.shape()? {
+        if let Presented::List(mut list) = de.presented()? {
             let mut out: Option<T> = None;
             if let Some(slot) = (&mut out as &mut dyn std::any::Any).downcast_mut::<Option<Vec<super::Pk>>>() {
                 *slot = Some(read_keys(&mut list)?);
@@ -250,7 +250,7 @@ pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
         return T::deserialize(ValueDe { value, schema, ctx, revisit, token: 0 });
     }
     if let Some(read) = list_of.and_then(|def| def.list_reader).and_then(|r| r.downcast_ref::<ReadListFn<T>>()) {
-        if let Shape::List(list) = de.shape()? {
+        if let Presented::List(list) = de.presented()? {
             return read(&mut ListReader { list });
         }
         return T::deserialize(ValueDe { value, schema, ctx, revisit, token: 0 });
