@@ -17,8 +17,17 @@ use crate::schema::Object;
 pub(crate) struct ListVerdicts {
     /// What holds the list: its items are the references the verdicts are for.
     pub(super) source: ListSource,
-    /// Per position: valid, and its dependencies `start..end`; `None` when not decided.
-    pub(super) verdicts: Vec<Option<(bool, u32, u32)>>,
+    /// Per position, the verdict on its item; `None` when not decided.
+    pub(super) verdicts: Vec<Option<Verdict>>,
+}
+
+/// Whether one list item was valid, and the dependencies that decided it: the
+/// read's dependencies `deps_from..deps_to`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Verdict {
+    pub(super) valid: bool,
+    pub(super) deps_from: u32,
+    pub(super) deps_to: u32,
 }
 
 /// What holds a tracked list (kept by the next read to match its items to

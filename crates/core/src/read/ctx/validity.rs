@@ -2,6 +2,7 @@
 //! references valid too (cycles count as valid).
 
 use super::*;
+use crate::read::prior::Verdict;
 
 impl<'a> Ctx<'a> {
     /// Whether `pk` names a live entity of `def` whose required nested entities
@@ -94,10 +95,10 @@ impl<'a> Ctx<'a> {
             let cursor = self.cursor.get();
             let at = [cursor, cursor + 1, position].into_iter().find(|&j| old.get(j) == Some(item))?;
             self.cursor.set(at + 1);
-            let (valid, from, to) = (*prior.list.verdicts.get(at)?)?;
-            let range = from as usize..to as usize;
+            let verdict = (*prior.list.verdicts.get(at)?)?;
+            let range = verdict.deps_from as usize..verdict.deps_to as usize;
             let holds = prior.changed.get(range.clone())?.iter().all(|changed| !changed);
-            (holds && prior.deps.borrow_mut().reuse(range.start, range.end, &self.deps)).then_some(valid)
+            (holds && prior.deps.borrow_mut().reuse(range.start, range.end, &self.deps)).then_some(verdict.valid)
         });
         let valid = reused.unwrap_or_else(|| {
             self.exact.set(true);
@@ -107,7 +108,9 @@ impl<'a> Ctx<'a> {
         });
         let end = self.next_dep();
         if let Some(slot) = self.list.borrow_mut().as_mut().and_then(|l| l.verdicts.get_mut(position)) {
-            *slot = Some((valid, u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(end).unwrap_or(u32::MAX)));
+            let (deps_from, deps_to) =
+                (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(end).unwrap_or(u32::MAX));
+            *slot = Some(Verdict { valid, deps_from, deps_to });
         }
         valid
     }
