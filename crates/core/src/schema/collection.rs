@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::json::Value;
 
+use super::EntityMeta;
 use super::{EntityDef, Object, Schema, SchemaOf};
-use crate::store::EntityMeta;
 
 /// A list stored once per distinct set of arguments, e.g. `todos?userId=1`.
 ///
@@ -72,7 +72,7 @@ impl Collection {
 /// The (one per name) type description of a collection table: lists replace
 /// each other whole; their items are checked as the entities they are.
 fn table_def(name: &'static str) -> &'static EntityDef {
-    static DEFS: OnceLock<Mutex<crate::store::FastMap<&'static str, &'static EntityDef>>> = OnceLock::new();
+    static DEFS: OnceLock<Mutex<crate::json::FastMap<&'static str, &'static EntityDef>>> = OnceLock::new();
     let defs = DEFS.get_or_init(Mutex::default);
     let mut defs = defs.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     defs.entry(name).or_insert_with(|| {

@@ -4,8 +4,8 @@
 use crate::json::{Map, Value};
 use serde::de::DeserializeOwned;
 
+use super::EntityMeta;
 use super::{Schema, SchemaOf};
-use crate::store::EntityMeta;
 
 /// A JSON object, as entities are stored.
 pub type Object = Map;

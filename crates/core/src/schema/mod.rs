@@ -6,6 +6,7 @@
 mod all;
 mod collection;
 mod entity;
+mod meta;
 mod polymorphic;
 mod typed;
 
@@ -15,6 +16,7 @@ use std::sync::Arc;
 
 pub use all::All;
 pub use collection::Collection;
+pub use meta::{EntityMeta, Millis};
 
 pub(crate) use collection::{args_key, item_matches};
 pub use entity::{
