@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use super::ctx::Ctx;
 use super::deps::Dep;
 use super::prior::{ListVerdicts, Prior};
-use super::read_with;
+use super::top::read_with;
 use crate::error::ReadError;
 use crate::schema::{Entity, Schema};
 use crate::store::{FastMap, State};
