@@ -5,8 +5,8 @@
 use std::any::Any;
 use std::rc::Rc;
 
-use super::poll::PollState;
 use super::shared::Shared;
+use super::LocalFuture;
 use crate::schema::Schema;
 use crate::store::FastMap;
 
@@ -73,4 +73,12 @@ pub(crate) fn tidy(keys: &mut Keys, key: &str) {
 /// How many keys satisfy `test`.
 pub(crate) fn count(keys: &Keys, test: impl Fn(&KeyState) -> bool) -> usize {
     keys.values().filter(|state| test(state)).count()
+}
+
+/// An endpoint key's polling: who asked at what interval, the timer, and the refetch.
+pub(crate) struct PollState {
+    pub(super) subscribers: Vec<(u64, u64)>,
+    pub(super) timer: Option<u64>,
+    pub(super) every_ms: Option<u64>,
+    pub(super) refetch: Rc<dyn Fn() -> LocalFuture<()>>,
 }

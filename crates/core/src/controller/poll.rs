@@ -4,15 +4,8 @@
 
 use std::rc::{Rc, Weak};
 
-use super::keys::{self, Keys};
+use super::keys::{self, Keys, PollState};
 use super::{Controller, Endpoint, Inner, LocalFuture, TypedEndpoint};
-
-pub(crate) struct PollState {
-    subscribers: Vec<(u64, u64)>,
-    timer: Option<u64>,
-    every_ms: Option<u64>,
-    refetch: Rc<dyn Fn() -> LocalFuture<()>>,
-}
 
 /// Keeps an endpoint polled while alive; dropping it unsubscribes.
 #[must_use = "polling stops when the subscription is dropped"]

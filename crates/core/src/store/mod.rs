@@ -4,6 +4,7 @@ mod changes;
 mod collection_ops;
 mod state;
 mod undo;
+mod undo_log;
 mod write;
 
 pub use changes::{fields_changed, Changes, LAYOUT};

@@ -120,7 +120,7 @@ pub struct State {
     pub(crate) changes: Option<Box<super::Changes>>,
     /// What writes replaced since [`State::record_undo`] (only when recording).
     #[serde(skip)]
-    pub(crate) undo: Option<Box<super::undo::UndoLog>>,
+    pub(crate) undo: Option<Box<super::undo_log::UndoLog>>,
 }
 
 impl State {

@@ -5,7 +5,8 @@
 //! costs what it touched, not a copy of the whole store.
 
 use super::changes::{fields_changed, has_row, sort_rows, RowWith};
-use super::state::{ErrorEntry, ResultEntry, State, StoredEntity};
+use super::state::{State, StoredEntity};
+use super::undo_log::{Step, UndoLog};
 
 /// A row [`State::take_back`] restored, as it was before.
 pub(crate) struct TakenRow {
@@ -15,35 +16,6 @@ pub(crate) struct TakenRow {
     row: StoredEntity,
     /// Whether a recorded write had appended it (taking it back removed it).
     appended: bool,
-}
-
-/// What one write replaced, in the order the writes happened.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct UndoLog {
-    steps: Vec<Step>,
-}
-
-#[derive(Debug, Clone)]
-enum Step {
-    /// A row of table `table` at `index` was replaced (`Some`) or appended (`None`).
-    Row {
-        table: &'static str,
-        index: usize,
-        prior: Option<StoredEntity>,
-    },
-    /// The version of table `table` before a write, or `None` when the write created it.
-    Table {
-        table: &'static str,
-        prior: Option<u64>,
-    },
-    Result {
-        key: String,
-        prior: Option<ResultEntry>,
-    },
-    Error {
-        key: String,
-        prior: Option<ErrorEntry>,
-    },
 }
 
 impl State {

@@ -9,7 +9,7 @@ use super::changes::{fields_changed, Changes};
 use super::state::{
     EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta,
 };
-use super::undo::UndoLog;
+use super::undo_log::UndoLog;
 use crate::error::NormalizeError;
 use crate::normalize::{join_path, Normalizer, Staged};
 use crate::schema::{Collection, Object, Schema};
