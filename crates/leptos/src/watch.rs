@@ -68,7 +68,7 @@ pub(crate) struct Target {
 impl Target {
     /// The target of `endpoint` for `args`, or why the args do not make a key.
     pub(crate) fn of<C: TypedEndpoint>(endpoint: &C, args: &C::Args) -> Result<Target, String> {
-        let (_, key) = endpoint.json_and_key(args).map_err(|e| e.to_string())?;
+        let key = endpoint.key_for(args).map_err(|e| e.to_string())?;
         Ok(Target::at(endpoint.endpoint(), key))
     }
 

@@ -147,6 +147,15 @@ pub trait TypedEndpoint: Clone + 'static {
         let key = self.endpoint().key(&json)?;
         Ok((json, key))
     }
+
+    /// The cache key for `args` alone (a JSON endpoint keys its args as they
+    /// are, without the copy encoding makes).
+    ///
+    /// # Errors
+    /// As [`TypedEndpoint::json_and_key`].
+    fn key_for(&self, args: &Self::Args) -> Result<String, Self::Error> {
+        self.json_and_key(args).map(|(_, key)| key)
+    }
 }
 
 impl<E: Endpoint + Clone> TypedEndpoint for E {
@@ -170,5 +179,9 @@ impl<E: Endpoint + Clone> TypedEndpoint for E {
 
     fn decode_result(&self, output: E::Output) -> Result<E::Output, E::Error> {
         Ok(output)
+    }
+
+    fn key_for(&self, args: &Value) -> Result<String, E::Error> {
+        Endpoint::key(self, args)
     }
 }

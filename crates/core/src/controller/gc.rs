@@ -97,16 +97,11 @@ fn sweep_base(base: &mut State, now: u64, keys: &Keys) -> (Vec<String>, usize) {
         base.errors.remove(key);
     }
     base.errors.retain(|_, e| now < e.expires_at);
-    let mut reached = Reached::default();
-    for (key, result) in &base.results {
-        if let Some(Some(schema)) = keys.get(key).and_then(|k| k.schema.as_ref()) {
-            mark(base, schema, &result.value, &mut reached);
-        }
-    }
+    let reached = reached_from(base, keys, base.results.keys().map(String::as_str));
     let mut removed = 0;
     for (table_key, table) in base.entities.iter_mut() {
         let before = table.rows.len();
-        let seen = reached.0.iter().find(|(key, _)| *key == table_key.as_str()).map(|(_, rows)| rows);
+        let seen = reached.rows_of(table_key);
         // `retain` visits rows in order: `index` is each row's index.
         let mut index = 0;
         table.rows.retain(|_, row| {
@@ -145,9 +140,9 @@ pub(super) fn reached_from<'k>(base: &State, keys: &Keys, results: impl IntoIter
 }
 
 impl Reached {
-    /// Whether row `index` of table `key` was reached.
-    pub(super) fn contains(&self, key: &str, index: usize) -> bool {
-        self.0.iter().find(|(k, _)| *k == key).and_then(|(_, rows)| rows.get(index)).copied().unwrap_or(false)
+    /// Per row index of table `key`, whether it was reached (`None`: no row was).
+    pub(super) fn rows_of(&self, key: &str) -> Option<&[bool]> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, rows)| rows.as_slice())
     }
 
     /// Marks row `index` of table `key` (of `len` rows); `false` if it already was.

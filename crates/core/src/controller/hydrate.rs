@@ -5,10 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::Controller;
+use crate::schema::Millis;
 use crate::store::State;
-
-/// Milliseconds since the Unix epoch.
-type Millis = u64;
 
 /// A controller's store as it travels with a page: its data, the errors of
 /// reads that got no data (the page showed them; the browser shows the same
@@ -111,8 +109,9 @@ impl Controller {
     /// let server = Controller::new(time.clone(), time, LocalTasks::default());
     /// server.set(&User::schema(), json!({ "id": "1", "name": "Ann" }))?;
     /// server.set(&User::schema(), json!({ "id": "2", "name": "Bo" }))?;
-    /// let slice = server.dehydrate_keys([]);
-    /// assert_eq!(slice.entity_count(), 0);
+    /// // No read has a result yet: a slice of no key carries nothing, the whole store both users.
+    /// assert_eq!(server.dehydrate_keys([]).entity_count(), 0);
+    /// assert_eq!(server.dehydrate().entity_count(), 2);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn dehydrate_keys<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> Dehydrated {
@@ -128,14 +127,15 @@ impl Controller {
             }
         }
         for (type_key, table) in &base.entities {
+            let Some(seen) = reached.rows_of(type_key) else { continue };
             let rows: crate::store::EntityTable = crate::store::EntityTable {
                 version: table.version,
                 rows: table
                     .rows
                     .iter()
-                    .enumerate()
-                    .filter(|(index, _)| reached.contains(type_key, *index))
-                    .map(|(_, (pk, row))| (pk.clone(), row.clone()))
+                    .zip(seen)
+                    .filter(|(_, reached)| **reached)
+                    .map(|((pk, row), _)| (pk.clone(), row.clone()))
                     .collect(),
             };
             if !rows.rows.is_empty() {
@@ -150,10 +150,11 @@ impl Controller {
     /// difference between this clock and the one it was taken with, so data
     /// fresh for another minute there is fresh for another minute here, and
     /// data already stale is fetched again on its next read. Newer data wins,
-    /// as for every write: a row or result this store holds already is kept
-    /// unless the page's was fetched after it (by the moved times, then the
-    /// sequence the server gave it), so slices of one page taken at different
-    /// moments can be taken up in any order.
+    /// by the order writes use (fetch time, then sequence): a row or result this
+    /// store holds already is kept unless the page's was fetched after it, and
+    /// then the page's replaces it whole (it is the server's merged row, so no
+    /// field merge or entity hook runs again). So slices of one page taken at
+    /// different moments can be taken up in any order.
     /// An error comes as its text: [`Controller::typed_error`] gives it as
     /// `FetchError::Carried` until it expires.
     pub fn hydrate(&self, dehydrated: Dehydrated) {

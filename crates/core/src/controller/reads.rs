@@ -19,7 +19,7 @@ impl Controller {
     /// # Errors
     /// When the args make no key (they cannot be JSON, a path param is missing...).
     pub fn key_of<C: TypedEndpoint>(&self, endpoint: &C, args: &C::Args) -> Result<String, C::Error> {
-        endpoint.json_and_key(args).map(|(_, key)| key)
+        endpoint.key_for(args)
     }
 
     /// Whether a read of `key` should fetch now: no fresh data and no error that
