@@ -21,6 +21,16 @@ fn at(now: u64) -> (Controller, FakeTime, LocalTasks) {
     (Controller::new(time.clone(), time.clone(), tasks.clone()), time, tasks)
 }
 
+/// A browser whose clock reads `now`, started from `page`, with the users
+/// endpoint over a server of its own (which answers nothing unless told).
+fn browser(page: &str, now: u64) -> (Controller, FakeTime, LocalTasks, std::rc::Rc<std::cell::RefCell<Server>>, Api) {
+    let (c, time, tasks) = at(now);
+    c.hydrate(Dehydrated::from_script_text(page).unwrap());
+    let server = std::rc::Rc::new(std::cell::RefCell::new(Server::default()));
+    let api = users_api(&server);
+    (c, time, tasks, server, api)
+}
+
 /// What a server rendered with: the users list, fetched at `fetched` and
 /// dehydrated at `taken` (its data fresh for 60 s).
 fn server_page(fetched: u64, taken: u64) -> String {
@@ -39,10 +49,7 @@ fn a_hydrated_store_reads_the_same_without_a_request_whatever_the_clock_says() {
     // The browser's clock is far behind the server's, then far ahead: fresh
     // data has the 50 s it had left on the server either way.
     for client_now in [5_000, 900_000_000] {
-        let (c, time, _) = at(client_now);
-        c.hydrate(Dehydrated::from_script_text(&page).unwrap());
-        let server = std::rc::Rc::new(std::cell::RefCell::new(Server::default()));
-        let api = users_api(&server);
+        let (c, time, _, server, api) = browser(&page, client_now);
         let read = c.read::<_, Vec<User>>(&api, &json!({})).unwrap();
         assert_eq!(read.status, ExpiryStatus::Valid);
         assert_eq!(read.data.unwrap().iter().map(|u| u.name.as_str()).collect::<Vec<_>>(), ["Ada", "Grace"]);
@@ -58,10 +65,7 @@ fn a_hydrated_store_reads_the_same_without_a_request_whatever_the_clock_says() {
 #[test]
 fn data_stale_on_arrival_is_shown_and_fetched_again_once() {
     let page = server_page(0, 100_000);
-    let (c, _time, tasks) = at(7);
-    c.hydrate(Dehydrated::from_script_text(&page).unwrap());
-    let server = std::rc::Rc::new(std::cell::RefCell::new(Server::default()));
-    let api = users_api(&server);
+    let (c, _time, tasks, server, api) = browser(&page, 7);
     let read = c.read::<_, Vec<User>>(&api, &json!({})).unwrap();
     assert_eq!(read.status, ExpiryStatus::Stale, "shown while it is fetched again");
     assert!(c.needs_fetch("GET /users", api.policy));
@@ -124,10 +128,7 @@ fn the_error_of_a_read_without_data_travels_as_its_text_until_it_expires() {
 #[test]
 fn a_read_hydrated_result_keeps_its_entities_through_a_sweep() {
     let page = server_page(0, 0);
-    let (c, time, _) = at(0);
-    c.hydrate(Dehydrated::from_script_text(&page).unwrap());
-    let server = std::rc::Rc::new(std::cell::RefCell::new(Server::default()));
-    let api = users_api(&server);
+    let (c, time, _, _server, api) = browser(&page, 0);
     c.retain("GET /users");
     assert_eq!(c.read::<_, Vec<User>>(&api, &json!({})).unwrap().data.unwrap().len(), 2);
     time.advance(120_000);

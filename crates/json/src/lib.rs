@@ -313,8 +313,7 @@ impl Value {
 }
 
 /// What serde's errors call a value of this kind.
-#[doc(hidden)]
-pub fn unexpected(value: &Value) -> serde::de::Unexpected<'_> {
+pub(crate) fn unexpected(value: &Value) -> serde::de::Unexpected<'_> {
     use serde::de::Unexpected;
     match value {
         Value::Null => Unexpected::Unit,

@@ -59,8 +59,7 @@ impl Text {
     /// `s` as a range of `buf` when it lies in `buf` (a string borrowed from
     /// it), else a copy. No check of character boundaries is needed: a non-empty
     /// `&str` lying inside a `str` starts and ends on them.
-    #[doc(hidden)]
-    pub fn within(buf: &Arc<str>, s: &str) -> Text {
+    pub(crate) fn within(buf: &Arc<str>, s: &str) -> Text {
         let start = (s.as_ptr() as usize).checked_sub(buf.as_ptr() as usize);
         let inside = start.filter(|start| start.checked_add(s.len()).is_some_and(|end| end <= buf.len()));
         match (inside.map(u32::try_from), u32::try_from(s.len())) {
@@ -96,8 +95,7 @@ impl Text {
 
     /// Whether both are ranges of one buffer.
     #[cfg(test)]
-    #[doc(hidden)]
-    pub fn same_buffer(&self, other: &Text) -> bool {
+    pub(crate) fn same_buffer(&self, other: &Text) -> bool {
         Arc::ptr_eq(&self.buf, &other.buf)
     }
 

@@ -126,8 +126,7 @@ impl Map {
 
     /// Room for keys without reallocating.
     #[cfg(test)]
-    #[doc(hidden)]
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.entries.capacity()
     }
 
@@ -214,8 +213,7 @@ impl Map {
 
     /// Keeps, of keys met more than once, the last value at the first place
     /// (linear: a hash of the keys above a few entries).
-    #[doc(hidden)]
-    pub fn dedup_keys(&mut self) {
+    pub(crate) fn dedup_keys(&mut self) {
         let first = self.first_places();
         if first.iter().enumerate().all(|(i, &f)| f == i) {
             return;
