@@ -37,12 +37,13 @@ impl ReqwestClient {
     /// When `base` is not an absolute URL.
     pub fn new(base: &str) -> Result<ReqwestClient, url::ParseError> {
         static SHARED: OnceLock<reqwest::Client> = OnceLock::new();
+        #[allow(clippy::expect_used, reason = "no TLS, proxy or certificate setting of ours can fail to build")]
         let client = SHARED.get_or_init(|| {
             reqwest::Client::builder()
                 .timeout(Duration::from_secs(60))
                 .redirect(same_origin_redirects())
                 .build()
-                .unwrap_or_default()
+                .expect("a reqwest client with a timeout and a redirect policy")
         });
         Ok(ReqwestClient::with_client(client.clone(), Url::parse(base)?))
     }

@@ -101,9 +101,10 @@ fn an_abort_cancels_a_request_the_server_never_answers() {
 
 #[test]
 fn a_header_value_with_a_line_break_is_refused_before_anything_is_sent() {
-    let (base, _) = server(Some(JSON_WITH_BOM));
+    let (base, heads) = server(Some(JSON_WITH_BOM));
     let client: Arc<dyn HttpClient> = Arc::new(ReqwestClient::new(&base).unwrap().forward("cookie", "a\r\nx-evil: 1"));
     assert!(runtime().block_on(client.send(get("/"))).is_err());
+    assert!(heads.recv_timeout(std::time::Duration::from_millis(300)).is_err(), "the server saw no request");
 }
 
 #[test]

@@ -83,25 +83,6 @@ fn without_a_client_natively_the_error_says_so() {
 }
 
 #[test]
-fn args_that_are_no_struct_of_params_are_refused_before_any_request() {
-    let time = FakeTime::default();
-    let tasks = LocalTasks::default();
-    let c = Controller::new(time.clone(), time.clone(), tasks.clone());
-    let client = FakeClient::default();
-    let by_id = rdc_rest::RestEndpoint::get("/users/:id")
-        .args::<String>()
-        .body::<()>()
-        .schema(User::schema())
-        .client(client.clone());
-    let err = tasks.block_on(c.fetch(&by_id, "7".to_owned(), ())).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "GET /users/:id: the args cannot be sent: args must be a struct or map of params, not a string"
-    );
-    assert!(client.requests().is_empty());
-}
-
-#[test]
 fn a_response_that_does_not_read_as_the_result_type_is_a_decode_error_naming_the_endpoint() {
     #[derive(Debug, Deserialize)]
     #[allow(dead_code)]

@@ -124,3 +124,17 @@ fn args_that_are_no_object_are_refused_on_every_path() {
     let fetched = tasks.block_on(c.fetch(&raw, json!([1]), None));
     assert!(matches!(fetched, Err(rdc_core::FetchError::Endpoint(rdc_rest::RestError::Encode { .. }))), "{fetched:?}");
 }
+
+#[test]
+fn args_that_are_no_struct_of_params_are_refused_before_any_request() {
+    let (c, tasks) = controller();
+    let client = FakeClient::default();
+    let by_id =
+        RestEndpoint::get("/users/:id").args::<String>().body::<()>().schema(User::schema()).client(client.clone());
+    let err = tasks.block_on(c.fetch(&by_id, "7".to_owned(), ())).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "GET /users/:id: the args cannot be sent: args must be a struct or map of params, not a string"
+    );
+    assert!(client.requests().is_empty());
+}
