@@ -78,7 +78,13 @@ await check('users: after hydration a mutation updates the page (no refetch)', a
 
 await check('a name with </script>, <!-- and U+2028 travels in the page and reads back exactly', async () => {
   const { html } = await serverHtml('/users');
-  const data = html.slice(html.indexOf('</html>'));
+  const end = html.indexOf('</html>');
+  if (end < 0) throw new Error('no </html> in the page');
+  const data = html.slice(end);
+  // The carried store holds the name, every dangerous character escaped...
+  const escaped = 'Eve \\\\u003c/script\\\\u003e\\\\u003c!-- \\\\u2028 \\\\u0026 \\\\u003cb\\\\u003e';
+  if (!data.includes(escaped)) throw new Error(`the carried store does not hold the escaped name ${escaped}`);
+  // ...and nothing raw: the only </script> are the ones closing the page's own scripts.
   if (/<\/script><!--|<!--|\u2028/.test(data.replace(/<\/script>(?=<script|$)/g, ''))) {
     throw new Error('the carried store holds a raw </script>, <!-- or U+2028');
   }
