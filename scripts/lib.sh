@@ -43,19 +43,45 @@ ensure_trunk() {
     fi
 }
 
-ensure_chromium() {
-    if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
-        return
-    fi
-    say "installing Debian's chromium and chromium-driver"
+# Installs Debian packages $@ (as root, or through passwordless sudo).
+apt_install() {
+    say "installing Debian's $*"
     local sudo=""
     if [ "$(id -u)" != 0 ]; then
         command -v sudo >/dev/null && sudo -n true 2>/dev/null \
-            || die "chromium and chromedriver are missing and installing them needs root: run 'apt-get install -y chromium chromium-driver' as root"
+            || die "$* missing, and installing them needs root: run 'apt-get install -y $*' as root"
         sudo="sudo -n"
     fi
-    $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q chromium chromium-driver \
-        || die "apt-get could not install chromium chromium-driver"
+    $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "$@" \
+        || die "apt-get could not install $*"
+}
+
+ensure_chromium() {
+    command -v chromium >/dev/null && command -v chromedriver >/dev/null || apt_install chromium chromium-driver
+}
+
+# curl: the servers' readiness checks.
+ensure_curl() {
+    command -v curl >/dev/null || apt_install curl
+}
+
+# Node 18+ with npm: the end-to-end tests use Node's own fetch.
+ensure_node() {
+    if ! command -v npm >/dev/null || [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -lt 18 ]; then
+        apt_install nodejs npm
+    fi
+}
+
+# rustfmt and clippy, which the test command runs.
+ensure_rust_components() {
+    local installed
+    installed=$(rustup component list --installed 2>/dev/null)
+    for component in rustfmt clippy; do
+        if ! grep -q "^$component" <<<"$installed"; then
+            say "installing the $component component"
+            rustup component add "$component" || die "rustup could not add $component"
+        fi
+    done
 }
 
 # Builds rdc-demo-server and starts it in the background on port $1 (default
