@@ -4,7 +4,8 @@
 use std::cell::RefCell;
 
 use leptos::prelude::*;
-use rdc::core::{Collection, Controller, Entity, Pk, Schema, SchemaOf};
+use rdc::controller::Controller;
+use rdc::core::{Collection, Entity, Pk, Schema, SchemaOf};
 use rdc::json;
 use rdc::json::Value;
 use rdc::rest::RestEndpoint;

@@ -2,7 +2,7 @@
 //! requests in flight, listeners and poll timers. Updates as the store changes.
 
 use leptos::prelude::*;
-use rdc::core::{expiry_status, Controller, ExpiryStatus};
+use rdc::controller::{expiry_status, Controller, ExpiryStatus};
 use send_wrapper::SendWrapper;
 
 #[component]

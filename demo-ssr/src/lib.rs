@@ -108,7 +108,7 @@ pub mod server {
 
     /// Gives `controller` a client to the API that carries this request's
     /// cookie: the app's choice, so the API answers for this user.
-    pub fn give_client(controller: &rdc::core::Controller) {
+    pub fn give_client(controller: &rdc::controller::Controller) {
         let Some(ApiBase(base)) = use_context::<ApiBase>() else { return };
         let Ok(mut client) = rdc::rest::ReqwestClient::new(&base) else { return };
         // Every Cookie header (HTTP/2 may split them), as one.

@@ -3,7 +3,8 @@
 //! writing afterwards.
 #![cfg(target_arch = "wasm32")]
 
-use rdc::core::{Controller, Entity, FakeTime, LocalTasks, Schema};
+use rdc::controller::{Controller, FakeTime, LocalTasks};
+use rdc::core::{Entity, Schema};
 use rdc::rest::RestEndpoint;
 use serde::Deserialize;
 use wasm_bindgen_test::*;

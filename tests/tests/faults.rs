@@ -8,7 +8,8 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use rdc::core::{Controller, Entity, FetchError, Schema};
+use rdc::controller::{Controller, FetchError};
+use rdc::core::{Entity, Schema};
 use rdc::json;
 use rdc::json::Value;
 use rdc::leptos::new_controller;

@@ -531,7 +531,7 @@ async fn answer_after(n: u32) -> Result<u32, String> {
 
 #[component]
 fn TwoRuns() -> impl IntoView {
-    let run = use_mutation(rdc::core::from_fn("answer_after", answer_after).mutation());
+    let run = use_mutation(rdc::controller::from_fn("answer_after", answer_after).mutation());
     view! {
         <button id="slow-then-fast" on:click=move |_| { run.run_with(400, ()); run.run_with(20, ()); }>"go"</button>
         <p>{move || format!("value={:?} pending={}", run.value.get().map(|v| *v), run.pending.get())}</p>

@@ -7,7 +7,8 @@ mod common;
 
 use common::*;
 use leptos::prelude::*;
-use rdc::core::{from_fn, Entity, FetchError, FnEndpoint, FnError};
+use rdc::controller::{from_fn, FetchError, FnEndpoint, FnError};
+use rdc::core::Entity;
 use rdc::leptos::{new_controller, use_entity, use_suspense, DataProvider};
 use rdc_e2e::{mount_point, wait_for_text};
 use wasm_bindgen_test::*;

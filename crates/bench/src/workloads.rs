@@ -4,12 +4,10 @@
 
 use std::cell::RefCell;
 
+use rdc_controller::{Controller, Endpoint, FakeTime, LocalFuture, LocalTasks, Policy};
 use rdc_core::json;
 use rdc_core::json::Value;
-use rdc_core::{
-    denormalize, Controller, Endpoint, Entity, FakeTime, LocalFuture, LocalTasks, MemoCache, NormalizeError, Pk,
-    Policy, Schema, State, WriteMeta,
-};
+use rdc_core::{denormalize, Entity, MemoCache, NormalizeError, Pk, Schema, State, WriteMeta};
 
 use crate::fixtures::{ListItem, Projects, User};
 
@@ -439,7 +437,7 @@ fn listed(n: u32) -> Result<Controller, NormalizeError> {
     let time = FakeTime::default();
     let controller = Controller::new(time.clone(), time, LocalTasks::default());
     match controller.set_response(&ITEM_LIST, &Value::Null, Value::Array((0..n).map(list_item).collect())) {
-        Err(rdc_core::FetchError::Normalize(err)) => Err(err),
+        Err(rdc_controller::FetchError::Normalize(err)) => Err(err),
         // (The list's key never fails: no other error.)
         _ => Ok(controller),
     }

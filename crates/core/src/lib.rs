@@ -28,7 +28,6 @@
 
 extern crate self as rdc_core;
 
-mod controller;
 mod error;
 pub mod fields;
 /// rdc's JSON value (the `rdc-json` crate).
@@ -41,22 +40,18 @@ mod schema;
 use rdc_json::sort;
 mod store;
 
-pub use controller::{
-    expiry_status, from_fn, Abort, Clock, Controller, Dehydrated, Endpoint, ExpiryStatus, FakeTime, FetchContext,
-    FetchError, FnCall, FnEndpoint, FnError, LocalFuture, LocalTasks, Policy, Read, Spawn, Subscription, Timers,
-    TypedEndpoint,
-};
 pub use error::{NormalizeError, ReadError};
 pub use rdc_macros::{Entity, Schema};
 pub use read::path::deserialize_at;
 pub use read::{denormalize, MemoCache, Pk, Query, ReadFn, ReadListFn};
+pub use schema::Millis;
 pub use schema::{
     canonical_text, composite_pk, entry, json_text, pk_string, All, ChooseFn, Chooser, Collection, Entity, EntityDef,
     FieldError, HasSchema, NestedField, Object, ObjectSchema, Polymorphic, Schema, SchemaOf, Union,
 };
 pub use store::{
-    fields_changed, Changes, EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State,
-    StoredEntity, WriteMeta, LAYOUT,
+    fields_changed, sort_rows, Changes, EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, RowWith,
+    State, StoredEntity, Swept, TakenBack, WriteMeta, ALIVE, LAYOUT, TABLE,
 };
 
 /// Re-exports the derive's generated code relies on. Not public API.

@@ -2,7 +2,7 @@
 //!
 //! Leptos bindings for rdc: [`DataProvider`], [`use_suspense`], [`use_controller`]
 //! and the rest of the hook family. The policy (expiry, dedup, polling, GC) lives
-//! in `rdc_core::Controller`; these hooks only map it onto signals, `<Suspense>`,
+//! in `rdc_controller::Controller`; these hooks only map it onto signals, `<Suspense>`,
 //! `<ErrorBoundary>` and cleanup.
 #![deny(missing_docs)]
 #![cfg_attr(

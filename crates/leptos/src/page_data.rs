@@ -5,7 +5,7 @@
 //! its slice up before it reads, so it shows the server's data without a request.
 //! Without the `ssr` or `hydrate` feature (client-side rendering) nothing is carried.
 
-use rdc_core::Controller;
+use rdc_controller::Controller;
 
 /// Registers one read with the page: in the browser, hydrates `controller` with
 /// the slice the server wrote for it. Returns what the server side needs to
@@ -15,7 +15,8 @@ pub(crate) fn carry(controller: &Controller) -> Carry {
     if let Some(context) = leptos::prelude::Owner::current_shared_context() {
         let id = context.next_id();
         if context.is_browser() {
-            let slice = context.read_data(&id).and_then(|text| rdc_core::Dehydrated::from_script_text(&text).ok());
+            let slice =
+                context.read_data(&id).and_then(|text| rdc_controller::Dehydrated::from_script_text(&text).ok());
             if let Some(slice) = slice {
                 controller.hydrate(slice);
             }

@@ -1,6 +1,6 @@
 //! Time, timers and spawning for the controller: the browser's in wasm.
 
-use rdc_core::{Clock, LocalFuture, Spawn, Timers};
+use rdc_controller::{Clock, LocalFuture, Spawn, Timers};
 
 /// `Date.now()`, `setTimeout` and `spawn_local`.
 #[derive(Debug, Clone, Copy, Default)]

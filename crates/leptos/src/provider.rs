@@ -1,7 +1,7 @@
 //! `DataProvider`: one controller (and its store) for the components inside it.
 
 use leptos::prelude::*;
-use rdc_core::Controller;
+use rdc_controller::Controller;
 use send_wrapper::SendWrapper;
 
 use crate::platform::Browser;

@@ -5,7 +5,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use rdc_core::{Controller, Endpoint, ExpiryStatus, TypedEndpoint};
+use rdc_controller::{Controller, Endpoint, ExpiryStatus, TypedEndpoint};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 

@@ -4,6 +4,7 @@
 #![doc = include_str!("../../../README.md")]
 #![deny(missing_docs)]
 
+pub use rdc_controller as controller;
 pub use rdc_core as core;
 pub use rdc_leptos as leptos;
 pub use rdc_rest as rest;
@@ -26,10 +27,8 @@ pub use rdc_core::json;
 /// derives implement, stays out: its `schema()` would make `User::schema()`
 /// ambiguous beside `Entity::schema()`.)
 pub mod prelude {
-    pub use rdc_core::{
-        entry, from_fn, All, Collection, Controller, Entity, ExpiryStatus, FetchError, Pk, Query, Schema, SchemaOf,
-        TypedEndpoint, Union,
-    };
+    pub use rdc_controller::{from_fn, Controller, ExpiryStatus, FetchError, TypedEndpoint};
+    pub use rdc_core::{entry, All, Collection, Entity, Pk, Query, Schema, SchemaOf, Union};
     pub use rdc_leptos::{
         use_cache, use_cancelling, use_controller, use_dle, use_entity, use_keys, use_live, use_loading, use_mutation,
         use_query, use_subscription, use_suspense, use_suspense_optional, DataProvider, EntityKey,

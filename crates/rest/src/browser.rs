@@ -72,7 +72,7 @@ async fn send(request: HttpRequest) -> Result<HttpResponse, String> {
         Ok(response) => response,
         Err(error) => {
             let aborted = matches!(&error, gloo_net::Error::JsError(e) if e.name == "AbortError");
-            let cancelled = request.abort.as_ref().is_some_and(rdc_core::Abort::is_aborted);
+            let cancelled = request.abort.as_ref().is_some_and(rdc_controller::Abort::is_aborted);
             return Err(match (aborted, cancelled, request.timeout_ms) {
                 (true, true, _) => "aborted".to_owned(),
                 (true, false, Some(ms)) => format!("timed out after {ms} ms"),

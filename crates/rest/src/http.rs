@@ -21,7 +21,7 @@ pub struct HttpRequest {
     /// Give up (abort the request) after this many milliseconds.
     pub timeout_ms: Option<u64>,
     /// Cancels the request when it fires.
-    pub abort: Option<rdc_core::Abort>,
+    pub abort: Option<rdc_controller::Abort>,
 }
 
 impl HttpRequest {

@@ -18,7 +18,7 @@ use crate::endpoint::{Body, RestEndpoint};
 /// `resource!` macro does so with the path params checked at compile time.
 ///
 /// ```
-/// use rdc_core::TypedEndpoint;
+/// use rdc_controller::TypedEndpoint;
 /// use rdc_rest::resource;
 /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
 /// #[derive(serde::Serialize)] struct UserId { id: String }

@@ -125,7 +125,7 @@ async fn a_slow_response_past_the_timeout_is_aborted() {
 
 #[wasm_bindgen_test]
 async fn an_aborted_request_is_cancelled_in_the_browser() {
-    let abort = rdc_core::Abort::default();
+    let abort = rdc_controller::Abort::default();
     abort.abort();
     let e = endpoint("GET", "/slow");
     let args = json!({ "ms": 2000 }).as_object().cloned().unwrap();

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::sync::{mpsc, Arc};
 
-use rdc_core::Abort;
+use rdc_controller::Abort;
 use rdc_rest::{HttpClient, HttpRequest, ReqwestClient};
 
 /// A server on a free port answering each connection with `reply` (`None`:

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use rdc_controller::{Controller, FakeTime, FetchError, LocalTasks};
 use rdc_core::json;
-use rdc_core::{Controller, FakeTime, FetchError, LocalTasks};
 use rdc_rest::{block_on, Args, FakeClient, FakeResponse, RestEndpoint, RestError};
 
 /// A `poll_frequency` under a millisecond is 0 ms to the controller: it would

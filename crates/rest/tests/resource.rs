@@ -1,8 +1,9 @@
 //! `resource()` through the controller: writes update lists and detail views.
 #![cfg(not(target_arch = "wasm32"))]
 
+use rdc_controller::{Controller, FakeTime, LocalTasks};
 use rdc_core::json;
-use rdc_core::{Controller, Entity, FakeTime, LocalTasks};
+use rdc_core::Entity;
 use rdc_rest::{resource, FakeClient, FakeResponse, RestError};
 use serde::{Deserialize, Serialize};
 
@@ -75,7 +76,7 @@ fn without_a_client_natively_the_error_says_so() {
     let users = resource::<User>("/users/:id", "UserList").args::<UserId>();
     let err = tasks.block_on(c.fetch(&users.get, id("1"), ())).unwrap_err();
     match err {
-        rdc_core::FetchError::Endpoint(RestError::Transport { message, .. }) => {
+        rdc_controller::FetchError::Endpoint(RestError::Transport { message, .. }) => {
             assert!(message.contains("no HTTP client"))
         }
         other => panic!("{other:?}"),
@@ -97,7 +98,7 @@ fn a_response_that_does_not_read_as_the_result_type_is_a_decode_error_naming_the
     let health = rdc_rest::RestEndpoint::get("/health").args::<()>().body::<()>().returns::<Health>().client(client);
     let err = tasks.block_on(c.fetch(&health, (), ())).unwrap_err();
     match err {
-        rdc_core::FetchError::Endpoint(RestError::Decode { endpoint, message }) => {
+        rdc_controller::FetchError::Endpoint(RestError::Decode { endpoint, message }) => {
             assert_eq!(endpoint, "GET /health");
             assert_eq!(message, "invalid type: string \"yes\", expected a boolean at ok");
         }

@@ -2,7 +2,8 @@
 //! bodies are any `Serialize`, results follow from the schema.
 #![cfg(not(target_arch = "wasm32"))]
 
-use rdc_core::{json, All, Controller, Entity, FakeTime, LocalTasks, SchemaOf, TypedEndpoint};
+use rdc_controller::{Controller, FakeTime, LocalTasks, TypedEndpoint};
+use rdc_core::{json, All, Entity, SchemaOf};
 use rdc_rest::{FakeClient, FakeResponse, RestEndpoint};
 use serde::{Deserialize, Serialize};
 
@@ -119,10 +120,13 @@ fn args_that_are_no_object_are_refused_on_every_path() {
     );
     // The JSON side, as the blanket `TypedEndpoint` of an `Endpoint` calls it.
     let raw: rdc_rest::RestCall = (*RestEndpoint::get("/users")).clone();
-    assert!(rdc_core::Endpoint::key(&raw, &json!("7")).is_err(), "a string is not no params");
-    assert_eq!(rdc_core::Endpoint::key(&raw, &json!(null)).unwrap(), "GET /users");
+    assert!(rdc_controller::Endpoint::key(&raw, &json!("7")).is_err(), "a string is not no params");
+    assert_eq!(rdc_controller::Endpoint::key(&raw, &json!(null)).unwrap(), "GET /users");
     let fetched = tasks.block_on(c.fetch(&raw, json!([1]), None));
-    assert!(matches!(fetched, Err(rdc_core::FetchError::Endpoint(rdc_rest::RestError::Encode { .. }))), "{fetched:?}");
+    assert!(
+        matches!(fetched, Err(rdc_controller::FetchError::Endpoint(rdc_rest::RestError::Encode { .. }))),
+        "{fetched:?}"
+    );
 }
 
 #[test]

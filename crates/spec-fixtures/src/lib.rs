@@ -1,6 +1,8 @@
 //! The entities of the specification (section 2.2), shared by rdc-core's tests, the
 //! whole-stack browser tests and the demo, so all use the same shapes.
 
+pub mod graph;
+
 use chrono::{DateTime, Utc};
 use rdc_core::json::Value;
 use rdc_core::Entity;

@@ -46,6 +46,21 @@ impl<'s> LastTable<'s> {
 }
 
 impl Dep {
+    /// The topic a write must touch to change what this read saw, with the
+    /// fields looked at (see [`ALIVE`](crate::ALIVE)); `None` for [`Dep::Void`].
+    /// A read narrowed to fields is woken by changes to those fields or to the
+    /// row's keys (what [`Dep::unchanged`] compares).
+    pub(crate) fn topic(&self) -> Option<crate::RowWith> {
+        Some(match *self {
+            Dep::Entity { key, index, ref seen, read, .. } => {
+                ((key, index), if seen.is_some() { read | crate::LAYOUT } else { u64::MAX })
+            }
+            Dep::Alive { key, index, .. } => ((key, index | crate::ALIVE), u64::MAX),
+            Dep::Table { key, .. } => ((key, crate::TABLE), u64::MAX),
+            Dep::Void => return None,
+        })
+    }
+
     /// Whether what the read saw is still so; brings a field-level dependency
     /// up to date when the row changed only in fields the read did not look at.
     pub(crate) fn unchanged<'s>(&mut self, state: &'s State, last: &mut LastTable<'s>) -> bool {

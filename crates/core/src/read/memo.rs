@@ -68,16 +68,35 @@ impl MemoCache {
         self.entries.clear();
     }
 
-    /// What the memoized read of `key` into the type `type_id` depended on
-    /// (also when it found nothing or failed).
-    pub(crate) fn deps(&self, type_id: TypeId, key: &str) -> &[Dep] {
-        self.entries.get(&type_id).and_then(|by_key| by_key.get(key)).map_or(&[], |entry| &entry.deps)
+    /// The topics (see [`ALIVE`](crate::ALIVE)) of what the memoized read of
+    /// `key` into the type `type_id` depended on (also when it found nothing
+    /// or failed), with the fields it looked at: a write that touches none of
+    /// them leaves that read as it was.
+    ///
+    /// ```
+    /// # use rdc_core::{Entity, MemoCache, State, WriteMeta};
+    /// #[derive(Debug, serde::Deserialize, Entity)]
+    /// struct User { id: String, name: String }
+    /// let mut state = State::default();
+    /// state.write_entities(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"}), &rdc_core::json!(null), WriteMeta::at(0, 1000))?;
+    /// let mut memo = MemoCache::default();
+    /// memo.entity::<User>(&state, "1")?;
+    /// let topics: Vec<_> = memo.topics(std::any::TypeId::of::<User>(), "1").collect();
+    /// // Row 0 of table "User", and only that table.
+    /// assert!(topics.iter().any(|&(row, _)| row == ("User", 0)));
+    /// assert!(topics.iter().all(|&((table, _), _)| table == "User"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn topics(&self, type_id: TypeId, key: &str) -> impl Iterator<Item = crate::RowWith> + '_ {
+        let deps: &[Dep] =
+            self.entries.get(&type_id).and_then(|by_key| by_key.get(key)).map_or(&[], |entry| &entry.deps);
+        deps.iter().filter_map(Dep::topic)
     }
 
     /// After rows were shown that the store may no longer have at their index
     /// (optimistic layers): memoized reads compare row versions only, never row
     /// contents, and liveness dependencies (which name no version) are void.
-    pub(crate) fn forget_fields(&mut self) {
+    pub fn forget_fields(&mut self) {
         for entry in self.entries.values_mut().flat_map(FastMap::values_mut) {
             for dep in &mut entry.deps {
                 match dep {

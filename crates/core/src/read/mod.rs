@@ -13,7 +13,6 @@ mod prior;
 mod query;
 mod top;
 
-pub(crate) use deps::Dep;
 pub use generated::{ReadFn, ReadListFn};
 pub use memo::MemoCache;
 pub use pk::Pk;

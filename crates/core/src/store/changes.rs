@@ -61,8 +61,16 @@ pub fn fields_changed(old: Option<&crate::Object>, new: Option<&crate::Object>) 
     mask
 }
 
-/// A row by its table's key and its index, with a number beside it.
-pub(crate) type RowWith = ((&'static str, usize), u64);
+/// A row by its table's key and its index, with a number beside it (the
+/// fields read or changed, as a [`fields_changed`] mask, or an ordinal).
+pub type RowWith = ((&'static str, usize), u64);
+
+/// A liveness topic's index: its row's index with this bit set. Topics are
+/// what readers depend on and writes change: a row's fields at the row's
+/// index, whether it is live at `index | ALIVE`, and a whole table at [`TABLE`].
+pub const ALIVE: usize = 1 << (usize::BITS - 1);
+/// A whole table's topic index (see [`ALIVE`]).
+pub const TABLE: usize = usize::MAX;
 
 /// Sorts rows by the address of their table key, then index, then the number
 /// beside them (one sort for every such list in rdc: one copy in the binary).
@@ -70,7 +78,7 @@ pub(crate) type RowWith = ((&'static str, usize), u64);
 /// [`merge_runs`](crate::sort::merge_runs) merges in about linear time.
 /// Repeats of a row keep their order when the numbers do (an undo's entries
 /// number their places).
-pub(crate) fn sort_rows(rows: &mut [RowWith]) {
+pub fn sort_rows(rows: &mut [RowWith]) {
     let key = |&((key, index), n): &RowWith| (key.as_ptr() as usize, index, n, key);
     if rows.len() <= 16 {
         // A few rows: an insertion sort in place (no copies to allocate).
@@ -119,6 +127,12 @@ impl super::State {
         }
     }
 
+    /// Whether changes are logged that [`State::take_changes`] has not taken.
+    pub fn has_changes(&self) -> bool {
+        self.changes.as_ref().is_some_and(|log| !log.is_empty())
+    }
+
+    /// Adds to the change log, when tracking.
     pub(crate) fn log(&mut self, f: impl FnOnce(&mut Changes)) {
         if let Some(log) = self.changes.as_mut() {
             f(log);

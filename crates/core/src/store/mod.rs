@@ -2,14 +2,16 @@
 
 mod changes;
 mod collection_ops;
+mod page;
+mod reach;
 mod state;
 mod undo;
 mod undo_log;
 mod write;
 
-pub use changes::{fields_changed, Changes, LAYOUT};
-pub(crate) use changes::{sort_rows, RowWith};
+pub use changes::{fields_changed, sort_rows, Changes, RowWith, ALIVE, LAYOUT, TABLE};
+pub use reach::Swept;
 pub use state::{
     EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta,
 };
-pub(crate) use undo::TakenRow;
+pub use undo::TakenBack;

@@ -8,8 +8,18 @@ use super::changes::{fields_changed, has_row, sort_rows, RowWith};
 use super::state::{State, StoredEntity};
 use super::undo_log::{Step, UndoLog};
 
+/// The rows [`State::take_back_layers`] restored, as readers saw them, for
+/// [`State::keep_unchanged`] once the layers are written again.
+#[derive(Debug)]
+pub struct TakenBack {
+    rows: Vec<TakenRow>,
+    /// How many row and liveness changes were logged before the take-back.
+    since: (usize, usize),
+}
+
 /// A row [`State::take_back`] restored, as it was before.
-pub(crate) struct TakenRow {
+#[derive(Debug)]
+struct TakenRow {
     table: &'static str,
     index: usize,
     pk: crate::json::Text,
@@ -52,9 +62,34 @@ impl State {
         taken.iter().any(|row| row.appended)
     }
 
-    /// [`State::undo`], returning each row it restored as it was before (what
-    /// readers saw), for [`State::keep_unchanged`].
-    pub(crate) fn take_back(&mut self) -> Vec<TakenRow> {
+    /// [`State::undo`] of what optimistic layers wrote, keeping each row it
+    /// restored as readers saw it, for [`State::keep_unchanged`] once the
+    /// layers are written again (and recorded anew).
+    ///
+    /// ```
+    /// # use rdc_core::{State, WriteMeta};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// # use rdc_core::Entity;
+    /// let mut state = State::default();
+    /// state.record_undo();
+    /// let layer = rdc_core::json!({"id": "1", "name": "Ada"});
+    /// state.write_entities(&User::schema(), layer.clone(), &rdc_core::json::Value::Null, WriteMeta::at(0, 1000))?;
+    /// let taken = state.take_back_layers();
+    /// assert!(state.entity("User", "1").is_none());
+    /// state.record_undo();
+    /// state.write_entities(&User::schema(), layer, &rdc_core::json::Value::Null, WriteMeta::at(0, 1000))?;
+    /// // Written again as it was, at the same index: no index moved.
+    /// assert!(!state.keep_unchanged(taken));
+    /// assert!(state.entity("User", "1").is_some());
+    /// # Ok::<(), rdc_core::NormalizeError>(())
+    /// ```
+    pub fn take_back_layers(&mut self) -> TakenBack {
+        let since = self.changes.as_ref().map_or((0, 0), |log| (log.rows.len(), log.alive.len()));
+        TakenBack { rows: self.take_back(), since }
+    }
+
+    /// [`State::undo`], returning each row it restored as it was before.
+    fn take_back(&mut self) -> Vec<TakenRow> {
         let Some(log) = self.undo.take() else { return Vec::new() };
         if log.steps.is_empty() {
             return Vec::new();
@@ -130,13 +165,14 @@ impl State {
         first_per_row(taken)
     }
 
-    /// After rows taken back (`taken`) were written again: each row that reads
+    /// After the rows of `taken` were written again: each row that reads
     /// as it did before, at the same index, gets its object and version back
     /// (so memoized reads stay identical), and the changes logged for it since
-    /// the log held `since` entries are dropped (no reader could see one).
+    /// they were taken back are dropped (no reader could see one).
     /// Returns whether some index a taken row had now holds another row or none
     /// (memoized reads must then stop trusting field comparisons).
-    pub(crate) fn keep_unchanged(&mut self, taken: Vec<TakenRow>, since: (usize, usize)) -> bool {
+    pub fn keep_unchanged(&mut self, taken: TakenBack) -> bool {
+        let TakenBack { rows: taken, since } = taken;
         let mut moved = false;
         let mut same: Vec<RowWith> = Vec::new();
         for t in taken {
@@ -169,11 +205,6 @@ impl State {
             }
         }
         moved
-    }
-
-    /// How many row and liveness changes are logged (for [`State::keep_unchanged`]).
-    pub(crate) fn logged_rows(&self) -> (usize, usize) {
-        self.changes.as_ref().map_or((0, 0), |log| (log.rows.len(), log.alive.len()))
     }
 
     /// Notes, when recording, that row `index` of `table` is about to be

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use rdc_core::{Endpoint, Entity, FetchError, Pk, SchemaOf};
+use rdc_controller::{Endpoint, FetchError};
+use rdc_core::{Entity, Pk, SchemaOf};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
@@ -237,7 +238,7 @@ fn same_arc<T>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {
 /// set only when the `Arc` changed; also returns a refresh for other triggers
 /// (which records the reads again). Unlistens on cleanup.
 fn follow<T: Send + Sync + 'static>(
-    controller: &rdc_core::Controller,
+    controller: &rdc_controller::Controller,
     read: impl Fn() -> Option<Arc<T>> + 'static,
 ) -> (ArcRwSignal<Option<Arc<T>>>, std::rc::Rc<dyn Fn()>) {
     let state = ArcRwSignal::new(None);

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use rdc_core::{FetchError, TypedEndpoint};
+use rdc_controller::{FetchError, TypedEndpoint};
 
 use crate::provider::use_controller;
 

@@ -5,7 +5,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use rdc_core::{Abort, Controller, Endpoint, ExpiryStatus, FetchError, LocalFuture, TypedEndpoint};
+use rdc_controller::{Abort, Controller, Endpoint, ExpiryStatus, FetchError, LocalFuture, TypedEndpoint};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 

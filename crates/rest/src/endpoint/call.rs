@@ -120,7 +120,7 @@ impl RestCall {
         client: Arc<dyn HttpClient>,
         args: &Args,
         body: Option<Value>,
-        abort: Option<rdc_core::Abort>,
+        abort: Option<rdc_controller::Abort>,
     ) -> LocalBoxFuture<'static, Result<Body, RestError>> {
         let endpoint = self.clone();
         let args = args.clone();
@@ -189,7 +189,7 @@ impl RestCall {
     }
 }
 
-impl rdc_core::Endpoint for RestCall {
+impl rdc_controller::Endpoint for RestCall {
     type Output = Body;
     type Error = RestError;
 
@@ -201,9 +201,9 @@ impl rdc_core::Endpoint for RestCall {
         self.options.schema.clone()
     }
 
-    fn policy(&self) -> rdc_core::Policy {
+    fn policy(&self) -> rdc_controller::Policy {
         let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-        rdc_core::Policy {
+        rdc_controller::Policy {
             data_expiry_ms: ms(self.options.data_expiry),
             error_expiry_ms: ms(self.options.error_expiry),
             poll_ms: self.options.poll_frequency.map(ms),
@@ -215,7 +215,7 @@ impl rdc_core::Endpoint for RestCall {
                 .options
                 .timeout
                 .map(|t| ms(t).saturating_add(1_000))
-                .or(rdc_core::Policy::default().timeout_ms),
+                .or(rdc_controller::Policy::default().timeout_ms),
         }
     }
 
@@ -223,16 +223,16 @@ impl rdc_core::Endpoint for RestCall {
         self.options.error_policy.is_soft(error)
     }
 
-    fn fetch(&self, args: &Value, body: Option<Value>) -> rdc_core::LocalFuture<Result<Body, RestError>> {
-        self.fetch_in(args, body, &rdc_core::FetchContext::default())
+    fn fetch(&self, args: &Value, body: Option<Value>) -> rdc_controller::LocalFuture<Result<Body, RestError>> {
+        self.fetch_in(args, body, &rdc_controller::FetchContext::default())
     }
 
     fn fetch_in(
         &self,
         args: &Value,
         body: Option<Value>,
-        context: &rdc_core::FetchContext,
-    ) -> rdc_core::LocalFuture<Result<Body, RestError>> {
+        context: &rdc_controller::FetchContext,
+    ) -> rdc_controller::LocalFuture<Result<Body, RestError>> {
         let params = match self.params(args) {
             Ok(params) => params,
             Err(error) => return Box::pin(async move { Err(error) }),
@@ -278,7 +278,8 @@ struct ControllerClient(Arc<dyn HttpClient>);
 /// endpoint's own [`RestEndpoint::client`] still wins.
 ///
 /// ```
-/// use rdc_core::{json, Controller, FakeTime, LocalTasks};
+/// use rdc_core::json;
+/// use rdc_controller::{Controller, FakeTime, LocalTasks};
 /// use rdc_rest::{provide_client, FakeClient, FakeResponse, RestEndpoint};
 /// let time = FakeTime::default();
 /// let tasks = LocalTasks::default();
@@ -289,7 +290,7 @@ struct ControllerClient(Arc<dyn HttpClient>);
 /// let me = RestEndpoint::get("/api/me").args::<()>();
 /// assert_eq!(tasks.block_on(controller.fetch(&me, (), None)).unwrap()["name"], "Ann");
 /// ```
-pub fn provide_client(controller: &rdc_core::Controller, client: impl HttpClient + 'static) {
+pub fn provide_client(controller: &rdc_controller::Controller, client: impl HttpClient + 'static) {
     controller.provide(ControllerClient(Arc::new(client)));
 }
 

@@ -90,7 +90,7 @@ pub struct RestEndpoint<A = Value, B = Option<Value>, R = Value> {
 }
 
 /// The JSON side of a [`RestEndpoint`]: its options and pipeline, what the
-/// controller fetches with (its [`Endpoint`](rdc_core::Endpoint)).
+/// controller fetches with (its [`Endpoint`](rdc_controller::Endpoint)).
 ///
 /// ```
 /// let endpoint = rdc_rest::RestEndpoint::get("/users/:id").url_prefix("/api");

@@ -66,7 +66,7 @@ impl std::fmt::Debug for RestCall {
     }
 }
 
-impl<A, B, R> rdc_core::TypedEndpoint for RestEndpoint<A, B, R>
+impl<A, B, R> rdc_controller::TypedEndpoint for RestEndpoint<A, B, R>
 where
     A: 'static,
     B: Serialize + 'static,
@@ -206,7 +206,7 @@ impl<A, B, R> RestEndpoint<A, B, R> {
     /// #[derive(serde::Serialize)]
     /// struct Search { id: String, page: Option<u32> }
     /// let ep = rdc_rest::RestEndpoint::get("/users/:id/posts").args::<Search>();
-    /// let args = rdc_core::TypedEndpoint::encode_args(&ep, &Search { id: "7".into(), page: Some(2) }).unwrap();
+    /// let args = rdc_controller::TypedEndpoint::encode_args(&ep, &Search { id: "7".into(), page: Some(2) }).unwrap();
     /// assert_eq!(ep.key(args.as_object().unwrap()).unwrap(), "GET /users/7/posts?page=2");
     /// ```
     pub fn args<T: Serialize + 'static>(&self) -> RestEndpoint<T, B, R> {
@@ -264,7 +264,7 @@ impl<A, B, R> RestEndpoint<A, B, R> {
     ///
     /// ```
     /// let by_id = rdc_rest::RestEndpoint::get("/users/:id").args_with(|id: &u64| Ok(rdc_core::json!({ "id": id })));
-    /// let args = rdc_core::TypedEndpoint::encode_args(&by_id, &7).unwrap();
+    /// let args = rdc_controller::TypedEndpoint::encode_args(&by_id, &7).unwrap();
     /// assert_eq!(by_id.key(args.as_object().unwrap()).unwrap(), "GET /users/7");
     /// ```
     pub fn args_with<T: 'static>(

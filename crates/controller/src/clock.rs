@@ -1,0 +1,113 @@
+//! Time and timers, injected so that core never reads a clock: the browser
+//! binding passes `Date.now()` and `setTimeout`; tests pass fakes they advance.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Current time in milliseconds since the Unix epoch.
+pub trait Clock {
+    /// Now.
+    fn now(&self) -> u64;
+}
+
+/// One-shot timers.
+pub trait Timers {
+    /// Calls `callback` after `delay_ms`; returns a handle for [`Timers::cancel`].
+    fn set_timeout(&self, delay_ms: u64, callback: Box<dyn FnOnce()>) -> u64;
+    /// Cancels a pending timer (no-op when it already ran).
+    fn cancel(&self, handle: u64);
+}
+
+/// A clock and timers that move only when told: deterministic tests.
+///
+/// ```
+/// use rdc_controller::{Clock, FakeTime, Timers};
+/// use std::{cell::Cell, rc::Rc};
+/// let time = FakeTime::default();
+/// let fired = Rc::new(Cell::new(0));
+/// let f = fired.clone();
+/// time.set_timeout(100, Box::new(move || f.set(f.get() + 1)));
+/// time.advance(99);
+/// assert_eq!(fired.get(), 0);
+/// time.advance(1);
+/// assert_eq!((fired.get(), time.now()), (1, 100));
+/// ```
+#[derive(Clone, Default)]
+pub struct FakeTime {
+    inner: Rc<RefCell<FakeInner>>,
+}
+
+#[derive(Default)]
+struct FakeInner {
+    now: u64,
+    next_handle: u64,
+    pending: Vec<(u64, u64, Box<dyn FnOnce()>)>,
+}
+
+impl std::fmt::Debug for FakeTime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let inner = self.inner.borrow();
+        f.debug_struct("FakeTime").field("now", &inner.now).field("pending", &inner.pending.len()).finish()
+    }
+}
+
+impl FakeTime {
+    /// Moves time forward by `ms`, running due timers in order (timers they set
+    /// run too when due).
+    pub fn advance(&self, ms: u64) {
+        let target = self.inner.borrow().now + ms;
+        loop {
+            let due = {
+                let mut inner = self.inner.borrow_mut();
+                let next = inner
+                    .pending
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| t.0 <= target)
+                    .min_by_key(|(_, t)| (t.0, t.1))
+                    .map(|(i, _)| i);
+                match next {
+                    Some(i) => {
+                        let (at, _, callback) = inner.pending.remove(i);
+                        inner.now = inner.now.max(at);
+                        Some(callback)
+                    }
+                    None => {
+                        inner.now = target;
+                        None
+                    }
+                }
+            };
+            match due {
+                Some(callback) => callback(),
+                None => break,
+            }
+        }
+    }
+
+    /// Timers not yet run.
+    pub fn pending(&self) -> usize {
+        self.inner.borrow().pending.len()
+    }
+}
+
+impl Clock for FakeTime {
+    fn now(&self) -> u64 {
+        self.inner.borrow().now
+    }
+}
+
+impl Timers for FakeTime {
+    fn set_timeout(&self, delay_ms: u64, callback: Box<dyn FnOnce()>) -> u64 {
+        let mut inner = self.inner.borrow_mut();
+        inner.next_handle += 1;
+        let handle = inner.next_handle;
+        let at = inner.now + delay_ms;
+        inner.pending.push((at, handle, callback));
+        handle
+    }
+
+    fn cancel(&self, handle: u64) {
+        self.inner.borrow_mut().pending.retain(|t| t.1 != handle);
+    }
+}

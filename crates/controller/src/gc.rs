@@ -1,0 +1,82 @@
+//! Garbage collection: results no mounted reader uses and that are past expiry
+//! are dropped, then entities no remaining result reaches and that are expired.
+
+use super::keys;
+use super::Controller;
+
+impl Controller {
+    /// Marks `key` as used by a mounted reader (GC keeps it).
+    pub fn retain(&self, key: &str) {
+        keys::entry(&mut self.inner.keys.borrow_mut(), key).retained += 1;
+    }
+
+    /// Releases one [`Controller::retain`].
+    pub fn release(&self, key: &str) {
+        let mut keys = self.inner.keys.borrow_mut();
+        if let Some(state) = keys.get_mut(key) {
+            state.retained = state.retained.saturating_sub(1);
+            keys::tidy(&mut keys, key);
+        }
+    }
+
+    /// Number of keys retained by readers (for leak checks).
+    pub fn retained_count(&self) -> usize {
+        keys::count(&self.inner.keys.borrow(), |k| k.retained > 0)
+    }
+
+    /// Number of endpoint keys the controller keeps any state for (for leak checks).
+    ///
+    /// ```
+    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// controller.retain("GET /users");
+    /// assert_eq!(controller.key_count(), 1);
+    /// controller.release("GET /users");
+    /// assert_eq!(controller.key_count(), 0);
+    /// ```
+    pub fn key_count(&self) -> usize {
+        self.inner.keys.borrow().len()
+    }
+
+    /// Drops unused, expired results and the expired entities nothing reaches.
+    /// Returns how many results and entities were removed.
+    pub fn sweep(&self) -> (usize, usize) {
+        let now = self.now();
+        let keys = self.inner.keys.borrow();
+        let in_use = |key: &str| keys.get(key).is_some_and(|k| k.retained > 0 || k.inflight.is_some());
+        let swept = self.write_base(|base| base.sweep(now, in_use, |key| keys::schema_of(&keys, key)));
+        drop(keys);
+        let (drop_keys, removed) = (swept.results, swept.entities);
+        // Typed copies of errors the store no longer has (expired or replaced) go too.
+        let base = self.inner.base.borrow();
+        let mut keys = self.inner.keys.borrow_mut();
+        keys.retain(|key, state| {
+            if state.typed_error.is_some() && base.error(key).is_none() {
+                state.typed_error = None;
+            }
+            if state.unreadable.is_some() && base.result(key).is_none() {
+                state.unreadable = None;
+            }
+            !state.is_empty()
+        });
+        drop((base, keys));
+        if removed > 0 || !drop_keys.is_empty() {
+            let mut keys = self.inner.keys.borrow_mut();
+            for key in &drop_keys {
+                if let Some(state) = keys.get_mut(key) {
+                    state.schema = None;
+                    keys::tidy(&mut keys, key);
+                }
+            }
+            drop(keys);
+            // Row indices moved: memoized dependencies are void.
+            self.inner.memo.borrow_mut().clear();
+            self.changed();
+        } else if self.inner.base.borrow().has_changes() {
+            // Nothing went, but optimistic layers were taken back and put on again.
+            self.changed();
+        }
+        (drop_keys.len(), removed)
+    }
+}

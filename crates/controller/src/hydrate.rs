@@ -1,0 +1,142 @@
+//! `dehydrate` / `hydrate`: the store a server rendered a page with, sent inside
+//! the page and taken up by the browser's controller, its times re-based onto
+//! the browser's clock.
+
+use serde::{Deserialize, Serialize};
+
+use super::Controller;
+use rdc_core::Millis;
+use rdc_core::State;
+
+/// A controller's store as it travels with a page: its data, the errors of
+/// reads that got no data (the page showed them; the browser shows the same
+/// text until they expire), and when it was taken, so its times can be read
+/// against another clock.
+///
+/// ```
+/// use rdc_core::{json, Entity};
+/// use rdc_controller::{Controller, FakeTime, LocalTasks};
+/// #[derive(Debug, Clone, serde::Deserialize, Entity)]
+/// struct User { id: String, name: String }
+///
+/// let server_time = FakeTime::default();
+/// server_time.advance(1_000_000);
+/// let server = Controller::new(server_time.clone(), server_time, LocalTasks::default());
+/// server.set(&User::schema(), json!({ "id": "1", "name": "</script>" }))?;
+/// let page = server.dehydrate().to_script_text();      // goes inside <script type="application/json">
+/// assert!(!page.contains("</script>"));
+///
+/// let browser_time = FakeTime::default();              // another clock
+/// let browser = Controller::new(browser_time.clone(), browser_time, LocalTasks::default());
+/// browser.hydrate(rdc_controller::Dehydrated::from_script_text(&page)?);
+/// assert_eq!(browser.entity::<User>("1")?.unwrap().name, "</script>");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Dehydrated {
+    /// The clock of the controller it was taken from, when it was taken.
+    taken_at: Millis,
+    state: State,
+}
+
+impl Dehydrated {
+    /// JSON that can sit inside an HTML `<script>` element: `<`, `>`, `&` and
+    /// the line and paragraph separators are written as `\u` escapes (they can
+    /// only occur inside JSON strings), so no value can close the element,
+    /// open a comment or end a JavaScript line.
+    pub fn to_script_text(&self) -> String {
+        let json = serde_json::to_string(self).unwrap_or_default();
+        let mut safe = String::with_capacity(json.len());
+        for c in json.chars() {
+            match c {
+                '<' => safe.push_str("\\u003c"),
+                '>' => safe.push_str("\\u003e"),
+                '&' => safe.push_str("\\u0026"),
+                '\u{2028}' => safe.push_str("\\u2028"),
+                '\u{2029}' => safe.push_str("\\u2029"),
+                c => safe.push(c),
+            }
+        }
+        safe
+    }
+
+    /// How many entities it holds.
+    ///
+    /// ```
+    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// # let time = FakeTime::default();
+    /// let empty = Controller::new(time.clone(), time, LocalTasks::default()).dehydrate();
+    /// assert_eq!((empty.entity_count(), empty.result_count()), (0, 0));
+    /// ```
+    pub fn entity_count(&self) -> usize {
+        self.state.tables().values().map(|t| t.rows.len()).sum()
+    }
+
+    /// How many endpoint results it holds.
+    pub fn result_count(&self) -> usize {
+        self.state.result_keys().count()
+    }
+
+    /// Reads text made by [`Dehydrated::to_script_text`].
+    ///
+    /// # Errors
+    /// When the text is not a dehydrated store.
+    pub fn from_script_text(text: &str) -> Result<Dehydrated, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+}
+
+impl Controller {
+    /// The store as it stands (no optimistic layer), to send with a
+    /// server-rendered page: on the server each request has its own controller,
+    /// so this is what that page read.
+    pub fn dehydrate(&self) -> Dehydrated {
+        Dehydrated { taken_at: self.now(), state: self.inner.base.borrow().page_copy() }
+    }
+
+    /// The results at `keys` and the entities they reach: what one read of a
+    /// server-rendered page needs to read the same in the browser. Each read's
+    /// slice stands alone, so the browser can take them up in any order.
+    ///
+    /// ```
+    /// use rdc_core::{json, Entity};
+    /// use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// #[derive(Debug, Clone, serde::Deserialize, Entity)]
+    /// struct User { id: String, name: String }
+    ///
+    /// let time = FakeTime::default();
+    /// let server = Controller::new(time.clone(), time, LocalTasks::default());
+    /// server.set(&User::schema(), json!({ "id": "1", "name": "Ann" }))?;
+    /// server.set(&User::schema(), json!({ "id": "2", "name": "Bo" }))?;
+    /// // No read has a result yet: a slice of no key carries nothing, the whole store both users.
+    /// assert_eq!(server.dehydrate_keys([]).entity_count(), 0);
+    /// assert_eq!(server.dehydrate().entity_count(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn dehydrate_keys<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> Dehydrated {
+        let index = self.inner.keys.borrow();
+        let state = self.inner.base.borrow().slice(keys, |key| super::keys::schema_of(&index, key));
+        Dehydrated { taken_at: self.now(), state }
+    }
+
+    /// Takes up a store dehydrated elsewhere: its times are moved by the
+    /// difference between this clock and the one it was taken with, so data
+    /// fresh for another minute there is fresh for another minute here, and
+    /// data already stale is fetched again on its next read. Newer data wins,
+    /// by the order writes use (fetch time, then sequence): a row or result this
+    /// store holds already is kept unless the page's was fetched after it, and
+    /// then the page's replaces it whole (it is the server's merged row, so no
+    /// field merge or entity hook runs again). So slices of one page taken at
+    /// different moments can be taken up in any order.
+    /// An error comes as its text: [`Controller::typed_error`] gives it as
+    /// `FetchError::Carried` until it expires.
+    pub fn hydrate(&self, dehydrated: Dehydrated) {
+        let (from, to) = (dehydrated.taken_at, self.now());
+        let shift = |at: Millis| if to >= from { at.saturating_add(to - from) } else { at.saturating_sub(from - to) };
+        let taken = self.write_base(|base| base.take_up(dehydrated.state, shift));
+        // Their schemas come with their first reads.
+        self.inner.schemas_unknown.set(self.inner.schemas_unknown.get() + taken);
+        self.inner.memo.borrow_mut().clear();
+        self.changed();
+    }
+}

@@ -1,0 +1,260 @@
+//! The controller: fetches through endpoints into the store, deduplicates
+//! identical reads, tracks expiry and errors, polls, shows optimistic updates and
+//! collects garbage. Framework free: time, timers and spawning are injected.
+
+mod abort;
+mod clock;
+mod deadline;
+mod endpoint;
+mod expiry;
+mod fetch;
+mod from_fn;
+mod gc;
+mod hydrate;
+mod keys;
+mod listeners;
+mod notify;
+mod order;
+mod poll;
+mod reads;
+mod services;
+mod shared;
+mod spawn;
+mod topics;
+mod writes;
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use rdc_core::json::Value;
+use serde::de::DeserializeOwned;
+
+pub use abort::Abort;
+pub use clock::{Clock, FakeTime, Timers};
+pub use endpoint::{Endpoint, LocalFuture, Policy, TypedEndpoint};
+pub use expiry::{expiry_status, ExpiryStatus};
+pub use from_fn::{from_fn, FnCall, FnEndpoint, FnError};
+pub use hydrate::Dehydrated;
+pub use poll::Subscription;
+pub use services::FetchContext;
+pub use spawn::{LocalTasks, Spawn};
+
+use listeners::Listeners;
+use rdc_core::MemoCache;
+use rdc_core::Schema;
+use rdc_core::{ErrorEntry, State, WriteMeta};
+use rdc_core::{NormalizeError, ReadError};
+use shared::{Shared, Wait};
+use topics::Topics;
+
+/// Why a controller fetch failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FetchError<E> {
+    /// The endpoint failed (bad args, HTTP error, parse error...).
+    Endpoint(E),
+    /// The response did not normalize; the store is unchanged.
+    Normalize(NormalizeError),
+    /// The store was reset while the request was in flight; its result was dropped.
+    Reset,
+    /// The request was cancelled (e.g. newer args replaced it); nothing was stored.
+    Aborted,
+    /// No answer came within the endpoint's `Policy::timeout_ms`; nothing was stored.
+    Timeout {
+        /// The limit that passed, in milliseconds.
+        ms: u64,
+    },
+    /// What is stored under `key` does not read as the reader's type (a refetch
+    /// read the same): the data is kept, the reader shows this error.
+    Read {
+        /// The endpoint key (method and URL for REST).
+        key: String,
+        /// What failed, with the path inside the data.
+        message: String,
+    },
+    /// The error a server met rendering this page, carried with it as text
+    /// (the typed error stayed on the server); it counts until its expiry,
+    /// then a read asks again.
+    Carried {
+        /// The endpoint key.
+        key: String,
+        /// The error's text, as the server showed it.
+        message: String,
+    },
+}
+
+impl<E: std::fmt::Display> std::fmt::Display for FetchError<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FetchError::Endpoint(e) => e.fmt(f),
+            FetchError::Normalize(e) => e.fmt(f),
+            FetchError::Reset => f.write_str("the store was reset while this request was in flight"),
+            FetchError::Aborted => f.write_str("the request was cancelled"),
+            FetchError::Timeout { ms } => write!(f, "no answer within {ms} ms"),
+            FetchError::Read { key, message } => {
+                write!(f, "{key}: the stored data does not read as the result type: {message}")
+            }
+            FetchError::Carried { message, .. } => f.write_str(message),
+        }
+    }
+}
+
+impl<E: std::fmt::Debug + std::fmt::Display> std::error::Error for FetchError<E> {}
+
+/// A typed read of an endpoint's data, with its status and current error.
+#[derive(Debug, Clone)]
+pub struct Read<T> {
+    /// The data, if any is stored (it may be stale).
+    pub data: Option<Arc<T>>,
+    /// Whether to show it, show it and refetch, or fetch first.
+    pub status: ExpiryStatus,
+    /// The last error, while it counts.
+    pub error: Option<ErrorEntry>,
+}
+
+/// An optimistic layer: a mutation's expected result shown until it answers.
+struct Layer {
+    id: u64,
+    key: String,
+    schema: Option<Schema>,
+    value: Value,
+    args: Value,
+    /// When the mutation was sent: the layer's writes count from then.
+    sent: order::Stamp,
+}
+
+struct Inner {
+    /// The store readers see: the fetched data with the optimistic layers
+    /// written over it (and recorded, so they can be taken back; see `write_base`).
+    base: RefCell<State>,
+    layers: RefCell<Vec<Layer>>,
+    memo: RefCell<MemoCache>,
+    clock: Rc<dyn Clock>,
+    timers: Rc<dyn Timers>,
+    spawner: Rc<dyn Spawn>,
+    epoch: Cell<u64>,
+    next_id: Cell<u64>,
+    listeners: RefCell<Listeners>,
+    /// What the tracked listener running now has read so far.
+    tracking: RefCell<Option<Topics>>,
+    /// Listeners woken and not yet run, in order: one that panics leaves the
+    /// rest here, and the next change runs them first.
+    waking: RefCell<std::collections::VecDeque<u64>>,
+    /// When each answer counts as fetched (`order.rs`).
+    order: order::Order,
+    /// Per endpoint key: request in flight, retainers, schema, poll, typed error.
+    keys: RefCell<keys::Keys>,
+    /// Hydrated results whose schema no reader has named yet (the garbage
+    /// collector needs it to see which entities they reach).
+    schemas_unknown: Cell<usize>,
+    /// What the app gave this controller's endpoints (`services.rs`).
+    services: RefCell<Rc<services::Services>>,
+}
+
+/// The data layer's one entry point. Cheap to clone (all clones share the store).
+///
+/// ```
+/// use rdc_core::Schema;
+/// use rdc_controller::{Controller, Endpoint, FakeTime, LocalTasks, LocalFuture, Policy, Spawn};
+/// use rdc_core::json;
+/// use rdc_core::json::Value;
+///
+/// #[derive(Clone)]
+/// struct Hello;
+/// impl Endpoint for Hello {
+///     type Output = Value;
+///     type Error = String;
+///     fn key(&self, _: &Value) -> Result<String, String> { Ok("GET /hello".into()) }
+///     fn schema(&self) -> Option<Schema> { None }
+///     fn policy(&self) -> Policy { Policy::default() }
+///     fn is_soft(&self, _: &String) -> bool { false }
+///     fn fetch(&self, _: &Value, _: Option<Value>) -> LocalFuture<Result<Value, String>> { Box::pin(async { Ok(json!({"hi": 1})) }) }
+///     fn storable(v: &Value) -> Option<Value> { Some(v.clone()) }
+/// }
+///
+/// let time = FakeTime::default();
+/// let tasks = LocalTasks::default();
+/// let controller = Controller::new(time.clone(), time.clone(), tasks.clone());
+/// let c = controller.clone();
+/// tasks.spawn(Box::pin(async move { c.fetch(&Hello, json!(null), None).await.unwrap(); }));
+/// tasks.run();
+/// let read = controller.read::<_, Value>(&Hello, &json!(null)).unwrap();
+/// assert_eq!(read.data.unwrap()["hi"], 1);
+/// ```
+#[derive(Clone)]
+pub struct Controller {
+    inner: Rc<Inner>,
+}
+
+impl std::fmt::Debug for Controller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Controller")
+            .field("entities", &self.inner.base.borrow().entity_count())
+            .field("inflight", &keys::count(&self.inner.keys.borrow(), |k| k.inflight.is_some()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Controller {
+    /// A controller with an empty store.
+    pub fn new(
+        clock: impl Clock + 'static,
+        timers: impl Timers + 'static,
+        spawner: impl Spawn + 'static,
+    ) -> Controller {
+        Controller {
+            inner: Rc::new(Inner {
+                base: RefCell::new(tracked_state()),
+                layers: RefCell::default(),
+                memo: RefCell::default(),
+                clock: Rc::new(clock),
+                timers: Rc::new(timers),
+                spawner: Rc::new(spawner),
+                epoch: Cell::new(0),
+                next_id: Cell::new(0),
+                listeners: RefCell::default(),
+                tracking: RefCell::default(),
+                waking: RefCell::default(),
+                order: order::Order::default(),
+                keys: RefCell::default(),
+                schemas_unknown: Cell::new(0),
+                services: RefCell::default(),
+            }),
+        }
+    }
+
+    /// Milliseconds now, from the injected clock.
+    pub fn now(&self) -> u64 {
+        self.inner.clock.now()
+    }
+
+    /// The meta of a write made now, fresh for `expiry_ms`, after every answer so far.
+    fn direct_write_meta(&self, expiry_ms: u64) -> WriteMeta {
+        let stamp = self.inner.order.now(self.now());
+        WriteMeta { seq: stamp.seq, ..WriteMeta::at(stamp.at, expiry_ms) }
+    }
+
+    fn next_id(&self) -> u64 {
+        let id = self.inner.next_id.get() + 1;
+        self.inner.next_id.set(id);
+        id
+    }
+
+    /// Runs `f` on the store as readers see it (optimistic layers applied).
+    pub fn with_state<R>(&self, f: impl FnOnce(&State) -> R) -> R {
+        f(&self.inner.base.borrow())
+    }
+
+    /// A copy of the store as readers see it (for inspection or saving).
+    pub fn snapshot(&self) -> State {
+        // The copy is data only: it neither logs changes nor can take layers back.
+        self.with_state(State::data_copy)
+    }
+}
+
+/// An empty store that logs its changes (for targeted notification).
+fn tracked_state() -> State {
+    let mut state = State::default();
+    state.track_changes();
+    state
+}

@@ -1,0 +1,203 @@
+//! Telling readers about changes: plain listeners hear every change; tracked
+//! listeners (`listen_reads`) hear only changes to what their last run read,
+//! which the controller records while they run.
+
+use std::rc::Rc;
+
+use super::topics::Topics;
+use super::writes::write_result;
+use super::Controller;
+use rdc_core::{State, TakenBack, WriteMeta};
+
+impl Controller {
+    /// Calls `listener` after every change to the store; returns an id for
+    /// [`Controller::unlisten`]. Readers should prefer [`Controller::listen_reads`].
+    ///
+    /// ```
+    /// # use rdc_core::Entity;
+    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let seen = calls.clone();
+    /// let id = controller.listen(move || seen.set(seen.get() + 1));
+    /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"})).unwrap();
+    /// assert_eq!(calls.get(), 1);
+    /// controller.unlisten(id);
+    /// ```
+    pub fn listen(&self, listener: impl Fn() + 'static) -> u64 {
+        let id = self.next_id();
+        self.inner.listeners.borrow_mut().add(id, Rc::new(listener), false);
+        id
+    }
+
+    /// Calls `listener` now, and again after each store change that touches
+    /// what its last call read through this controller (endpoint keys, the
+    /// entities a typed read depended on, `All` tables, requests in flight).
+    /// A write then costs what it changed, not how many readers are mounted.
+    ///
+    /// ```
+    /// # use rdc_core::Entity;
+    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// let user = |name: &str| rdc_core::json!({"id": "1", "name": name});
+    /// controller.set(&User::schema(), user("Ada")).unwrap();
+    /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let (seen, c) = (calls.clone(), controller.clone());
+    /// controller.listen_reads(move || {
+    ///     seen.set(seen.get() + 1);
+    ///     let _ = c.entity::<User>("1");
+    /// });
+    /// controller.set(&User::schema(), rdc_core::json!({"id": "2", "name": "Bob"})).unwrap();
+    /// assert_eq!(calls.get(), 1); // another user: not woken
+    /// controller.set(&User::schema(), user("Ada L.")).unwrap();
+    /// assert_eq!(calls.get(), 2);
+    /// ```
+    pub fn listen_reads(&self, listener: impl Fn() + 'static) -> u64 {
+        let id = self.next_id();
+        self.inner.listeners.borrow_mut().add(id, Rc::new(listener), true);
+        self.run_listener(id);
+        id
+    }
+
+    /// Calls listener `id` now (say, after its own inputs changed), recording
+    /// again what it reads when it is a [`Controller::listen_reads`] listener.
+    pub fn run_listener(&self, id: u64) {
+        let Some((callback, tracked)) = self.inner.listeners.borrow().callback(id) else { return };
+        if !tracked {
+            callback();
+            return;
+        }
+        let outer = Tracking { controller: self, outer: Some(self.inner.tracking.replace(Some(Topics::default()))) };
+        callback();
+        let mut topics = outer.restore().unwrap_or_default();
+        topics.trim();
+        self.inner.listeners.borrow_mut().set_topics(id, topics);
+    }
+
+    /// Stops calling a listener.
+    pub fn unlisten(&self, id: u64) {
+        self.inner.listeners.borrow_mut().remove(id);
+    }
+
+    /// Number of listeners (for leak checks).
+    pub fn listener_count(&self) -> usize {
+        self.inner.listeners.borrow().len()
+    }
+
+    /// Records, for the tracked listener running now, a read of endpoint `key`
+    /// and what the memoized read of `memo_key` into `T` depended on.
+    pub(super) fn note_read<T: 'static>(&self, key: Option<&str>, memo_key: &str) {
+        let mut tracking = self.inner.tracking.borrow_mut();
+        let Some(topics) = tracking.as_mut() else { return };
+        if let Some(key) = key {
+            topics.key(key);
+        }
+        topics.record(self.inner.memo.borrow().topics(std::any::TypeId::of::<T>(), memo_key));
+    }
+
+    /// Records, for the tracked listener running now, a look at endpoint `key`.
+    pub(super) fn note_key(&self, key: &str) {
+        if let Some(topics) = self.inner.tracking.borrow_mut().as_mut() {
+            topics.key(key);
+        }
+    }
+
+    /// Runs `write` on the fetched data alone: takes the optimistic layers back
+    /// (the store records what they replaced), writes, and puts the current
+    /// layers on again, recording anew. Layers and writes cost what they touch;
+    /// the store is never copied, and readers of what a layer touched are woken
+    /// through the change log like any others.
+    pub(super) fn write_base<R>(&self, write_fn: impl FnOnce(&mut State) -> R) -> R {
+        let taken = self.take_layers_back();
+        let out = write_fn(&mut self.inner.base.borrow_mut());
+        self.put_layers_on(taken);
+        out
+    }
+
+    /// The first half of `write_base` (not generic: one copy in the binary).
+    fn take_layers_back(&self) -> TakenBack {
+        self.inner.base.borrow_mut().take_back_layers()
+    }
+
+    /// The second half of `write_base`.
+    fn put_layers_on(&self, taken: TakenBack) {
+        let mut base = self.inner.base.borrow_mut();
+        let layers = self.inner.layers.borrow();
+        if !layers.is_empty() {
+            base.record_undo();
+            for layer in layers.iter() {
+                let (at, seq) = (layer.sent.at, layer.sent.seq);
+                let meta = WriteMeta { fetched_at: at, date: at, expires_at: u64::MAX, seq };
+                let _ =
+                    write_result(&mut base, &layer.key, layer.schema.as_ref(), layer.value.clone(), &layer.args, meta);
+            }
+        }
+        // Rows the layers touched that read as before are left as they were (same
+        // object, version, no change logged): a write wakes only readers of what
+        // it changed, layers or not.
+        if base.keep_unchanged(taken) {
+            // An index a layer's row had now holds another row (or none): memoized
+            // reads must not compare that row's fields with the old one's.
+            self.inner.memo.borrow_mut().forget_fields();
+        }
+    }
+
+    /// Wakes the listeners of what changed.
+    /// Listeners run from a queue: should one panic, the others woken with
+    /// it stay queued and run at the next change, so none misses a wake-up.
+    pub(super) fn changed(&self) {
+        let changes = self.inner.base.borrow_mut().take_changes();
+        let wake = self.inner.listeners.borrow().to_wake(&changes);
+        let mut waking = self.inner.waking.borrow_mut();
+        if waking.is_empty() {
+            // `to_wake`'s ids are sorted and distinct already.
+            waking.extend(wake);
+        } else {
+            // Some are queued still (a listener panicked, or this change came
+            // from inside one): add the others once, in n log n (sorted ids
+            // searched; no hash map instance for this rare path).
+            let mut queued: Vec<u64> = waking.iter().copied().collect();
+            rdc_core::json::sort::sort(&mut queued);
+            waking.extend(wake.into_iter().filter(|id| queued.binary_search(id).is_err()));
+        }
+        drop(waking);
+        loop {
+            let Some(id) = self.inner.waking.borrow_mut().pop_front() else { break };
+            // A listener woken earlier may have unmounted this one: `run_listener` skips it.
+            self.run_listener(id);
+        }
+    }
+
+    /// Logs that endpoint `key` changed in a way only the controller knows
+    /// (a request started or ended).
+    pub(super) fn touch_key(&self, key: &str) {
+        self.inner.base.borrow_mut().touch_key(key);
+    }
+}
+
+/// The tracking slot of a listener's outer run, put back when the listener
+/// returns or panics (so a panic does not leave its topics collecting reads).
+struct Tracking<'c> {
+    controller: &'c Controller,
+    outer: Option<Option<Topics>>,
+}
+
+impl Tracking<'_> {
+    /// Puts the outer run's slot back; returns what the listener recorded.
+    fn restore(mut self) -> Option<Topics> {
+        let outer = self.outer.take().unwrap_or_default();
+        self.controller.inner.tracking.replace(outer)
+    }
+}
+
+impl Drop for Tracking<'_> {
+    fn drop(&mut self) {
+        if let Some(outer) = self.outer.take() {
+            self.controller.inner.tracking.replace(outer);
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! Reading: keys, freshness, errors and typed reads of what the store holds.
+
+use std::sync::Arc;
+
+use super::*;
+
+impl Controller {
+    /// The store key of `endpoint` for `args`.
+    ///
+    /// ```
+    /// # use rdc_controller::{from_fn, Controller, FakeTime, LocalTasks};
+    /// # let (time, tasks) = (FakeTime::default(), LocalTasks::default());
+    /// # let controller = Controller::new(time.clone(), time, tasks);
+    /// async fn square(n: u32) -> Result<u32, String> { Ok(n * n) }
+    /// let squares = from_fn("square", square);
+    /// assert_eq!(controller.key_of(&squares, &3).unwrap(), "square 3");
+    /// ```
+    ///
+    /// # Errors
+    /// When the args make no key (they cannot be JSON, a path param is missing...).
+    pub fn key_of<C: TypedEndpoint>(&self, endpoint: &C, args: &C::Args) -> Result<String, C::Error> {
+        endpoint.key_for(args)
+    }
+
+    /// Whether a read of `key` should fetch now: no fresh data and no error that
+    /// still counts.
+    pub fn needs_fetch(&self, key: &str, policy: Policy) -> bool {
+        self.note_key(key);
+        let now = self.now();
+        self.with_state(|state| {
+            let mut status = expiry_status(state, key, now, policy.invalid_if_stale);
+            let stamp = state.result(key).map(|r| (r.meta.fetched_at, r.meta.seq));
+            let keys = self.inner.keys.borrow();
+            if let (Some(stamp), Some(flag)) = (stamp, keys.get(key).and_then(|k| k.unreadable)) {
+                if flag.wants_fetch(stamp) {
+                    status = ExpiryStatus::Invalid;
+                }
+            }
+            let erroring = state.error(key).is_some_and(|e| now < e.expires_at);
+            status != ExpiryStatus::Valid && !erroring
+        })
+    }
+
+    /// The typed error of `key`'s last failed fetch through endpoints of type `E`,
+    /// while the error counts (see [`Read::error`]).
+    pub fn typed_error<E: Endpoint>(&self, key: &str) -> Option<FetchError<E::Error>> {
+        let now = self.now();
+        let counting = self.with_state(|s| s.error(key).filter(|e| now < e.expires_at).map(|e| e.message.clone()))?;
+        let keys = self.inner.keys.borrow();
+        match keys.get(key).and_then(|k| k.typed_error.as_ref()) {
+            Some(error) => error.downcast_ref::<FetchError<E::Error>>().cloned(),
+            // Only its text came (with a server-rendered page).
+            None => Some(FetchError::Carried { key: key.to_owned(), message: counting }),
+        }
+    }
+
+    /// Whether a request for `key` is in flight.
+    pub fn is_fetching(&self, key: &str) -> bool {
+        self.note_key(key);
+        self.inner.keys.borrow().get(key).is_some_and(|k| k.inflight.is_some())
+    }
+
+    /// Keys of requests in flight.
+    pub fn inflight_keys(&self) -> Vec<String> {
+        let keys = self.inner.keys.borrow();
+        keys.iter().filter(|(_, k)| k.inflight.is_some()).map(|(key, _)| key.clone()).collect()
+    }
+
+    /// Reads `endpoint`'s data for `args` into `T`, with its status and error.
+    /// Unchanged data reads back as the same `Arc`.
+    ///
+    /// # Errors
+    /// When the args are invalid (`Endpoint`) or the data does not fit `T`.
+    pub fn read<C: TypedEndpoint, T: DeserializeOwned + Send + Sync + 'static>(
+        &self,
+        endpoint: &C,
+        args: &C::Args,
+    ) -> Result<Read<T>, FetchError<ReadError>> {
+        let key = self
+            .key_of(endpoint, args)
+            .map_err(|e| FetchError::Endpoint(ReadError::Type { path: String::new(), message: e.to_string() }))?;
+        let raw = endpoint.endpoint();
+        let schema = raw.schema();
+        self.read_key(&key, schema.as_ref(), raw.policy().invalid_if_stale).map_err(FetchError::Endpoint)
+    }
+
+    /// Reads the result stored under `key` through `schema` (`None`: plain JSON).
+    ///
+    /// # Errors
+    /// When the data does not fit `T`.
+    pub fn read_key<T: DeserializeOwned + Send + Sync + 'static>(
+        &self,
+        key: &str,
+        schema: Option<&Schema>,
+        invalid_if_stale: bool,
+    ) -> Result<Read<T>, ReadError> {
+        let now = self.now();
+        self.with_state(|state| {
+            let mut memo = self.inner.memo.borrow_mut();
+            let data = match schema {
+                Some(schema) => memo.read_result::<T>(state, key, schema),
+                None => memo.read_plain::<T>(state, key),
+            };
+            drop(memo);
+            // Also when the read failed: a write that fixes it must wake the reader.
+            self.note_read::<T>(Some(key), key);
+            if self.inner.schemas_unknown.get() > 0 && state.result(key).is_some() {
+                self.note_schema(key, schema);
+            }
+            let data = data?;
+            let stored = state.result(key);
+            let stamp = stored.map(|r| (r.meta.fetched_at, r.meta.seq));
+            // A stored `null` (an entity endpoint answering nobody) reads as
+            // nothing and is valid; anything else read as nothing lost entities.
+            let unreadable = schema.is_some() && data.is_none() && stored.is_some_and(|r| !r.value.is_null());
+            let mut status = expiry_status(state, key, now, invalid_if_stale);
+            if self.note_unreadable(key, stamp.filter(|_| unreadable)) {
+                status = ExpiryStatus::Invalid;
+            }
+            let error = state.error(key).filter(|e| now < e.expires_at).cloned();
+            Ok(Read { data, status, error })
+        })
+    }
+
+    /// Records the schema a reader read a hydrated result with.
+    pub(super) fn note_schema(&self, key: &str, schema: Option<&Schema>) {
+        let mut keys = self.inner.keys.borrow_mut();
+        let state = keys::entry(&mut keys, key);
+        if state.schema.is_none() {
+            state.schema = Some(schema.cloned());
+            self.inner.schemas_unknown.set(self.inner.schemas_unknown.get().saturating_sub(1));
+        }
+    }
+
+    /// Records whether `key`'s stored result (stamped `stamp`) was unreadable;
+    /// returns whether it should count as invalid (be fetched again).
+    pub(super) fn note_unreadable(&self, key: &str, stamp: Option<(u64, u64)>) -> bool {
+        let mut keys = self.inner.keys.borrow_mut();
+        let Some(stamp) = stamp else {
+            if let Some(state) = keys.get_mut(key).filter(|k| k.unreadable.is_some()) {
+                state.unreadable = None;
+                keys::tidy(&mut keys, key);
+            }
+            return false;
+        };
+        let state = keys::entry(&mut keys, key);
+        let refetched = state.unreadable.is_some_and(|u| u.refetched || u.stamp != stamp);
+        let flag = keys::Unreadable { stamp, refetched };
+        state.unreadable = Some(flag);
+        flag.wants_fetch(stamp)
+    }
+
+    /// Reads a schema that needs no stored result (e.g. an `All`) into `T`.
+    ///
+    /// # Errors
+    /// When the data does not fit `T`.
+    pub fn query<T: DeserializeOwned + Send + Sync + 'static>(
+        &self,
+        memo_key: &str,
+        schema: &Schema,
+    ) -> Result<Option<Arc<T>>, ReadError> {
+        let read =
+            self.with_state(|state| self.inner.memo.borrow_mut().read::<T>(state, memo_key, schema, &Value::Null));
+        self.note_read::<T>(None, memo_key);
+        read
+    }
+
+    /// Reads entity `E` with primary key `pk` straight from the store (whichever
+    /// endpoint brought it); the same `Arc` while it is unchanged.
+    ///
+    /// # Errors
+    /// When the stored entity does not fit `E`.
+    pub fn entity<E: rdc_core::Entity>(&self, pk: &str) -> Result<Option<Arc<E>>, ReadError> {
+        let read = self.with_state(|state| self.inner.memo.borrow_mut().entity::<E>(state, pk));
+        self.note_read::<E>(None, pk);
+        read
+    }
+}

@@ -1,0 +1,154 @@
+//! An in-memory API for controller tests: endpoints whose responses the test
+//! releases when it wants (to model slow, overlapping and out-of-order answers).
+#![allow(dead_code)]
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll};
+
+use rdc_controller::{Controller, Endpoint, FakeTime, LocalFuture, LocalTasks, Policy};
+use rdc_core::json::Value;
+use rdc_core::Schema;
+
+type Gate = Rc<RefCell<Option<Result<Value, String>>>>;
+
+/// The fake server: every request, and the answers not yet released.
+#[derive(Default)]
+pub struct Server {
+    pub requests: Vec<(String, Option<Value>)>,
+    pending: Vec<(String, Gate)>,
+    /// When set, requests answer at once with this function's result.
+    pub auto: Option<Rc<dyn Fn(&str, Option<&Value>) -> Result<Value, String>>>,
+}
+
+#[derive(Clone)]
+pub struct Api {
+    pub server: Rc<RefCell<Server>>,
+    pub method: &'static str,
+    pub path: String,
+    pub schema: Option<Schema>,
+    pub policy: Policy,
+    pub optimistic: Option<fn(&Value, Option<&Value>) -> Value>,
+}
+
+impl Api {
+    pub fn new(server: &Rc<RefCell<Server>>, method: &'static str, path: &str, schema: Option<Schema>) -> Api {
+        let policy = Policy { mutation: method != "GET", ..Policy::default() };
+        Api { server: Rc::clone(server), method, path: path.to_owned(), schema, policy, optimistic: None }
+    }
+}
+
+struct Wait(Gate);
+
+impl Future for Wait {
+    type Output = Result<Value, String>;
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.0.borrow_mut().take() {
+            Some(result) => Poll::Ready(result),
+            None => Poll::Pending,
+        }
+    }
+}
+
+impl Endpoint for Api {
+    type Output = Value;
+    type Error = String;
+
+    fn key(&self, args: &Value) -> Result<String, String> {
+        match args.get("id") {
+            Some(id) => Ok(format!(
+                "{} {}/{}",
+                self.method,
+                self.path,
+                id.as_str().map(str::to_owned).unwrap_or(id.to_string())
+            )),
+            None => Ok(format!("{} {}", self.method, self.path)),
+        }
+    }
+    fn schema(&self) -> Option<Schema> {
+        self.schema.clone()
+    }
+    fn policy(&self) -> Policy {
+        self.policy
+    }
+    fn is_soft(&self, error: &String) -> bool {
+        error.starts_with('5')
+    }
+    fn fetch(&self, args: &Value, body: Option<Value>) -> LocalFuture<Result<Value, String>> {
+        let key = self.key(args).unwrap_or_default();
+        let mut server = self.server.borrow_mut();
+        server.requests.push((key.clone(), body.clone()));
+        if let Some(auto) = server.auto.clone() {
+            let result = auto(&key, body.as_ref());
+            return Box::pin(async move { result });
+        }
+        let gate: Gate = Rc::default();
+        server.pending.push((key, Rc::clone(&gate)));
+        Box::pin(Wait(gate))
+    }
+    fn storable(output: &Value) -> Option<Value> {
+        Some(output.clone())
+    }
+    fn optimistic(&self, args: &Value, body: Option<&Value>) -> Option<Value> {
+        self.optimistic.map(|f| f(args, body))
+    }
+}
+
+impl Server {
+    /// From now on, every request answers at once with `value`.
+    pub fn always(&mut self, value: Value) {
+        self.auto = Some(Rc::new(move |_, _| Ok(value.clone())));
+    }
+
+    /// Releases the oldest pending answer for `key`.
+    pub fn answer(&mut self, key: &str, result: Result<Value, String>) {
+        let i =
+            self.pending.iter().position(|(k, _)| k == key).unwrap_or_else(|| panic!("no pending request for {key}"));
+        let (_, gate) = self.pending.remove(i);
+        *gate.borrow_mut() = Some(result);
+    }
+
+    /// Releases the `n`th pending answer for `key` (0 = oldest).
+    pub fn answer_nth(&mut self, key: &str, n: usize, result: Result<Value, String>) {
+        let i = self
+            .pending
+            .iter()
+            .enumerate()
+            .filter(|(_, (k, _))| k == key)
+            .nth(n)
+            .map(|(i, _)| i)
+            .expect("pending request");
+        let (_, gate) = self.pending.remove(i);
+        *gate.borrow_mut() = Some(result);
+    }
+
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+}
+
+/// A controller on fake time and a local executor.
+pub fn setup() -> (Controller, FakeTime, LocalTasks, Rc<RefCell<Server>>) {
+    let time = FakeTime::default();
+    let tasks = LocalTasks::default();
+    let controller = Controller::new(time.clone(), time.clone(), tasks.clone());
+    (controller, time, tasks, Rc::default())
+}
+
+/// Spawns a fetch whose outcome lands in the returned cell.
+pub fn spawn_fetch(
+    controller: &Controller,
+    tasks: &LocalTasks,
+    api: &Api,
+    args: Value,
+    body: Option<Value>,
+) -> Rc<RefCell<Option<Result<Value, rdc_controller::FetchError<String>>>>> {
+    let out = Rc::new(RefCell::new(None));
+    let slot = Rc::clone(&out);
+    let fetch = controller.fetch(api, args, body);
+    rdc_controller::Spawn::spawn(tasks, Box::pin(async move { *slot.borrow_mut() = Some(fetch.await) }));
+    tasks.run();
+    out
+}

@@ -1,0 +1,134 @@
+//! A store sent with a server-rendered page: the copy taken on the server and
+//! how the browser's store takes it up.
+
+use crate::store::State;
+use crate::Millis;
+
+impl State {
+    /// The data alone, without the change log or undo record (for inspection
+    /// or saving).
+    ///
+    /// ```
+    /// # use rdc_core::{State, WriteMeta};
+    /// let mut state = State::default();
+    /// state.track_changes();
+    /// state.write_plain_result("GET /a", rdc_core::json!(1), WriteMeta::at(0, 1000));
+    /// let mut copy = state.data_copy();
+    /// assert!(copy.take_changes().is_empty());
+    /// assert_eq!(copy.result("GET /a").map(|r| (*r.value).clone()), Some(rdc_core::json!(1)));
+    /// ```
+    pub fn data_copy(&self) -> State {
+        State {
+            entities: self.entities.clone(),
+            results: self.results.clone(),
+            errors: self.errors.clone(),
+            version: self.version,
+            changes: None,
+            undo: None,
+        }
+    }
+
+    /// What a server-rendered page carries: [`State::data_copy`] without the
+    /// errors of keys that have a result.
+    pub fn page_copy(&self) -> State {
+        let mut copy = self.data_copy();
+        let State { results, errors, .. } = &mut copy;
+        errors.retain(|key, _| !results.contains_key(key));
+        copy
+    }
+
+    /// Empties the store: a new version, every reader told, change tracking
+    /// kept as it was.
+    ///
+    /// ```
+    /// # use rdc_core::{State, WriteMeta};
+    /// let mut state = State::default();
+    /// state.track_changes();
+    /// state.write_plain_result("GET /a", rdc_core::json!(1), WriteMeta::at(0, 1000));
+    /// let version = state.version();
+    /// state.clear();
+    /// assert!(state.result("GET /a").is_none() && state.version() > version);
+    /// assert!(state.take_changes().everything);
+    /// ```
+    pub fn clear(&mut self) {
+        let tracking = self.changes.is_some();
+        *self = State { version: self.version + 1, ..State::default() };
+        if tracking {
+            self.track_changes();
+            self.log(|log| log.everything = true);
+        }
+    }
+
+    /// Takes up `page`, a store taken elsewhere, each of its times moved by
+    /// `shift` onto this store's clock. Newer data wins, in the order writes
+    /// use (fetch time, then sequence): a row or result held already is kept
+    /// unless the page's was fetched after it, and then the page's replaces it
+    /// whole (it is the server's merged row: no field merge or entity hook runs
+    /// again). An error is taken only for a key holding nothing. Returns how
+    /// many results were new.
+    ///
+    /// ```
+    /// # use rdc_core::{State, WriteMeta};
+    /// let mut server = State::default();
+    /// server.write_plain_result("GET /a", rdc_core::json!("new"), WriteMeta::at(1_000, 60_000));
+    /// let mut browser = State::default();
+    /// // The browser's clock is 500 ms behind the server's.
+    /// assert_eq!(browser.take_up(server.page_copy(), |at| at - 500), 1);
+    /// assert_eq!(browser.result("GET /a").map(|r| r.meta.fetched_at), Some(500));
+    /// ```
+    pub fn take_up(&mut self, page: State, shift: impl Fn(Millis) -> Millis) -> usize {
+        let shift_all = |times: [&mut Millis; 3]| {
+            for at in times {
+                // "Never" stays never.
+                if *at != Millis::MAX {
+                    *at = shift(*at);
+                }
+            }
+        };
+        let mut taken = 0;
+        self.version = self.version.max(page.version) + 1;
+        let version = self.version;
+        for (type_key, table) in page.entities {
+            let own = self.entities.entry(type_key).or_default();
+            for (pk, mut row) in table.rows {
+                shift_all([&mut row.meta.fetched_at, &mut row.meta.date, &mut row.meta.expires_at]);
+                if own.rows.get(&pk).is_some_and(|held| held.meta.not_older_than(&row.meta)) {
+                    continue;
+                }
+                row.version = version;
+                own.rows.insert(pk, row);
+            }
+            own.version = version;
+        }
+        for (key, mut result) in page.results {
+            shift_all([&mut result.meta.fetched_at, &mut result.meta.date, &mut result.meta.expires_at]);
+            let held = self.results.get(&key).map(|r| (r.meta.fetched_at, r.meta.seq));
+            if held.is_some_and(|held| held >= (result.meta.fetched_at, result.meta.seq)) {
+                continue;
+            }
+            result.version = version;
+            taken += usize::from(self.results.insert(key, result).is_none());
+        }
+        for (key, mut error) in page.errors {
+            if self.results.contains_key(&key) || self.errors.contains_key(&key) {
+                continue;
+            }
+            let mut never = Millis::MAX;
+            shift_all([&mut error.date, &mut error.expires_at, &mut never]);
+            self.errors.insert(key, error);
+        }
+        self.log(|log| log.everything = true);
+        taken
+    }
+
+    /// Makes the results at `keys` stale (shown, but fetched again on next use).
+    pub fn expire_results(&mut self, keys: impl IntoIterator<Item = String>) {
+        self.version += 1;
+        for key in keys {
+            if let Some(result) = self.results.get_mut(&key) {
+                result.meta.expires_at = 0;
+                self.log(|log| log.keys.push(key));
+            }
+        }
+    }
+}
