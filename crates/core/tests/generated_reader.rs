@@ -273,11 +273,12 @@ proptest! {
     }
 }
 
-/// A hand-written `Deserialize` is what reads use: the first read finds that
-/// serde's view of the type is not the derive's, and leaves it to serde.
+/// A hand-written `Deserialize` is what reads use once the type says so
+/// (`#[entity(serde_read)]`: the derive cannot see the impl).
 #[test]
 fn a_hand_written_deserialize_keeps_its_reads() {
     #[derive(Debug, Entity)]
+    #[entity(serde_read)]
     struct Trimmed {
         id: String,
         name: String,
@@ -293,7 +294,7 @@ fn a_hand_written_deserialize_keeps_its_reads() {
             Ok(Trimmed { id: raw.id, name: raw.name.trim().to_owned() })
         }
     }
-    assert!(Trimmed::READER.is_some(), "the derive cannot see the hand-written impl");
+    assert!(Trimmed::READER.is_none() && Trimmed::LIST_READER.is_none());
     assert!(!rdc_core::__private::uses_reader::<Trimmed>());
     let mut state = State::default();
     state.write_entities(&Trimmed::schema(), json!({"id": "1", "name": " Ada "}), &Value::Null, META).unwrap();
@@ -301,6 +302,34 @@ fn a_hand_written_deserialize_keeps_its_reads() {
     assert_eq!((one.id.as_str(), one.name.as_str()), ("1", "Ada"));
     let list: Vec<Trimmed> = denormalize(&state, &Schema::array(Trimmed::schema()), &json!(["1"])).unwrap().unwrap();
     assert_eq!(list[0].name, "Ada");
+    let all: Vec<Trimmed> = denormalize(&state, &All::of::<Trimmed>().into(), &Value::Null).unwrap().unwrap();
+    assert_eq!(all[0].name, "Ada");
+}
+
+/// Without the attribute, a debug build's first read of a type whose
+/// `Deserialize` asks for another struct stops with the fix in its message
+/// (rather than reading other values than the app's impl would).
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "add `#[entity(serde_read)]`")]
+fn a_hand_written_deserialize_without_the_attribute_is_caught_in_debug_builds() {
+    #[derive(Debug, Entity)]
+    #[allow(dead_code)]
+    struct Forgot {
+        id: String,
+    }
+    impl<'de> Deserialize<'de> for Forgot {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            #[derive(Deserialize)]
+            struct Raw {
+                id: String,
+            }
+            Ok(Forgot { id: Raw::deserialize(d)?.id.to_uppercase() })
+        }
+    }
+    let mut state = State::default();
+    state.write_entities(&Forgot::schema(), json!({"id": "a"}), &Value::Null, META).unwrap();
+    let _ = denormalize::<Forgot>(&state, &Forgot::schema(), &json!("a"));
 }
 
 mod shared {
@@ -346,7 +375,7 @@ fn the_derive_generates_a_reader_unless_asked_not_to() {
     assert!(Owner::READER.is_some());
     assert!(Slow::READER.is_none());
     assert!(Fast::LIST_READER.is_some());
-    // And reads use it (serde's view of the type agrees with the derive's).
+    // And reads use it.
     assert!(rdc_core::__private::uses_reader::<Fast>());
     assert!(rdc_core::__private::uses_reader::<Owner>());
     assert!(rdc_core::__private::uses_reader::<FastNode>());
@@ -529,10 +558,12 @@ fn a_derived_object_may_contain_itself() {
 }
 
 /// A hand-written `Deserialize` that asks for a struct of the same name and
-/// fields (serde's documented manual pattern) keeps its reads too.
+/// fields (serde's documented manual pattern, which no check can tell from
+/// the derive's) keeps its reads with the attribute.
 #[test]
 fn a_hand_written_visitor_of_the_same_struct_keeps_its_reads() {
     #[derive(Debug, Entity)]
+    #[entity(serde_read)]
     struct Shouted {
         id: String,
         name: String,

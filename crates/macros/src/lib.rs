@@ -19,7 +19,8 @@
 //! composite key, joined by `rdc_core::composite_pk`), `pk_with` (a function `fn(&Object) -> Option<String>`), the
 //! lifecycle hooks `process`, `validate`, `merge`, `should_update` (function paths
 //! with the signatures of the `Entity` methods of the same names), and
-//! `serde_read` (reads go through serde's visitor, not the generated reader).
+//! `serde_read` (reads go through serde's visitor, not the generated reader:
+//! required with a hand-written `Deserialize`, which the derive cannot see).
 //!
 //! Both derives generate a reader that builds the struct from its stored object
 //! without serde's visitor. It is used once the first read has checked that the
@@ -43,7 +44,8 @@ use proc_macro::TokenStream;
 /// `#[entity(nested)]` fields hold entities, lists of them or other schemas: its
 /// schema is an `Object` of those fields, and reads build the struct with a
 /// generated reader (as entities are read). `#[entity(schema = "...")]` gives a
-/// field's schema explicitly; `#[entity(serde_read)]` leaves reads to serde.
+/// field's schema explicitly; `#[entity(serde_read)]` leaves reads to serde
+/// (required with a hand-written `Deserialize`).
 /// The struct gets an inherent `schema()` too (so a type of that name must not
 /// have one already), and must not also derive `Entity`.
 ///

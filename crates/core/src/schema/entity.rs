@@ -186,11 +186,12 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
 
     /// The generated reader (a hidden `Reader<Self>` around a
     /// [`ReadFn`](crate::ReadFn)`<Self>`): builds `Self` from its stored object
-    /// directly, in place of serde's visitor, once the first read has checked
-    /// that `Self`'s `Deserialize` is serde's derive over the same wire names (a
-    /// hand-written `Deserialize` keeps its reads). The derive sets it unless a
-    /// serde attribute it does not mirror is present or `#[entity(serde_read)]`
-    /// asks for serde; reads are the same either way, only faster with it.
+    /// directly, in place of serde's visitor, reading what serde's derive would.
+    /// The derive sets it unless a serde attribute it does not mirror is present
+    /// or `#[entity(serde_read)]` asks for serde, which a hand-written
+    /// `Deserialize` needs (the derive cannot see it; a debug build's first read
+    /// stops when that `Deserialize` asks for another struct). Whenever it is
+    /// set, reads use it.
     ///
     /// ```
     /// # use rdc_core::Entity;

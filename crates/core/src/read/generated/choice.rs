@@ -1,83 +1,76 @@
-//! Which reader reads a type: its generated reader once serde's own view of the
-//! type agrees, else serde.
+//! Which reader reads a type: the derive decides. It generates a reader unless
+//! told not to (`#[entity(serde_read)]`, for a hand-written `Deserialize`) or
+//! the type uses a serde option the reader does not mirror; reads use the
+//! reader whenever there is one.
 
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 
 use super::{Member, ReadFn};
 use crate::schema::{Entity, EntityDef};
 
-/// A type's generated reader, used once serde's own view of the type says it
-/// reads the same: the first read of the type asks `T`'s `Deserialize` for the
-/// struct it deserializes (serde's derive names it, its wire fields and its
-/// visitor); a different name, field list or visitor (a hand-written
-/// `Deserialize`, say) leaves the type to serde.
+/// A type's generated reader, with the struct it reads as serde names it
+/// (checked in debug builds against the type's `Deserialize`).
 #[doc(hidden)]
 pub struct Reader<T> {
     read: ReadFn<T>,
     name: &'static str,
     fields: &'static [Member],
-    /// 0 until the first read checked; then 1 (same as serde) or 2 (not).
-    verdict: std::sync::atomic::AtomicU8,
+    /// Whether the debug check ran.
+    checked: std::sync::atomic::AtomicBool,
 }
 
 impl<T> std::fmt::Debug for Reader<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Reader").field("name", &self.name).field("verdict", &self.verdict).finish()
+        f.debug_struct("Reader").field("name", &self.name).finish()
     }
 }
 
 impl<T> Reader<T> {
     /// The reader `read` of a struct serde calls `name`, with `fields`.
     pub const fn new(read: ReadFn<T>, name: &'static str, fields: &'static [Member]) -> Self {
-        Reader { read, name, fields, verdict: std::sync::atomic::AtomicU8::new(0) }
+        Reader { read, name, fields, checked: std::sync::atomic::AtomicBool::new(false) }
     }
 }
 
 impl<T: DeserializeOwned> Reader<T> {
-    /// The reader, when `T`'s `Deserialize` reads what it reads.
-    fn get(&self) -> Option<ReadFn<T>> {
-        use std::sync::atomic::Ordering::Relaxed;
-        let verdict = match self.verdict.load(Relaxed) {
-            0 => {
-                // Threads that race here work out the same answer.
-                let verdict = if self.serde_agrees() { 1 } else { 2 };
-                self.verdict.store(verdict, Relaxed);
-                verdict
-            }
-            known => known,
-        };
-        (verdict == 1).then_some(self.read)
+    /// The reader. In debug builds its first use checks that `T`'s
+    /// `Deserialize` asks for the struct it builds.
+    fn get(&self) -> ReadFn<T> {
+        if cfg!(debug_assertions) && !self.checked.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            self.check_serde_asks_the_same();
+        }
+        self.read
     }
 
-    /// Whether `T`'s `Deserialize` asks for the struct this reader builds, by
-    /// the same name and wire fields, with serde's derived visitor for `T`.
-    fn serde_agrees(&self) -> bool {
+    /// Panics when `T`'s `Deserialize` asks for another struct than the one
+    /// this reader builds (another name or other wire fields): a hand-written
+    /// `Deserialize` the derive could not see. One that asks for the same
+    /// struct and changes what it reads passes: the attribute is the contract.
+    #[allow(clippy::panic, reason = "a debug-build check of the app's code, with the fix in its message")]
+    fn check_serde_asks_the_same(&self) {
         let seen = std::cell::Cell::new(None);
         let _ = T::deserialize(StructProbe(&seen));
-        let Some((name, fields, visitor)) = seen.get() else { return false };
-        name == self.name
-            && fields.len() == self.fields.len()
-            && fields.iter().zip(self.fields).all(|(a, b)| *a == b.name)
-            && derived_visitor_of(visitor, std::any::type_name::<T>())
+        let agrees = seen.get().is_some_and(|(name, fields): (&str, &[&str])| {
+            name == self.name
+                && fields.len() == self.fields.len()
+                && fields.iter().zip(self.fields).all(|(a, b)| *a == b.name)
+        });
+        if !agrees {
+            panic!(
+                "`{}` has a hand-written `Deserialize` (it does not ask for struct `{}` with the derive's fields): \
+                 add `#[entity(serde_read)]` so reads go through it",
+                std::any::type_name::<T>(),
+                self.name
+            );
+        }
     }
 }
 
 impl<T: DeserializeOwned + 'static> Reader<T> {
     /// `T`'s reader, when `reader` (type-erased) is one.
     pub(super) fn of(reader: &'static (dyn std::any::Any + Send + Sync)) -> Option<ReadFn<T>> {
-        reader.downcast_ref::<Reader<T>>()?.get()
+        reader.downcast_ref::<Reader<T>>().map(Reader::get)
     }
-}
-
-/// Whether `visitor` (a type name) is the visitor serde's derive makes for the
-/// type named `ty`: `<path>::_::<impl ..Deserialize<'_> for <ty>>::deserialize::__Visitor<'_>`.
-/// (A same-named struct a hand-written impl delegates to has another path;
-/// should the naming change, every type is left to serde.)
-fn derived_visitor_of(visitor: &str, ty: &str) -> bool {
-    let bytes = visitor.as_bytes();
-    let Some(at) = bytes.windows(5).rposition(|w| w == b" for ") else { return false };
-    let rest = visitor.get(at + 5..).unwrap_or("");
-    rest.strip_prefix(ty).is_some_and(|rest| rest.starts_with(">::deserialize::__Visitor"))
 }
 
 /// Whether reads of entity type `E` use its generated reader.
@@ -97,9 +90,8 @@ pub(super) fn reader_of<T: DeserializeOwned + 'static>(def: &EntityDef) -> Optio
     def.reader.and_then(Reader::<T>::of)
 }
 
-/// What a `Deserialize` asked for: a struct's name, its fields, and the type of
-/// the visitor it asked with.
-type Asked = Option<(&'static str, &'static [&'static str], &'static str)>;
+/// What a `Deserialize` asked for: a struct's name and its fields.
+type Asked = Option<(&'static str, &'static [&'static str])>;
 
 /// Records the struct a `Deserialize` asks for, and fails.
 struct StructProbe<'p>(&'p std::cell::Cell<Asked>);
@@ -117,7 +109,7 @@ impl<'de> Deserializer<'de> for StructProbe<'_> {
         fields: &'static [&'static str],
         _visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        self.0.set(Some((name, fields, std::any::type_name::<V>())));
+        self.0.set(Some((name, fields)));
         Err(de::Error::custom("a probe, not data"))
     }
 

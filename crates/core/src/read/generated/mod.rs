@@ -33,7 +33,7 @@ use crate::json::Value;
 use crate::schema::{pk_string_ref, All, Entity, EntityDef, NestedField, Object, Schema};
 
 /// The reader of entity type `T`, as the derive generates it (held by
-/// [`EntityDef::reader`] with the check that it reads what serde reads).
+/// [`EntityDef::reader`]; reads use it whenever it is set).
 ///
 /// ```
 /// # use rdc_core::Entity;
