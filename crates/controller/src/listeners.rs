@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use super::topics::{row_order, Topics};
-use rdc_core::{Changes, FastMap, RowWith};
+use rdc_core::{ByAddress, Changes, FastMap, RowWith};
 use rdc_core::{ALIVE, TABLE};
 
 struct Listener {
@@ -27,7 +27,7 @@ pub(crate) struct Listeners {
     by_key: FastMap<String, Readers<()>>,
     /// Entries carry the address of the type key their topic used (a key may
     /// live at two addresses: each topic's entry is its own) and its fields.
-    by_topic: FastMap<(&'static str, usize), Readers<(usize, u64)>>,
+    by_topic: FastMap<(&'static str, usize), Readers<(ByAddress<str>, u64)>>,
 }
 
 /// The listeners indexed under one topic, and how many of those entries belong
@@ -196,13 +196,18 @@ fn mark_dead<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::bo
 
 /// An index entry for a row topic: the address of the key its topic used, and
 /// the fields read.
-fn entry(&(row, fields): &RowWith) -> (usize, u64) {
-    (row.0.as_ptr() as usize, fields)
+fn entry(&(row, fields): &RowWith) -> (ByAddress<str>, u64) {
+    (ByAddress(row.0), fields)
 }
 
 /// Moves listener `id` in `map` from the entries of `old` to those of `new`,
 /// both sorted by `row_order`, touching only the topics that differ.
-fn reindex(map: &mut FastMap<(&'static str, usize), Readers<(usize, u64)>>, old: &[RowWith], new: &[RowWith], id: u64) {
+fn reindex(
+    map: &mut FastMap<(&'static str, usize), Readers<(ByAddress<str>, u64)>>,
+    old: &[RowWith],
+    new: &[RowWith],
+    id: u64,
+) {
     // (Plain indices rather than iterator adapters: this walks every topic of
     // a list's listener when its list is read anew.)
     let (mut i, mut j) = (0, 0);
@@ -256,7 +261,7 @@ impl Topic for () {
 }
 
 /// A row entry: the address of the type key its topic used, and the fields read.
-impl Topic for (usize, u64) {
+impl Topic for (ByAddress<str>, u64) {
     fn same_topic(&self, other: &Self) -> bool {
         self.0 == other.0
     }
@@ -303,7 +308,7 @@ mod tests {
     fn a_row_read_through_two_key_addresses_keeps_each_topics_fields() {
         let a: &'static str = Box::leak(String::from("Note").into_boxed_str());
         let b: &'static str = Box::leak(String::from("Note").into_boxed_str());
-        let (low, high) = if (a.as_ptr() as usize) < (b.as_ptr() as usize) { (a, b) } else { (b, a) };
+        let (low, high) = if ByAddress(a) < ByAddress(b) { (a, b) } else { (b, a) };
         let mut listeners = Listeners::default();
         listeners.add(1, Rc::new(|| {}), true);
         // The author (bit 0) read through one address, the title (bit 2) through the other.

@@ -2,7 +2,7 @@
 //! indexed, and how a re-read that recorded nearly the same topics moves the
 //! indexed ones without rebuilding them.
 
-use rdc_core::RowWith;
+use rdc_core::{ByAddress, RowWith};
 
 /// What one run of a tracked listener read.
 #[derive(Debug, Default, Clone)]
@@ -61,19 +61,19 @@ impl Topics {
         const SLOTS: usize = 64;
         // At most one per dependency of the read.
         let count = topics.size_hint().1.unwrap_or(usize::MAX);
-        let mut seen = (count > 8).then_some([(0usize, 0usize, usize::MAX); SLOTS]);
+        let mut seen = (count > 8).then_some([(ByAddress(""), 0usize, usize::MAX); SLOTS]);
         self.rows.reserve(count.min(1 << 16));
         for (row, fields) in topics {
-            let (address, index) = row_order(row);
-            let slot = ((address ^ index.wrapping_mul(0x9e37_79b9)).wrapping_mul(0x9e37_79b9) >> 7) % SLOTS;
+            let (table, index) = row_order(row);
+            let slot = ((table.address() ^ index.wrapping_mul(0x9e37_79b9)).wrapping_mul(0x9e37_79b9) >> 7) % SLOTS;
             if let Some(known) = seen.as_mut().and_then(|seen| seen.get_mut(slot)) {
-                if known.0 == address && known.1 == index {
+                if known.0 == table && known.1 == index {
                     if let Some(first) = self.rows.get_mut(known.2) {
                         first.1 |= fields;
                         continue;
                     }
                 }
-                *known = (address, index, self.rows.len());
+                *known = (table, index, self.rows.len());
             }
             self.rows.push((row, fields));
         }
@@ -107,7 +107,7 @@ impl Topics {
             return out;
         }
         // Each table's rows, with the address of its type key.
-        let mut tables: Vec<(usize, Vec<RowWith>)> = Vec::new();
+        let mut tables: Vec<(ByAddress<str>, Vec<RowWith>)> = Vec::new();
         for &row in &self.rows {
             let address = row_order(row.0).0;
             match tables.iter_mut().find(|(a, _)| *a == address) {
@@ -228,13 +228,13 @@ impl Topics {
 
 /// The order topics are kept in: by the address of the table key, then index.
 #[inline(always)]
-pub(super) fn row_order((key, index): (&'static str, usize)) -> (usize, usize) {
-    (key.as_ptr() as usize, index)
+pub(super) fn row_order((key, index): (&'static str, usize)) -> (ByAddress<str>, usize) {
+    (ByAddress(key), index)
 }
 
 #[inline(always)]
 pub(super) fn same_row(a: (&'static str, usize), b: (&'static str, usize)) -> bool {
-    std::ptr::eq(a.0, b.0) && a.1 == b.1
+    row_order(a) == row_order(b)
 }
 
 #[inline(always)]
@@ -328,7 +328,7 @@ mod tests {
         let mut indexed = before.indexed();
         let moved = indexed.patch(&before, &after).expect("a short stretch differs");
         assert_eq!(moved.gone.len(), 1);
-        assert!(std::ptr::eq(moved.gone[0].0 .0, row(0).0) && moved.gone[0].0 .1 == 0);
+        assert!(same_row(moved.gone[0].0, (row(0).0, 0)));
         assert!(moved.came.is_empty());
         assert_eq!(indexed.rows, after.indexed().rows);
     }

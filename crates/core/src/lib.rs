@@ -30,6 +30,7 @@ extern crate self as rdc_core;
 
 mod error;
 pub mod fields;
+mod identity;
 /// rdc's JSON value (the `rdc-json` crate).
 pub use rdc_json as json;
 /// `json!`: a JSON value written as JSON.
@@ -41,6 +42,7 @@ use rdc_json::sort;
 mod store;
 
 pub use error::{NormalizeError, ReadError};
+pub use identity::ByAddress;
 pub use rdc_macros::{Entity, Schema};
 pub use read::path::deserialize_at;
 pub use read::{denormalize, MemoCache, Pk, Query, ReadFn, ReadListFn};

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::schema::Object;
 use crate::store::{EntityTable, State};
+use crate::ByAddress;
 
 /// Something a read looked at, with the version it saw.
 #[derive(Debug, Clone)]
@@ -24,15 +25,15 @@ pub(crate) enum Dep {
     Void,
 }
 
-/// The tables a dependency check looked at last, by the address of their key
+/// The tables a dependency check looked at last, by their key's address
 /// (consecutive dependencies are mostly rows of a few tables: a list's items and
 /// what they reference).
 #[derive(Default)]
-pub(crate) struct LastTable<'s>([Option<(usize, Option<&'s EntityTable>)>; 4]);
+pub(crate) struct LastTable<'s>([Option<(ByAddress<str>, Option<&'s EntityTable>)>; 4]);
 
 impl<'s> LastTable<'s> {
     fn get(&mut self, state: &'s State, key: &'static str) -> Option<&'s EntityTable> {
-        let address = key.as_ptr() as usize;
+        let address = ByAddress(key);
         if let Some((_, table)) = self.0.iter().flatten().find(|(a, _)| *a == address) {
             return *table;
         }

@@ -2,6 +2,8 @@
 //! rows whose content changed, and rows that appeared or disappeared. The
 //! controller wakes only the readers of these (targeted notification).
 
+use crate::ByAddress;
+
 /// A log of changes, kept only when a controller asked for it (see
 /// [`State::track_changes`](super::State::track_changes)), so a bare `State`
 /// never grows one.
@@ -79,7 +81,7 @@ pub const TABLE: usize = usize::MAX;
 /// Repeats of a row keep their order when the numbers do (an undo's entries
 /// number their places).
 pub fn sort_rows(rows: &mut [RowWith]) {
-    let key = |&((key, index), n): &RowWith| (key.as_ptr() as usize, index, n, key);
+    let key = |&((key, index), n): &RowWith| (ByAddress(key), index, n);
     if rows.len() <= 16 {
         // A few rows: an insertion sort in place (no copies to allocate).
         for i in 1..rows.len() {
@@ -91,17 +93,16 @@ pub fn sort_rows(rows: &mut [RowWith]) {
         }
         return;
     }
-    let mut keyed: Vec<(usize, usize, u64, &'static str)> =
-        rows.iter().map(|&((key, index), n)| (key.as_ptr() as usize, index, n, key)).collect();
+    let mut keyed: Vec<(ByAddress<str>, usize, u64)> = rows.iter().map(key).collect();
     crate::sort::merge_runs(&mut keyed);
-    for (row, (_, index, n, key)) in rows.iter_mut().zip(keyed) {
-        *row = ((key, index), n);
+    for (row, (key, index, n)) in rows.iter_mut().zip(keyed) {
+        *row = ((key.0, index), n);
     }
 }
 
 /// Whether `rows`, sorted by [`sort_rows`], hold `row`.
 pub(crate) fn has_row(rows: &[RowWith], (key, index): (&'static str, usize)) -> bool {
-    rows.binary_search_by_key(&(key.as_ptr() as usize, index), |&((k, i), _)| (k.as_ptr() as usize, i)).is_ok()
+    rows.binary_search_by_key(&(ByAddress(key), index), |&((k, i), _)| (ByAddress(k), i)).is_ok()
 }
 
 impl super::State {

@@ -7,6 +7,7 @@
 use super::changes::{fields_changed, has_row, sort_rows, RowWith};
 use super::state::{State, StoredEntity};
 use super::undo_log::{Step, UndoLog};
+use crate::ByAddress;
 
 /// The rows [`State::take_back_layers`] restored, as readers saw them, for
 /// [`State::keep_unchanged`] once the layers are written again.
@@ -253,7 +254,7 @@ fn first_per_row(taken: Vec<TakenRow>) -> Vec<TakenRow> {
         let at = at as usize;
         let is_appended = taken.get(at).is_some_and(|t| t.appended);
         match group {
-            Some((((key, index), _), first)) if std::ptr::eq(key, row.0) && index == row.1 => {
+            Some((((key, index), _), first)) if ByAddress(key) == ByAddress(row.0) && index == row.1 => {
                 if let Some(flag) = appended.get_mut(first) {
                     *flag |= is_appended;
                 }

@@ -13,6 +13,7 @@ use super::undo_log::UndoLog;
 use crate::error::NormalizeError;
 use crate::normalize::{join_path, Normalizer, Staged};
 use crate::schema::{Collection, Object, Schema};
+use crate::ByAddress;
 
 impl State {
     /// Normalizes `value` (the response of endpoint `key`, called with `args`)
@@ -116,9 +117,9 @@ impl State {
         let Staged { entities, paths, deletes, adds } = staged;
         let mut writes = Vec::with_capacity(entities.len());
         // A response holds many entities of few types: look each table up once.
-        let mut tables: Vec<(usize, Option<&EntityTable>)> = Vec::new();
+        let mut tables: Vec<(ByAddress<str>, Option<&EntityTable>)> = Vec::new();
         for ((key, pk), (def, object, path)) in entities {
-            let address = key.as_ptr() as usize;
+            let address = ByAddress(key);
             let table = match tables.iter().find(|(a, _)| *a == address) {
                 Some((_, table)) => *table,
                 None => {
@@ -181,7 +182,7 @@ impl State {
         // Grouped by table, so each table is looked up once.
         let mut groups: Vec<(&'static str, Vec<Write>)> = Vec::new();
         for write in plan.writes {
-            match groups.iter_mut().find(|(key, _)| std::ptr::eq(*key, write.key)) {
+            match groups.iter_mut().find(|(key, _)| ByAddress(*key) == ByAddress(write.key)) {
                 Some((_, group)) => group.push(write),
                 None => groups.push((write.key, vec![write])),
             }

@@ -15,6 +15,7 @@ use super::deps::Dep;
 use super::prior::{ListSource, ListVerdicts, Prior};
 use crate::schema::{All, EntityDef, NestedField, Object, Schema};
 use crate::store::{EntityTable, FastMap, State, StoredEntity};
+use crate::ByAddress;
 
 /// The positions in `object` of the `count` fields of `nested` that decide
 /// validity (past 63, every position counts anyway). Stops at the last one found.
@@ -43,7 +44,7 @@ fn leaf_reference(schema: &Schema) -> bool {
 
 thread_local! {
     /// Every entity type's [`TypeValidity`] met so far, by the address of its definition.
-    static KNOWN_VALIDITY: RefCell<Vec<(usize, TypeValidity)>> = const { RefCell::new(Vec::new()) };
+    static KNOWN_VALIDITY: RefCell<Vec<(ByAddress<EntityDef>, TypeValidity)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Whether a nested field can make its entity invalid: a required reference
@@ -114,8 +115,8 @@ pub(crate) struct Ctx<'a> {
     pub deps: RefCell<Vec<Dep>>,
     /// Validity by (table, row index), and the order it was decided in.
     /// (Made on first use: a read without cycles never needs it.)
-    valid: RefCell<Option<FastMap<(usize, usize), bool>>>,
-    valid_order: RefCell<Vec<(usize, usize)>>,
+    valid: RefCell<Option<FastMap<(ByAddress<str>, usize), bool>>>,
+    valid_order: RefCell<Vec<(ByAddress<str>, usize)>>,
     stack: RefCell<Vec<(&'static str, &'a str)>>,
     /// How many validity checks of entities with required references are under way.
     checking: std::cell::Cell<usize>,
@@ -128,12 +129,12 @@ pub(crate) struct Ctx<'a> {
     pub ignored: std::cell::Cell<u32>,
     next_token: std::cell::Cell<u32>,
     /// Per entity type (by the address of its definition), its [`TypeValidity`].
-    validities: RefCell<Vec<(usize, TypeValidity)>>,
+    validities: RefCell<Vec<(ByAddress<EntityDef>, TypeValidity)>>,
     /// The first type's shape (kept out of `validities`).
-    first_validity: RefCell<Option<(usize, TypeValidity)>>,
+    first_validity: RefCell<Option<(ByAddress<EntityDef>, TypeValidity)>>,
     /// The liveness dependencies recorded last (a list's items mostly point to
     /// a few entities: each is recorded once, not once per item).
-    recent_alive: RefCell<[(usize, usize); 8]>,
+    recent_alive: RefCell<[(ByAddress<str>, usize); 8]>,
     /// While a list item's validity is decided for reuse: record every dependency.
     exact: std::cell::Cell<bool>,
     /// The read's input (its top-level list is the one tracked), by address.
@@ -171,7 +172,7 @@ impl<'a> Ctx<'a> {
             first_table: std::cell::Cell::new(None),
             first_validity: RefCell::new(None),
             validities: RefCell::default(),
-            recent_alive: RefCell::new([(0, usize::MAX); 8]),
+            recent_alive: RefCell::new([(ByAddress(""), usize::MAX); 8]),
             exact: std::cell::Cell::new(false),
             root: std::cell::Cell::new(0),
             result: None,
@@ -187,7 +188,7 @@ impl<'a> Ctx<'a> {
     /// The [`TypeValidity`] of `def`'s entities (worked out once per type and read).
     fn validity_of(&self, def: &'static EntityDef) -> TypeValidity {
         // By the definition's address: two types may share a type key's text.
-        let address = def as *const EntityDef as usize;
+        let address = ByAddress(def);
         // The first type read is kept apart (most reads meet one or two types:
         // no list to allocate for them).
         let mut first = self.first_validity.borrow_mut();
@@ -227,7 +228,7 @@ impl<'a> Ctx<'a> {
         if !self.record {
             return;
         }
-        let row = (key.as_ptr() as usize, index);
+        let row = (ByAddress(key), index);
         let mut recent = self.recent_alive.borrow_mut();
         if recent.contains(&row) && !self.exact.get() {
             // Recorded in this read, and rows do not change during a read.
@@ -291,9 +292,11 @@ impl<'a> Ctx<'a> {
     /// Remembers that row `index` was found last in the table of `key`.
     fn found_in(&self, key: &'static str, index: usize) {
         match self.first_table.get() {
-            Some(first) if std::ptr::eq(first.key, key) => self.first_table.set(Some(Seen { last: index, ..first })),
+            Some(first) if ByAddress(first.key) == ByAddress(key) => {
+                self.first_table.set(Some(Seen { last: index, ..first }))
+            }
             _ => {
-                if let Some(seen) = self.tables.borrow_mut().iter_mut().find(|t| std::ptr::eq(t.key, key)) {
+                if let Some(seen) = self.tables.borrow_mut().iter_mut().find(|t| ByAddress(t.key) == ByAddress(key)) {
                     seen.last = index;
                 }
             }
@@ -310,12 +313,12 @@ impl<'a> Ctx<'a> {
         // The first table is kept apart (no list to allocate for one table).
         let first = self.first_table.get();
         if let Some(seen) = first {
-            if std::ptr::eq(seen.key, key) {
+            if ByAddress(seen.key) == ByAddress(key) {
                 return seen;
             }
         }
         let mut tables = self.tables.borrow_mut();
-        if let Some(seen) = tables.iter().find(|t| std::ptr::eq(t.key, key)) {
+        if let Some(seen) = tables.iter().find(|t| ByAddress(t.key) == ByAddress(key)) {
             return *seen;
         }
         // (No row found yet: the first guess is the table's first row.)

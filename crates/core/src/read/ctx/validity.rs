@@ -40,7 +40,7 @@ impl<'a> Ctx<'a> {
             references(self);
             return references_valid(self);
         }
-        let slot = (def.key.as_ptr() as usize, index);
+        let slot = (ByAddress(def.key), index);
         if let Some(known) = self.valid.borrow().as_ref().and_then(|v| v.get(&slot)) {
             // Its dependencies were recorded on the first visit.
             return *known;

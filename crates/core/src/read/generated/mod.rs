@@ -31,6 +31,7 @@ use super::names::same;
 use super::path::{PlainDe, Segment};
 use crate::json::Value;
 use crate::schema::{pk_string_ref, All, Entity, EntityDef, NestedField, Object, Schema};
+use crate::ByAddress;
 
 /// The reader of entity type `T`, as the derive generates it (held by
 /// [`EntityDef::reader`]; reads use it whenever it is set).
@@ -402,7 +403,7 @@ fn read_keys(list: &mut List<'_, '_, '_>) -> Result<Vec<super::Pk>, Error> {
 thread_local! {
     /// The derived object schemas being built on this thread (by the address of
     /// their cell): a struct that contains itself gets a lazy schema there.
-    static BUILDING: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+    static BUILDING: std::cell::RefCell<Vec<ByAddress<std::sync::OnceLock<Schema>>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The schema `#[derive(Schema)]` generates: built once into `cell` by
@@ -427,7 +428,7 @@ pub fn object_schema(
     if let Some(schema) = cell.get() {
         return schema.clone();
     }
-    let address = cell as *const std::sync::OnceLock<Schema> as usize;
+    let address = ByAddress(cell);
     if BUILDING.with(|b| b.borrow().contains(&address)) {
         return Schema::Lazy(again);
     }
