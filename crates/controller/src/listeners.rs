@@ -5,9 +5,8 @@
 
 use std::rc::Rc;
 
-use super::topics::{row_order, Topics};
-use rdc_core::{ByAddress, Changes, FastMap, RowWith};
-use rdc_core::{ALIVE, TABLE};
+use super::topics::Topics;
+use rdc_core::{ByAddress, Changes, FastMap, FieldMask, Topic, TopicFields};
 
 struct Listener {
     callback: Rc<dyn Fn()>,
@@ -27,7 +26,7 @@ pub(crate) struct Listeners {
     by_key: FastMap<String, Readers<()>>,
     /// Entries carry the address of the type key their topic used (a key may
     /// live at two addresses: each topic's entry is its own) and its fields.
-    by_topic: FastMap<(&'static str, usize), Readers<(ByAddress<str>, u64)>>,
+    by_topic: FastMap<(&'static str, usize), Readers<(ByAddress<str>, FieldMask)>>,
 }
 
 /// The listeners indexed under one topic, and how many of those entries belong
@@ -65,8 +64,8 @@ impl Listeners {
                 for key in &topics.keys {
                     mark_dead(&mut self.by_key, key.as_str(), all);
                 }
-                for (row, _) in &topics.rows {
-                    mark_dead(&mut self.by_topic, row, all);
+                for record in &topics.rows {
+                    mark_dead(&mut self.by_topic, &record.topic.by_text(), all);
                 }
             }
             Some(Listener { topics: None, .. }) => {
@@ -101,10 +100,10 @@ impl Listeners {
         if let Some(moved) = (!first).then(|| old.patch(old_recorded, &recorded)).flatten() {
             *old_recorded = recorded;
             for gone in &moved.gone {
-                drop_id(&mut self.by_topic, &gone.0, id, &entry(gone));
+                drop_id(&mut self.by_topic, &gone.topic.by_text(), id, &entry(gone));
             }
             for came in &moved.came {
-                self.by_topic.entry(came.0).or_default().entries.push((id, entry(came)));
+                self.by_topic.entry(came.topic.by_text()).or_default().entries.push((id, entry(came)));
             }
             return;
         }
@@ -149,21 +148,21 @@ impl Listeners {
             ids.extend(ids_of(self.by_key.get(key.as_str())));
         }
         let mut tables: Vec<&'static str> = Vec::new();
-        let mut wake = |topic: (&'static str, usize), changed: u64| {
-            let readers = self.by_topic.get(&topic).into_iter().flat_map(|r| &r.entries);
+        let mut wake = |topic: Topic, changed: FieldMask| {
+            let readers = self.by_topic.get(&topic.by_text()).into_iter().flat_map(|r| &r.entries);
             ids.extend(readers.filter(|(_, (_, fields))| fields & changed != 0).map(|(id, _)| *id));
         };
-        for &(table, index, changed) in &changes.rows {
-            wake((table, index), changed);
-            if !tables.contains(&table) {
-                tables.push(table);
+        for change in &changes.rows {
+            wake(Topic::fields(change.row), change.fields);
+            if !tables.contains(&change.row.table) {
+                tables.push(change.row.table);
             }
         }
-        for &(table, index) in &changes.alive {
-            wake((table, index | ALIVE), u64::MAX);
+        for &row in &changes.alive {
+            wake(Topic::alive(row), FieldMask::MAX);
         }
         for table in tables {
-            wake((table, TABLE), u64::MAX);
+            wake(Topic::table(table), FieldMask::MAX);
         }
         rdc_core::json::sort::sort(&mut ids);
         ids.dedup();
@@ -196,16 +195,16 @@ fn mark_dead<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::bo
 
 /// An index entry for a row topic: the address of the key its topic used, and
 /// the fields read.
-fn entry(&(row, fields): &RowWith) -> (ByAddress<str>, u64) {
-    (ByAddress(row.0), fields)
+fn entry(record: &TopicFields) -> (ByAddress<str>, FieldMask) {
+    (ByAddress(record.topic.table_key()), record.fields)
 }
 
 /// Moves listener `id` in `map` from the entries of `old` to those of `new`,
-/// both sorted by `row_order`, touching only the topics that differ.
+/// both sorted by [`Topic::order`], touching only the topics that differ.
 fn reindex(
-    map: &mut FastMap<(&'static str, usize), Readers<(ByAddress<str>, u64)>>,
-    old: &[RowWith],
-    new: &[RowWith],
+    map: &mut FastMap<(&'static str, usize), Readers<(ByAddress<str>, FieldMask)>>,
+    old: &[TopicFields],
+    new: &[TopicFields],
     id: u64,
 ) {
     // (Plain indices rather than iterator adapters: this walks every topic of
@@ -213,7 +212,7 @@ fn reindex(
     let (mut i, mut j) = (0, 0);
     loop {
         let step = match (old.get(i), new.get(j)) {
-            (Some(a), Some(b)) => row_order(a.0).cmp(&row_order(b.0)),
+            (Some(a), Some(b)) => a.topic.order().cmp(&b.topic.order()),
             (Some(_), None) => std::cmp::Ordering::Less,
             (None, Some(_)) => std::cmp::Ordering::Greater,
             (None, None) => return,
@@ -221,13 +220,13 @@ fn reindex(
         match step {
             std::cmp::Ordering::Less => {
                 if let Some(gone) = old.get(i) {
-                    drop_id(map, &gone.0, id, &entry(gone));
+                    drop_id(map, &gone.topic.by_text(), id, &entry(gone));
                 }
                 i += 1;
             }
             std::cmp::Ordering::Greater => {
                 if let Some(added) = new.get(j) {
-                    map.entry(added.0).or_default().entries.push((id, entry(added)));
+                    map.entry(added.topic.by_text()).or_default().entries.push((id, entry(added)));
                 }
                 j += 1;
             }
@@ -235,7 +234,7 @@ fn reindex(
                 if let (Some(a), Some(b)) = (old.get(i), new.get(j)) {
                     let (was, now) = (entry(a), entry(b));
                     if was != now {
-                        let mut found = map.get_mut(&b.0).into_iter().flat_map(|r| r.entries.iter_mut());
+                        let mut found = map.get_mut(&b.topic.by_text()).into_iter().flat_map(|r| r.entries.iter_mut());
                         if let Some(slot) = found.find(|(k, e)| *k == id && e.same_topic(&was)) {
                             slot.1 = now;
                         }
@@ -249,19 +248,19 @@ fn reindex(
 }
 
 /// What an index entry says beside its listener's id.
-trait Topic: PartialEq {
+trait IndexEntry: PartialEq {
     /// Whether two entries of one listener under one key stand for the same topic.
     fn same_topic(&self, other: &Self) -> bool;
 }
 
-impl Topic for () {
+impl IndexEntry for () {
     fn same_topic(&self, _: &Self) -> bool {
         true
     }
 }
 
 /// A row entry: the address of the type key its topic used, and the fields read.
-impl Topic for (ByAddress<str>, u64) {
+impl IndexEntry for (ByAddress<str>, FieldMask) {
     fn same_topic(&self, other: &Self) -> bool {
         self.0 == other.0
     }
@@ -271,7 +270,7 @@ impl Topic for (ByAddress<str>, u64) {
 /// list off the map once empty). One: a type key may live at two addresses
 /// (topics are kept apart by address, the index by content), and each was
 /// indexed once.
-fn drop_id<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::borrow::Borrow<K>, M: Topic>(
+fn drop_id<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::borrow::Borrow<K>, M: IndexEntry>(
     map: &mut FastMap<Q, Readers<M>>,
     key: &K,
     id: u64,
@@ -290,16 +289,23 @@ fn drop_id<K: std::hash::Hash + Eq + ?Sized, Q: std::hash::Hash + Eq + std::borr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rdc_core::LAYOUT;
+    use rdc_core::{Row, LAYOUT};
 
-    fn topics(rows: Vec<((&'static str, usize), u64)>) -> Topics {
+    /// A run that read the fields of row 1 of each table with the mask beside it.
+    fn topics(rows: Vec<(&'static str, FieldMask)>) -> Topics {
         let mut topics = Topics::default();
-        topics.rows = rows;
+        topics.rows = rows
+            .into_iter()
+            .map(|(table, fields)| TopicFields { topic: Topic::fields(Row { table, index: 1 }), fields })
+            .collect();
         topics
     }
 
     fn row_change(fields: u64) -> Changes {
-        Changes { rows: vec![("Note", 1, fields)], ..Changes::default() }
+        Changes {
+            rows: vec![rdc_core::RowChange { row: Row { table: "Note", index: 1 }, fields }],
+            ..Changes::default()
+        }
     }
 
     /// A type key may live at two addresses (`Entity::DEF` is a constant): a
@@ -312,14 +318,14 @@ mod tests {
         let mut listeners = Listeners::default();
         listeners.add(1, Rc::new(|| {}), true);
         // The author (bit 0) read through one address, the title (bit 2) through the other.
-        listeners.set_topics(1, topics(vec![((low, 1), 0b001 | LAYOUT), ((high, 1), 0b100 | LAYOUT)]));
+        listeners.set_topics(1, topics(vec![(low, 0b001 | LAYOUT), (high, 0b100 | LAYOUT)]));
         // The next run reads through the first address only.
-        listeners.set_topics(1, topics(vec![((low, 1), 0b001 | LAYOUT)]));
+        listeners.set_topics(1, topics(vec![(low, 0b001 | LAYOUT)]));
         assert_eq!(listeners.to_wake(&row_change(0b001)), vec![1]);
         assert!(listeners.to_wake(&row_change(0b100)).is_empty());
         // Both again, then the second one's fields move (a key was added before them).
-        listeners.set_topics(1, topics(vec![((low, 1), 0b001 | LAYOUT), ((high, 1), 0b100 | LAYOUT)]));
-        listeners.set_topics(1, topics(vec![((low, 1), 0b001 | LAYOUT), ((high, 1), 0b1000 | LAYOUT)]));
+        listeners.set_topics(1, topics(vec![(low, 0b001 | LAYOUT), (high, 0b100 | LAYOUT)]));
+        listeners.set_topics(1, topics(vec![(low, 0b001 | LAYOUT), (high, 0b1000 | LAYOUT)]));
         assert_eq!(listeners.to_wake(&row_change(0b001)), vec![1]);
         assert_eq!(listeners.to_wake(&row_change(0b1000)), vec![1]);
         assert!(listeners.to_wake(&row_change(0b10)).is_empty());
@@ -336,10 +342,10 @@ mod tests {
         let entries = |l: &Listeners| l.by_topic.get(&("Note", 1)).map_or(0, |r| r.entries.len());
         for id in 0..1000 {
             listeners.add(id, Rc::new(|| {}), true);
-            listeners.set_topics(id, topics(vec![(("Note", 1), 0b1 | LAYOUT)]));
+            listeners.set_topics(id, topics(vec![("Note", 0b1 | LAYOUT)]));
         }
         listeners.add(5000, Rc::new(|| {}), true);
-        listeners.set_topics(5000, topics(vec![(("Other", 1), 0b1 | LAYOUT)]));
+        listeners.set_topics(5000, topics(vec![("Other", 0b1 | LAYOUT)]));
         for id in 0..500 {
             listeners.remove(id);
         }

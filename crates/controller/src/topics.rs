@@ -2,18 +2,18 @@
 //! indexed, and how a re-read that recorded nearly the same topics moves the
 //! indexed ones without rebuilding them.
 
-use rdc_core::{ByAddress, RowWith};
+use rdc_core::{ByAddress, Topic, TopicFields};
 
 /// What one run of a tracked listener read.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Topics {
     pub(super) keys: Vec<String>,
-    /// Entity topics by (type key, index), with the fields the reads looked at
-    /// (a mask as [`fields_changed`](rdc_core::fields_changed) makes them, [`LAYOUT`]
-    /// always set): a row's content at its index, its liveness at `index | `[`ALIVE`](rdc_core::ALIVE)
-    /// and the whole table at [`TABLE`](rdc_core::TABLE) (these two with every bit set). One kind
-    /// of topic keeps the index, and the code that maintains it, single.
-    pub(super) rows: Vec<RowWith>,
+    /// Entity [`Topic`]s (a row's fields, a row's liveness, a whole table),
+    /// each with the fields the reads looked at (a mask as
+    /// [`fields_changed`](rdc_core::fields_changed) makes them, with
+    /// [`LAYOUT`](rdc_core::LAYOUT) set; every bit for liveness and tables).
+    /// One kind of entry keeps the index, and the code that maintains it, single.
+    pub(super) rows: Vec<TopicFields>,
     /// Indexed topics only, beside `rows`: how many records each row merges,
     /// and whether those all had the same fields (then one can come or go
     /// without looking at the others: see [`Topics::patch`]).
@@ -30,17 +30,15 @@ struct Tally {
 /// address (as the index tells topics apart): no text compared per row.
 impl PartialEq for Topics {
     fn eq(&self, other: &Topics) -> bool {
-        self.keys == other.keys
-            && self.rows.len() == other.rows.len()
-            && self.rows.iter().zip(&other.rows).all(|(&a, &b)| same_record(a, b))
+        self.keys == other.keys && self.rows.len() == other.rows.len() && self.rows == other.rows
     }
 }
 
 /// What [`Topics::patch`] moved: rows no longer read and rows newly read.
 #[derive(Debug, Default)]
 pub(super) struct Moved {
-    pub gone: Vec<RowWith>,
-    pub came: Vec<RowWith>,
+    pub gone: Vec<TopicFields>,
+    pub came: Vec<TopicFields>,
 }
 
 impl Topics {
@@ -54,7 +52,7 @@ impl Topics {
     /// mostly reference a few entities: each item's read records them again)
     /// has its fields merged into its first record instead of a new one, so
     /// what is sorted, compared and indexed later is about one entry per row.
-    pub fn record(&mut self, topics: impl Iterator<Item = RowWith>) {
+    pub fn record(&mut self, topics: impl Iterator<Item = TopicFields>) {
         // Where the rows seen last were recorded, by a hash of the row (a miss
         // only costs a repeat, which `dedup` merges later). Short reads (one
         // entity and what it references) skip it.
@@ -63,19 +61,19 @@ impl Topics {
         let count = topics.size_hint().1.unwrap_or(usize::MAX);
         let mut seen = (count > 8).then_some([(ByAddress(""), 0usize, usize::MAX); SLOTS]);
         self.rows.reserve(count.min(1 << 16));
-        for (row, fields) in topics {
-            let (table, index) = row_order(row);
+        for record in topics {
+            let (table, index) = record.topic.order();
             let slot = ((table.address() ^ index.wrapping_mul(0x9e37_79b9)).wrapping_mul(0x9e37_79b9) >> 7) % SLOTS;
             if let Some(known) = seen.as_mut().and_then(|seen| seen.get_mut(slot)) {
                 if known.0 == table && known.1 == index {
                     if let Some(first) = self.rows.get_mut(known.2) {
-                        first.1 |= fields;
+                        first.fields |= record.fields;
                         continue;
                     }
                 }
                 *known = (table, index, self.rows.len());
             }
-            self.rows.push((row, fields));
+            self.rows.push(record);
         }
     }
 
@@ -107,9 +105,9 @@ impl Topics {
             return out;
         }
         // Each table's rows, with the address of its type key.
-        let mut tables: Vec<(ByAddress<str>, Vec<RowWith>)> = Vec::new();
+        let mut tables: Vec<(ByAddress<str>, Vec<TopicFields>)> = Vec::new();
         for &row in &self.rows {
-            let address = row_order(row.0).0;
+            let address = row.topic.order().0;
             match tables.iter_mut().find(|(a, _)| *a == address) {
                 Some((_, table)) => table.push(row),
                 None => tables.push((address, vec![row])),
@@ -133,16 +131,16 @@ impl Topics {
 
     /// Appends sorted `rows` to these indexed topics, a row recorded again
     /// merged into its entry (fields joined, records counted).
-    fn merge_sorted(&mut self, rows: Vec<RowWith>) {
-        for (row, fields) in rows {
+    fn merge_sorted(&mut self, rows: Vec<TopicFields>) {
+        for record in rows {
             match (self.rows.last_mut(), self.tally.last_mut()) {
-                (Some(kept), Some(tally)) if same_row(kept.0, row) => {
+                (Some(kept), Some(tally)) if same_topic(kept.topic, record.topic) => {
                     tally.records += 1;
-                    tally.uniform &= kept.1 == fields;
-                    kept.1 |= fields;
+                    tally.uniform &= kept.fields == record.fields;
+                    kept.fields |= record.fields;
                 }
                 _ => {
-                    self.rows.push((row, fields));
+                    self.rows.push(record);
                     self.tally.push(Tally { records: 1, uniform: true });
                 }
             }
@@ -162,9 +160,9 @@ impl Topics {
             return None;
         }
         let (old, new) = (&before.rows[..], &after.rows[..]);
-        let start = old.iter().zip(new).take_while(|&(&a, &b)| same_record(a, b)).count();
+        let start = old.iter().zip(new).take_while(|&(a, b)| a == b).count();
         let (old, new) = (old.get(start..)?, new.get(start..)?);
-        let end = old.iter().rev().zip(new.iter().rev()).take_while(|&(&a, &b)| same_record(a, b)).count();
+        let end = old.iter().rev().zip(new.iter().rev()).take_while(|&(a, b)| a == b).count();
         let (gone, came) = (old.get(..old.len() - end)?, new.get(..new.len() - end)?);
         // Beyond this, rebuilding (a sort of about linear cost) is as cheap.
         const MOST: usize = 64;
@@ -172,33 +170,35 @@ impl Topics {
             return None;
         }
         // Each row of the stretch once, with its records' net count.
-        let mut net: Vec<(RowWith, i64)> = Vec::new();
+        let mut net: Vec<(TopicFields, i64)> = Vec::new();
         for (&record, step) in gone.iter().map(|r| (r, -1)).chain(came.iter().map(|r| (r, 1))) {
-            match net.iter_mut().find(|(r, _)| same_row(r.0, record.0)) {
-                Some((r, n)) if r.1 == record.1 => *n += step,
+            match net.iter_mut().find(|(r, _)| same_topic(r.topic, record.topic)) {
+                Some((r, n)) if r.fields == record.fields => *n += step,
                 Some(_) => return None,
                 None => net.push((record, step)),
             }
         }
         // Checked before anything moves: each row's fields stay its records'.
         let mut plan = Vec::with_capacity(net.len());
-        for &((row, fields), n) in net.iter().filter(|(_, n)| *n != 0) {
-            let at = self.find(row);
+        for &(record, n) in net.iter().filter(|(_, n)| *n != 0) {
+            let at = self.find(record.topic);
             let records = match at.map(|at| (self.rows.get(at), self.tally.get(at))) {
-                Some((Some(&(_, kept)), Some(tally))) if tally.uniform && kept == fields => i64::from(tally.records),
+                Some((Some(kept), Some(tally))) if tally.uniform && kept.fields == record.fields => {
+                    i64::from(tally.records)
+                }
                 Some(_) => return None,
                 None => 0,
             };
             let now = u32::try_from(records + n).ok()?;
-            plan.push(((row, fields), now));
+            plan.push((record, now));
         }
         let mut moved = Moved::default();
-        for ((row, fields), records) in plan {
-            match (self.find(row), records) {
+        for (record, records) in plan {
+            match (self.find(record.topic), records) {
                 (Some(at), 0) => {
                     self.rows.remove(at);
                     self.tally.remove(at);
-                    moved.gone.push((row, fields));
+                    moved.gone.push(record);
                 }
                 (Some(at), records) => {
                     if let Some(tally) = self.tally.get_mut(at) {
@@ -207,50 +207,38 @@ impl Topics {
                 }
                 (None, 0) => {}
                 (None, records) => {
-                    let at = self.rows.partition_point(|&(r, _)| row_order(r) <= row_order(row));
-                    self.rows.insert(at, (row, fields));
+                    let at = self.rows.partition_point(|r| r.topic.order() <= record.topic.order());
+                    self.rows.insert(at, record);
                     self.tally.insert(at, Tally { records, uniform: true });
-                    moved.came.push((row, fields));
+                    moved.came.push(record);
                 }
             }
         }
         Some(moved)
     }
 
-    /// Where indexed row `row` is.
-    fn find(&self, row: (&'static str, usize)) -> Option<usize> {
-        let from = self.rows.partition_point(|&(r, _)| row_order(r) < row_order(row));
-        let rest = self.rows.get(from..)?;
-        let same = rest.iter().take_while(|&&(r, _)| row_order(r) == row_order(row));
-        same.into_iter().position(|&(r, _)| same_row(r, row)).map(|i| from + i)
+    /// Where indexed topic `topic` is.
+    fn find(&self, topic: Topic) -> Option<usize> {
+        let from = self.rows.partition_point(|r| r.topic.order() < topic.order());
+        self.rows.get(from).filter(|r| same_topic(r.topic, topic)).map(|_| from)
     }
 }
 
-/// The order topics are kept in: by the address of the table key, then index.
+/// Whether `a` and `b` are the same topic, their table keys at one address.
 #[inline(always)]
-pub(super) fn row_order((key, index): (&'static str, usize)) -> (ByAddress<str>, usize) {
-    (ByAddress(key), index)
-}
-
-#[inline(always)]
-pub(super) fn same_row(a: (&'static str, usize), b: (&'static str, usize)) -> bool {
-    row_order(a) == row_order(b)
-}
-
-#[inline(always)]
-fn same_record(a: RowWith, b: RowWith) -> bool {
-    same_row(a.0, b.0) && a.1 == b.1
+pub(super) fn same_topic(a: Topic, b: Topic) -> bool {
+    a.order() == b.order()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use rdc_core::{ALIVE, LAYOUT, TABLE};
+    use rdc_core::{Row, LAYOUT};
 
     /// Two tables, one of them under two addresses of its type key (as
     /// `Entity::DEF` constants may be), a few rows each, alive and table topics.
-    fn row(pick: u8) -> (&'static str, usize) {
+    fn row(pick: u8) -> Topic {
         thread_local! {
             static KEYS: [&'static str; 3] = [
                 Box::leak(String::from("Note").into_boxed_str()),
@@ -258,17 +246,19 @@ mod tests {
                 Box::leak(String::from("User").into_boxed_str()),
             ];
         }
-        let key = KEYS.with(|k| k[usize::from(pick % 3)]);
-        let index = match pick / 3 % 8 {
-            6 => 2 | ALIVE,
-            7 => TABLE,
-            i => usize::from(i),
-        };
-        (key, index)
+        let table = KEYS.with(|k| k[usize::from(pick % 3)]);
+        match pick / 3 % 8 {
+            6 => Topic::alive(Row { table, index: 2 }),
+            7 => Topic::table(table),
+            i => Topic::fields(Row { table, index: usize::from(i) }),
+        }
     }
 
     fn record(picks: &[(u8, u8)]) -> Topics {
-        let rows = picks.iter().map(|&(r, f)| (row(r), [u64::MAX, 0b1 | LAYOUT, 0b10 | LAYOUT][usize::from(f % 3)]));
+        let rows = picks.iter().map(|&(r, f)| TopicFields {
+            topic: row(r),
+            fields: [u64::MAX, 0b1 | LAYOUT, 0b10 | LAYOUT][usize::from(f % 3)],
+        });
         Topics { rows: rows.collect(), ..Topics::default() }
     }
 
@@ -295,12 +285,12 @@ mod tests {
                 prop_assert_eq!(&indexed.rows, &rebuilt.rows);
                 prop_assert_eq!(&indexed.tally, &rebuilt.tally);
                 for gone in &moved.gone {
-                    prop_assert!(was.find(gone.0).is_some() && rebuilt.find(gone.0).is_none());
+                    prop_assert!(was.find(gone.topic).is_some() && rebuilt.find(gone.topic).is_none());
                 }
                 for came in &moved.came {
-                    prop_assert!(was.find(came.0).is_none() && rebuilt.find(came.0).is_some());
+                    prop_assert!(was.find(came.topic).is_none() && rebuilt.find(came.topic).is_some());
                 }
-                let kept = was.rows.iter().filter(|r| rebuilt.find(r.0).is_some()).count();
+                let kept = was.rows.iter().filter(|r| rebuilt.find(r.topic).is_some()).count();
                 prop_assert_eq!(kept + moved.came.len(), rebuilt.rows.len());
                 prop_assert_eq!(was.rows.len() - moved.gone.len(), kept);
             }
@@ -328,7 +318,7 @@ mod tests {
         let mut indexed = before.indexed();
         let moved = indexed.patch(&before, &after).expect("a short stretch differs");
         assert_eq!(moved.gone.len(), 1);
-        assert!(same_row(moved.gone[0].0, (row(0).0, 0)));
+        assert!(same_topic(moved.gone[0].topic, row(0)));
         assert!(moved.came.is_empty());
         assert_eq!(indexed.rows, after.indexed().rows);
     }

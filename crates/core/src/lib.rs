@@ -52,8 +52,9 @@ pub use schema::{
     FieldError, HasSchema, NestedField, Object, ObjectSchema, Polymorphic, Schema, SchemaOf, Union,
 };
 pub use store::{
-    fields_changed, sort_rows, Changes, EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, RowWith,
-    State, StoredEntity, Swept, TakenBack, WriteMeta, ALIVE, LAYOUT, TABLE,
+    field_bit, fields_changed, sort_rows, Changes, EntityMeta, EntityTable, ErrorEntry, FastMap, FieldMask,
+    ResultEntry, ResultMeta, Row, RowChange, State, StoredEntity, Swept, TakenBack, Topic, TopicFields, TopicKind,
+    WriteMeta, LAYOUT,
 };
 
 /// Re-exports the derive's generated code relies on. Not public API.

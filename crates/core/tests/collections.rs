@@ -251,11 +251,12 @@ fn an_added_item_logs_the_lists_fields_that_changed() {
     state.write_entities(&Collection::unshift(&todos()), item, &Value::Null, meta(2)).unwrap();
     let after = rows(&state);
     let logged = state.take_changes().rows;
-    let lists: Vec<_> = logged.iter().filter(|(table, _, _)| *table == "TodoList").collect();
+    let lists: Vec<_> = logged.iter().filter(|change| change.row.table == "TodoList").collect();
     // The lists of user 1 and of everyone took it; each logs what
     // `fields_changed` says of its old and new object.
     assert_eq!(lists.len(), 2, "{logged:?}");
-    for (_, index, fields) in lists {
-        assert_eq!(*fields, rdc_core::fields_changed(before[*index].as_deref(), after[*index].as_deref()));
+    for change in lists {
+        let index = change.row.index;
+        assert_eq!(change.fields, rdc_core::fields_changed(before[index].as_deref(), after[index].as_deref()));
     }
 }

@@ -217,8 +217,8 @@ fn check_log(
         let logged = log
             .rows
             .iter()
-            .filter(|&&(t, i, _)| t == table && i == index)
-            .fold(None, |mask: Option<u64>, &(_, _, m)| Some(mask.unwrap_or(0) | m));
+            .filter(|c| c.row.table == table && c.row.index == index)
+            .fold(None, |mask: Option<u64>, c| Some(mask.unwrap_or(0) | c.fields));
         prop_assert!(logged.is_some(), "row {table}[{index}] changed ({old:?} -> {new:?}) but is not logged: {log:?}");
         let logged = logged.unwrap_or(0);
         prop_assert_eq!(
@@ -234,7 +234,7 @@ fn check_log(
         );
         if old.is_some() != new.is_some() {
             prop_assert!(
-                log.alive.contains(&(table, index)),
+                log.alive.iter().any(|row| row.table == table && row.index == index),
                 "row {table}[{index}] went {} but is not logged live: {log:?}",
                 if new.is_some() { "live" } else { "away" }
             );
@@ -253,8 +253,8 @@ fn check_log(
     // held another row, object, meta or version, at some point), a logged key
     // one a write of the layer addressed.
     let states = || std::iter::once(at_undo).chain(during.iter());
-    let logged_rows = log.rows.iter().map(|&(table, index, _)| (table, index)).chain(log.alive.iter().copied());
-    for (table, index) in logged_rows {
+    let logged_rows = log.rows.iter().map(|c| c.row).chain(log.alive.iter().copied());
+    for rdc_core::Row { table, index } in logged_rows {
         let was = stored_at(before, table, index);
         prop_assert!(
             states().any(|s| stored_at(s, table, index) != was),

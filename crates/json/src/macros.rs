@@ -1,6 +1,6 @@
 //! `json!`: a `Value` written as JSON, with Rust expressions inside.
 
-/// Builds a [`Value`] with `serde_json::json!`'s syntax: `null`, booleans,
+/// Builds a [`Value`](crate::Value) with `serde_json::json!`'s syntax: `null`, booleans,
 /// `[...]`, `{"key": value, ...}` (keys are string literals, `(expressions)` or
 /// variables), and any other expression through its `Serialize` (panicking, as
 /// `serde_json::json!` does, when that fails: a map with keys that are not strings).

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::schema::Object;
 use crate::store::{EntityTable, State};
-use crate::ByAddress;
+use crate::{ByAddress, FieldMask, Row, Topic, TopicFields, LAYOUT};
 
 /// Something a read looked at, with the version it saw.
 #[derive(Debug, Clone)]
@@ -14,7 +14,7 @@ pub(crate) enum Dep {
     /// With `seen`, the read looked only at the fields (by position) whose bit
     /// is set in `read` (positions past 63 always count): a new version that
     /// keeps the same keys and those fields' values changes nothing it showed.
-    Entity { key: &'static str, index: usize, version: u64, seen: Option<Arc<Object>>, read: u64 },
+    Entity { key: &'static str, index: usize, version: u64, seen: Option<Arc<Object>>, read: FieldMask },
     /// Whether a row is live (validity checks look no further than that).
     Alive { key: &'static str, index: usize, alive: bool },
     /// A whole entity table (an `All` read, or a row that was missing);
@@ -48,16 +48,19 @@ impl<'s> LastTable<'s> {
 
 impl Dep {
     /// The topic a write must touch to change what this read saw, with the
-    /// fields looked at (see [`ALIVE`](crate::ALIVE)); `None` for [`Dep::Void`].
-    /// A read narrowed to fields is woken by changes to those fields or to the
-    /// row's keys (what [`Dep::unchanged`] compares).
-    pub(crate) fn topic(&self) -> Option<crate::RowWith> {
+    /// fields looked at; `None` for [`Dep::Void`]. A read narrowed to fields is
+    /// woken by changes to those fields or to the row's keys (what
+    /// [`Dep::unchanged`] compares).
+    pub(crate) fn topic(&self) -> Option<TopicFields> {
         Some(match *self {
-            Dep::Entity { key, index, ref seen, read, .. } => {
-                ((key, index), if seen.is_some() { read | crate::LAYOUT } else { u64::MAX })
+            Dep::Entity { key, index, ref seen, read, .. } => TopicFields {
+                topic: Topic::fields(Row { table: key, index }),
+                fields: if seen.is_some() { read | LAYOUT } else { FieldMask::MAX },
+            },
+            Dep::Alive { key, index, .. } => {
+                TopicFields { topic: Topic::alive(Row { table: key, index }), fields: FieldMask::MAX }
             }
-            Dep::Alive { key, index, .. } => ((key, index | crate::ALIVE), u64::MAX),
-            Dep::Table { key, .. } => ((key, crate::TABLE), u64::MAX),
+            Dep::Table { key, .. } => TopicFields { topic: Topic::table(key), fields: FieldMask::MAX },
             Dep::Void => return None,
         })
     }

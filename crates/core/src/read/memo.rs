@@ -68,7 +68,7 @@ impl MemoCache {
         self.entries.clear();
     }
 
-    /// The topics (see [`ALIVE`](crate::ALIVE)) of what the memoized read of
+    /// The [`Topic`](crate::Topic)s of what the memoized read of
     /// `key` into the type `type_id` depended on (also when it found nothing
     /// or failed), with the fields it looked at: a write that touches none of
     /// them leaves that read as it was.
@@ -83,11 +83,11 @@ impl MemoCache {
     /// memo.entity::<User>(&state, "1")?;
     /// let topics: Vec<_> = memo.topics(std::any::TypeId::of::<User>(), "1").collect();
     /// // Row 0 of table "User", and only that table.
-    /// assert!(topics.iter().any(|&(row, _)| row == ("User", 0)));
-    /// assert!(topics.iter().all(|&((table, _), _)| table == "User"));
+    /// assert!(topics.iter().any(|t| t.topic.kind() == rdc_core::TopicKind::Fields(0)));
+    /// assert!(topics.iter().all(|t| t.topic.table_key() == "User"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn topics(&self, type_id: TypeId, key: &str) -> impl Iterator<Item = crate::RowWith> + '_ {
+    pub fn topics(&self, type_id: TypeId, key: &str) -> impl Iterator<Item = crate::TopicFields> + '_ {
         let deps: &[Dep] =
             self.entries.get(&type_id).and_then(|by_key| by_key.get(key)).map_or(&[], |entry| &entry.deps);
         deps.iter().filter_map(Dep::topic)

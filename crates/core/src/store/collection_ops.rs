@@ -6,6 +6,7 @@ use crate::json::Value;
 
 use super::changes::fields_changed;
 use super::state::{State, WriteMeta};
+use super::topic::{field_bit, Row, RowChange};
 use crate::error::NormalizeError;
 use crate::schema::{item_matches, pk_string_ref, Collection, Object, Schema};
 
@@ -132,14 +133,14 @@ impl State {
                     }
                 };
                 let fields = match at {
-                    Some(at) if at < 63 => 1 << at,
+                    Some(at) if at < 63 => field_bit(at),
                     _ => fields_changed(Some(object), Some(&updated)),
                 };
                 Self::note_row(undo.as_deref_mut(), c.def.key, index, Some(row));
                 row.value = Some(Arc::new(updated));
                 row.version = version;
                 changed = true;
-                rows.push((c.def.key, index, fields));
+                rows.push(RowChange { row: Row { table: c.def.key, index }, fields });
             }
         }
         if changed {

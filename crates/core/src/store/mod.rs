@@ -5,13 +5,15 @@ mod collection_ops;
 mod page;
 mod reach;
 mod state;
+mod topic;
 mod undo;
 mod undo_log;
 mod write;
 
-pub use changes::{fields_changed, sort_rows, Changes, RowWith, ALIVE, LAYOUT, TABLE};
+pub use changes::{fields_changed, Changes};
 pub use reach::Swept;
 pub use state::{
     EntityMeta, EntityTable, ErrorEntry, FastMap, ResultEntry, ResultMeta, State, StoredEntity, WriteMeta,
 };
+pub use topic::{field_bit, sort_rows, FieldMask, Row, RowChange, Topic, TopicFields, TopicKind, LAYOUT};
 pub use undo::TakenBack;

@@ -4,8 +4,9 @@
 //! them back before each real write (and puts them on again after), so a layer
 //! costs what it touched, not a copy of the whole store.
 
-use super::changes::{fields_changed, has_row, sort_rows, RowWith};
+use super::changes::fields_changed;
 use super::state::{State, StoredEntity};
+use super::topic::{sort_rows, Row, RowChange};
 use super::undo_log::{Step, UndoLog};
 use crate::ByAddress;
 
@@ -126,11 +127,11 @@ impl State {
                     };
                     if let Some(log) = changes.as_mut() {
                         if old.is_some() != new.is_some() {
-                            log.alive.push((table, index));
+                            log.alive.push(Row { table, index });
                         }
                         let mask = fields_changed(old.as_deref(), new.as_deref());
                         if mask != 0 || old.is_none() != new.is_none() {
-                            log.rows.push((table, index, mask));
+                            log.rows.push(RowChange { row: Row { table, index }, fields: mask });
                         }
                     }
                 }
@@ -175,7 +176,7 @@ impl State {
     pub fn keep_unchanged(&mut self, taken: TakenBack) -> bool {
         let TakenBack { rows: taken, since } = taken;
         let mut moved = false;
-        let mut same: Vec<RowWith> = Vec::new();
+        let mut same: Vec<(ByAddress<str>, usize)> = Vec::new();
         for t in taken {
             let now = self.entities.get_mut(t.table).and_then(|table| table.rows.get_index_mut(t.index));
             match now {
@@ -183,7 +184,7 @@ impl State {
                     if row.value == t.row.value {
                         row.value = t.row.value;
                         row.version = t.row.version;
-                        same.push(((t.table, t.index), 0));
+                        same.push(Row { table: t.table, index: t.index }.order());
                     }
                 }
                 _ => moved = true,
@@ -191,17 +192,17 @@ impl State {
         }
         if !same.is_empty() {
             sort_rows(&mut same);
-            let unchanged = |table: &'static str, index: usize| has_row(&same, (table, index));
+            let unchanged = |row: Row| same.binary_search(&row.order()).is_ok();
             if let Some(log) = self.changes.as_mut() {
                 let mut at = 0;
-                log.rows.retain(|&(table, index, _)| {
+                log.rows.retain(|change| {
                     at += 1;
-                    at <= since.0 || !unchanged(table, index)
+                    at <= since.0 || !unchanged(change.row)
                 });
                 let mut at = 0;
-                log.alive.retain(|&(table, index)| {
+                log.alive.retain(|&row| {
                     at += 1;
-                    at <= since.1 || !unchanged(table, index)
+                    at <= since.1 || !unchanged(row)
                 });
             }
         }
@@ -245,22 +246,24 @@ impl State {
 /// The first of each row's entries in `taken` (in order), each marked appended
 /// if any of its entries was. Linear after one sort, however large the layers.
 fn first_per_row(taken: Vec<TakenRow>) -> Vec<TakenRow> {
-    let mut order: Vec<RowWith> = taken.iter().enumerate().map(|(i, t)| ((t.table, t.index), i as u64)).collect();
+    // Each entry's row, then its place: sorted, a row's entries are together,
+    // its first one first.
+    let mut order: Vec<((ByAddress<str>, usize), usize)> =
+        taken.iter().enumerate().map(|(at, t)| (Row { table: t.table, index: t.index }.order(), at)).collect();
     sort_rows(&mut order);
     let mut keep = vec![false; taken.len()];
     let mut appended = vec![false; taken.len()];
-    let mut group: Option<(RowWith, usize)> = None;
+    let mut group: Option<((ByAddress<str>, usize), usize)> = None;
     for &(row, at) in &order {
-        let at = at as usize;
         let is_appended = taken.get(at).is_some_and(|t| t.appended);
         match group {
-            Some((((key, index), _), first)) if ByAddress(key) == ByAddress(row.0) && index == row.1 => {
+            Some((first_row, first)) if first_row == row => {
                 if let Some(flag) = appended.get_mut(first) {
                     *flag |= is_appended;
                 }
             }
             _ => {
-                group = Some(((row, 0), at));
+                group = Some((row, at));
                 if let Some(flag) = keep.get_mut(at) {
                     *flag = true;
                 }

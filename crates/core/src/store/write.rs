@@ -13,7 +13,7 @@ use super::undo_log::UndoLog;
 use crate::error::NormalizeError;
 use crate::normalize::{join_path, Normalizer, Staged};
 use crate::schema::{Collection, Object, Schema};
-use crate::ByAddress;
+use crate::{ByAddress, FieldMask, Row, RowChange};
 
 impl State {
     /// Normalizes `value` (the response of endpoint `key`, called with `args`)
@@ -215,9 +215,9 @@ impl State {
             };
             table.version = version;
             if let Some(log) = log.as_mut() {
-                log.rows.push((key, index, u64::MAX));
+                log.rows.push(RowChange { row: Row { table: key, index }, fields: FieldMask::MAX });
                 if was_alive {
-                    log.alive.push((key, index));
+                    log.alive.push(Row { table: key, index });
                 }
             }
         }
@@ -259,9 +259,10 @@ impl State {
             row.version = version;
             table.version = version;
             if let Some(log) = log {
-                log.rows.push((write.key, index, fields_changed(old.as_deref(), row.value.as_deref())));
+                let fields = fields_changed(old.as_deref(), row.value.as_deref());
+                log.rows.push(RowChange { row: Row { table: write.key, index }, fields });
                 if old.is_none() {
-                    log.alive.push((write.key, index));
+                    log.alive.push(Row { table: write.key, index });
                 }
             }
         }
