@@ -245,6 +245,7 @@ impl State {
 
 /// The first of each row's entries in `taken` (in order), each marked appended
 /// if any of its entries was. Linear after one sort, however large the layers.
+#[allow(clippy::indexing_slicing, reason = "every place is an index of `taken`, which `keep` and `appended` match")]
 fn first_per_row(taken: Vec<TakenRow>) -> Vec<TakenRow> {
     // Each entry's row, then its place: sorted, a row's entries are together,
     // its first one first.
@@ -255,21 +256,13 @@ fn first_per_row(taken: Vec<TakenRow>) -> Vec<TakenRow> {
     let mut appended = vec![false; taken.len()];
     let mut group: Option<((ByAddress<str>, usize), usize)> = None;
     for &(row, at) in &order {
-        let is_appended = taken.get(at).is_some_and(|t| t.appended);
+        let is_appended = taken[at].appended;
         match group {
-            Some((first_row, first)) if first_row == row => {
-                if let Some(flag) = appended.get_mut(first) {
-                    *flag |= is_appended;
-                }
-            }
+            Some((first_row, first)) if first_row == row => appended[first] |= is_appended,
             _ => {
                 group = Some((row, at));
-                if let Some(flag) = keep.get_mut(at) {
-                    *flag = true;
-                }
-                if let Some(flag) = appended.get_mut(at) {
-                    *flag = is_appended;
-                }
+                keep[at] = true;
+                appended[at] = is_appended;
             }
         }
     }
