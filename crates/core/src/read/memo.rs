@@ -226,13 +226,13 @@ impl MemoCache {
             }
         }
         let mut ctx = Ctx::new(state);
-        ctx.lists = result_version.is_some();
+        ctx.reuse.lists = result_version.is_some();
         if let Input::Result(result) = input {
-            ctx.result = Some(Arc::clone(result));
+            ctx.reuse.result = Some(Arc::clone(result));
         }
-        ctx.prior = prior;
+        ctx.reuse.prior = prior;
         // A read done again records about as many dependencies as last time.
-        ctx.deps.borrow_mut().reserve(known);
+        ctx.recording.deps.borrow_mut().reserve(known);
         // An entity's reference is built only when the entity is read.
         let reference;
         let input = match input {
@@ -244,7 +244,7 @@ impl MemoCache {
             }
         };
         let value = read(&ctx, schema, input);
-        let list = ctx.list.take();
+        let list = ctx.reuse.list.take();
         let mut deps = ctx.into_deps();
         if deps.capacity() > 2 * deps.len() + 16 {
             // Reserved for more than this read recorded: kept entries stay small.

@@ -3,6 +3,116 @@
 
 use super::*;
 use crate::read::prior::Verdict;
+use crate::schema::NestedField;
+use crate::store::FastMap;
+
+/// The positions in `object` of the `count` fields of `nested` that decide
+/// validity (past 63, every position counts anyway). Stops at the last one found.
+fn required_positions(object: &Object, nested: &[NestedField], count: usize) -> u64 {
+    let (mut mask, mut left) = (0, count);
+    for (i, key) in object.keys().take(64).enumerate() {
+        if left == 0 {
+            break;
+        }
+        if nested.iter().any(|f| decides_validity(f) && f.name == key.as_str()) {
+            mask |= 1 << i;
+            left -= 1;
+        }
+    }
+    mask
+}
+
+/// Whether `schema` is a reference to an entity type with no nested field that
+/// decides its validity (its validity is its liveness).
+fn leaf_reference(schema: &Schema) -> bool {
+    match schema {
+        Schema::Entity(def) | Schema::Invalidate(def) => !(def.nested)().iter().any(decides_validity),
+        _ => false,
+    }
+}
+
+thread_local! {
+    /// Every entity type's [`TypeValidity`] met so far, by the address of its definition.
+    static KNOWN_VALIDITY: RefCell<Vec<(ByAddress<EntityDef>, TypeValidity)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Whether a nested field can make its entity invalid: a required reference
+/// (lists, maps and objects of entities are always valid, see `value_valid`).
+fn decides_validity(field: &NestedField) -> bool {
+    field.required
+        && matches!(
+            field.schema,
+            Schema::Entity(_) | Schema::Invalidate(_) | Schema::Union(_) | Schema::Lazy(_) | Schema::CollectionAdd(..)
+        )
+}
+
+/// What decides the validity of one entity type's entities.
+#[derive(Clone, Copy)]
+struct TypeValidity {
+    /// Its nested fields; those that [decide its validity](decides_validity)
+    /// (required references) can make it invalid. (The type's own static
+    /// list, not a copy: a shape is copied freely.)
+    nested: &'static [NestedField],
+    /// How many of them decide its validity.
+    deciding: usize,
+    /// Whether those all reference types that require nothing (no cycle can
+    /// come back through them).
+    leaves_only: bool,
+}
+
+/// What one read decided about validity, and what decides it per type.
+#[derive(Default)]
+pub(super) struct Validities {
+    /// Validity by (table, row index), and the order it was decided in.
+    /// (Made on first use: a read without cycles never needs it.)
+    valid: RefCell<Option<FastMap<(ByAddress<str>, usize), bool>>>,
+    order: RefCell<Vec<(ByAddress<str>, usize)>>,
+    /// How many validity checks of entities with required references are under way.
+    checking: Cell<usize>,
+    /// The first type's [`TypeValidity`] (most reads meet one or two types:
+    /// no list to allocate for them), then the others'.
+    first_type: RefCell<Option<(ByAddress<EntityDef>, TypeValidity)>>,
+    types: RefCell<Vec<(ByAddress<EntityDef>, TypeValidity)>>,
+}
+
+impl Validities {
+    /// The [`TypeValidity`] of `def`'s entities (worked out once per type and read).
+    fn of(&self, def: &'static EntityDef) -> TypeValidity {
+        // By the definition's address: two types may share a type key's text.
+        let address = ByAddress(def);
+        // The first type read is kept apart (most reads meet one or two types:
+        // no list to allocate for them).
+        let mut first = self.first_type.borrow_mut();
+        match first.as_ref() {
+            Some((a, shape)) if *a == address => return *shape,
+            _ => {}
+        }
+        let mut validities = self.types.borrow_mut();
+        if let Some((_, shape)) = validities.iter().find(|(a, _)| *a == address) {
+            return *shape;
+        }
+        // A type's shape never changes (its nested fields are static): worked out
+        // once per thread, then shared by every read (a list's rows each read once).
+        let shape = KNOWN_VALIDITY.with(|known| {
+            let mut known = known.borrow_mut();
+            if let Some((_, shape)) = known.iter().find(|(a, _)| *a == address) {
+                return *shape;
+            }
+            let nested = (def.nested)();
+            let deciding = nested.iter().filter(|f| decides_validity(f)).count();
+            let leaves_only = nested.iter().filter(|f| decides_validity(f)).all(|f| leaf_reference(&f.schema));
+            let shape = TypeValidity { nested, deciding, leaves_only };
+            known.push((address, shape));
+            shape
+        });
+        if first.is_none() {
+            *first = Some((address, shape));
+        } else {
+            validities.push((address, shape));
+        }
+        shape
+    }
+}
 
 impl<'a> Ctx<'a> {
     /// Whether `pk` names a live entity of `def` whose required nested entities
@@ -18,14 +128,14 @@ impl<'a> Ctx<'a> {
             self.depend_alive(def.key, index, false);
             return false;
         };
-        let shape = self.validity_of(def);
+        let shape = self.validity.of(def);
         if shape.deciding == 0 {
             self.depend_alive(def.key, index, true);
             return true;
         }
         // Its validity also depends on where its required references point.
         let references = |ctx: &Self| {
-            if ctx.record {
+            if ctx.recording.on {
                 let read = required_positions(object, shape.nested, shape.deciding);
                 ctx.depend(Dep::Entity { key: def.key, index, version: row.version, seen: row.value.clone(), read });
             }
@@ -41,31 +151,31 @@ impl<'a> Ctx<'a> {
             return references_valid(self);
         }
         let slot = (ByAddress(def.key), index);
-        if let Some(known) = self.valid.borrow().as_ref().and_then(|v| v.get(&slot)) {
+        if let Some(known) = self.validity.valid.borrow().as_ref().and_then(|v| v.get(&slot)) {
             // Its dependencies were recorded on the first visit.
             return *known;
         }
         references(self);
         // Provisionally valid, so a cycle back here ends; what is decided on
         // that assumption is forgotten if it turns out false.
-        let mark = self.valid_order.borrow().len();
-        self.valid.borrow_mut().get_or_insert_with(FastMap::default).insert(slot, true);
-        self.valid_order.borrow_mut().push(slot);
+        let mark = self.validity.order.borrow().len();
+        self.validity.valid.borrow_mut().get_or_insert_with(FastMap::default).insert(slot, true);
+        self.validity.order.borrow_mut().push(slot);
         // A chain of required references deeper than a read follows cannot be
         // read whole: its head is invalid (and the walk stays bounded).
-        let depth = self.checking.get();
-        self.checking.set(depth + 1);
+        let depth = self.validity.checking.get();
+        self.validity.checking.set(depth + 1);
         let valid = depth < MAX_DEPTH && references_valid(self);
-        self.checking.set(depth);
+        self.validity.checking.set(depth);
         if !valid {
-            let later: Vec<_> = self.valid_order.borrow_mut().drain(mark + 1..).collect();
-            if let Some(known) = self.valid.borrow_mut().as_mut() {
+            let later: Vec<_> = self.validity.order.borrow_mut().drain(mark + 1..).collect();
+            if let Some(known) = self.validity.valid.borrow_mut().as_mut() {
                 for slot in later {
                     known.remove(&slot);
                 }
             }
         }
-        self.valid.borrow_mut().get_or_insert_with(FastMap::default).insert(slot, valid);
+        self.validity.valid.borrow_mut().get_or_insert_with(FastMap::default).insert(slot, valid);
         valid
     }
 
@@ -76,7 +186,7 @@ impl<'a> Ctx<'a> {
     /// less).
     pub fn keeps_verdicts(&self, schema: &Schema) -> bool {
         match schema {
-            Schema::Entity(def) | Schema::Invalidate(def) => self.validity_of(def).leaves_only,
+            Schema::Entity(def) | Schema::Invalidate(def) => self.validity.of(def).leaves_only,
             _ => false,
         }
     }
@@ -87,27 +197,28 @@ impl<'a> Ctx<'a> {
     /// either way its dependencies are recorded.
     pub fn item_valid(&self, position: usize, schema: &Schema, item: &Value) -> bool {
         let start = self.next_dep();
-        let reused = self.prior.as_ref().and_then(|prior| {
+        let reused = self.reuse.prior.as_ref().and_then(|prior| {
             // The same reference in the previous list: looked for after the last
             // one found, one further (an item went), then at the same position.
             // So a list with items added, removed or one moved reuses the rest.
             let old = prior.list.source.items();
-            let cursor = self.cursor.get();
+            let cursor = self.reuse.cursor.get();
             let at = [cursor, cursor + 1, position].into_iter().find(|&j| old.get(j) == Some(item))?;
-            self.cursor.set(at + 1);
+            self.reuse.cursor.set(at + 1);
             let verdict = (*prior.list.verdicts.get(at)?)?;
             let range = verdict.deps_from as usize..verdict.deps_to as usize;
             let holds = prior.changed.get(range.clone())?.iter().all(|changed| !changed);
-            (holds && prior.deps.borrow_mut().reuse(range.start, range.end, &self.deps)).then_some(verdict.valid)
+            (holds && prior.deps.borrow_mut().reuse(range.start, range.end, &self.recording.deps))
+                .then_some(verdict.valid)
         });
         let valid = reused.unwrap_or_else(|| {
-            self.exact.set(true);
+            self.recording.exact.set(true);
             let valid = self.value_valid(schema, Some(item));
-            self.exact.set(false);
+            self.recording.exact.set(false);
             valid
         });
         let end = self.next_dep();
-        if let Some(slot) = self.list.borrow_mut().as_mut().and_then(|l| l.verdicts.get_mut(position)) {
+        if let Some(slot) = self.reuse.list.borrow_mut().as_mut().and_then(|l| l.verdicts.get_mut(position)) {
             let (deps_from, deps_to) =
                 (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(end).unwrap_or(u32::MAX));
             *slot = Some(Verdict { valid, deps_from, deps_to });

@@ -104,7 +104,7 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
             },
             Schema::Array(inner) => match value {
                 Value::Array(list) if !self.revisit && ctx.is_root(value) => {
-                    Presented::List(tracked(list, inner, ctx.result.clone().map(ListSource::Result)))
+                    Presented::List(tracked(list, inner, ctx.reuse.result.clone().map(ListSource::Result)))
                 }
                 Value::Array(list) if !self.revisit => Presented::List(items(list, inner)),
                 Value::Array(_) => Presented::List(items(&[], inner)),
@@ -268,7 +268,7 @@ impl<'a, 'c> Deserializer<'a> for EntityDe<'a, 'c> {
             pending: None,
             ctx: self.ctx,
             revisit,
-            track: self.slot.filter(|_| self.ctx.record).map(|slot| (slot, self.ctx.token())),
+            track: self.slot.filter(|_| self.ctx.recording.on).map(|slot| (slot, self.ctx.token())),
             read: 0,
             position: 0,
         });

@@ -315,7 +315,7 @@ fn open<'r, 'a>(
         object,
         nested: Nested::Entity(nested),
         revisit,
-        track: ctx.record.then_some(slot),
+        track: ctx.recording.on.then_some(slot),
         source: Source::Entity { def, pk, slot },
         entered,
     })
