@@ -37,6 +37,9 @@ async function visit(route, shot, ready) {
 const requests = [];
 page.on('request', (r) => requests.push(`${r.method()} ${new URL(r.url()).pathname}`));
 const sent = (what) => requests.filter((r) => r === what).length;
+// The same with their query strings.
+const urls = [];
+page.on('request', (r) => { const u = new URL(r.url()); urls.push(`${r.method()} ${u.pathname}${u.search}`); });
 
 await check('users: list from All(User), create appears without refetch', async () => {
   await visit('/users', 'users', () => expectText('ul.users', 'Ada Lovelace'));
@@ -131,6 +134,26 @@ await check('pages: next and previous follow the Link header', async () => {
   await page.click('#prev');
   await expectItems(items(1, 5));
   if (!(await page.locator('#prev').isDisabled())) throw new Error('"Previous" is enabled on the first page');
+});
+
+await check('infinite: pages join one list as its end scrolls into view, each item once', async () => {
+  const from = urls.length;
+  const pagesSent = () => urls.slice(from).filter((u) => u.startsWith('GET /api/items'));
+  await visit('/scroll', 'scroll', () => expectText('ul.scroll-items', 'Item 5'));
+  await page.waitForTimeout(500);
+  const first = pagesSent();
+  if (first.length !== 1) throw new Error(`before any scroll, ${JSON.stringify(first)} were fetched, not the first page alone`);
+  // Scroll the list's end into view until the last page came.
+  for (let i = 0; i < 30 && (await page.textContent('.status')) !== 'The end'; i++) {
+    await page.locator('.list-end').scrollIntoViewIfNeeded();
+    await page.waitForTimeout(200);
+  }
+  await expectText('.status', 'The end');
+  const ids = await page.locator('ul.scroll-items li').evaluateAll((lis) => lis.map((li) => li.dataset.id));
+  const want = Array.from({ length: 23 }, (_, i) => String(i + 1));
+  if (JSON.stringify(ids) !== JSON.stringify(want)) throw new Error(`the list shows ${JSON.stringify(ids)}`);
+  const wantPages = ['GET /api/items', ...[5, 10, 15, 20].map((c) => `GET /api/items?cursor=${c}`)];
+  if (JSON.stringify(pagesSent()) !== JSON.stringify(wantPages)) throw new Error(`pages fetched: ${JSON.stringify(pagesSent())}`);
 });
 
 await check('faults: typed errors, stale data under a soft error, recovery by retry', async () => {

@@ -137,6 +137,30 @@ pub fn items() -> RestEndpoint<Cursor, (), ItemPage> {
     recipes::link_pagination(&rest!(GET "/api/items" -> ItemPage, args = Cursor))
 }
 
+/// `/items` as one list that grows a page at a time: its items in the
+/// `ItemList` collection, with the `Link` header of the last page fetched.
+#[derive(Debug, Clone, PartialEq, Deserialize, rdc::Schema)]
+pub struct ItemList {
+    pub link: Option<String>,
+    #[entity(nested, schema = "item_collection()")]
+    pub results: Vec<Item>,
+}
+
+/// The `ItemList` collection: the growing list's items.
+pub fn item_collection() -> SchemaOf<Vec<Item>> {
+    rdc::core::Collection::of("ItemList", <Item as rdc::core::Entity>::schema())
+}
+
+/// The first page of the growing list (no cursor).
+pub fn item_list() -> RestEndpoint<(), (), ItemList> {
+    recipes::link_pagination(&rest!(GET "/api/items" -> ItemList))
+}
+
+/// A further page of it: its items join the list.
+pub fn next_items() -> RestEndpoint<Cursor, (), ItemList> {
+    item_list().paginated("cursor").args::<Cursor>()
+}
+
 /// Data that fails on demand (`/api/flaky`): soft errors keep it showing. No
 /// schema: the JSON as sent.
 pub fn flaky() -> RestEndpoint<(), (), Json> {

@@ -23,6 +23,7 @@ fn App() -> impl IntoView {
         ("/ticker", "Ticker"),
         ("/files", "Files"),
         ("/items", "Pages"),
+        ("/scroll", "Infinite"),
         ("/faults", "Faults"),
     ];
     let inspected = controller.clone();
@@ -49,6 +50,7 @@ fn App() -> impl IntoView {
                             ("ticker", _) => pages::ticker::TickerPage().into_any(),
                             ("files", _) => pages::files::Files().into_any(),
                             ("items", _) => pages::items::Items().into_any(),
+                            ("scroll", _) => pages::scroll::Scroll().into_any(),
                             ("faults", _) => pages::faults::Faults().into_any(),
                             _ => pages::users::Users().into_any(),
                         }

@@ -129,7 +129,7 @@ impl<'a> Normalizer<'a> {
                 let items = self.array(value, parent, key, |n, item, parent, key| {
                     n.normalize(&collection.item, item, parent, key)
                 })?;
-                let pk = Text::new(crate::schema::args_key(self.args));
+                let pk = Text::new(collection.list_key(self.args));
                 let mut row = Object::new();
                 row.insert("items".to_owned(), items);
                 let path = self.staged.record_path(&self.path);

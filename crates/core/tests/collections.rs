@@ -260,3 +260,76 @@ fn an_added_item_logs_the_lists_fields_that_changed() {
         assert_eq!(change.fields, rdc_core::fields_changed(before[index].as_deref(), after[index].as_deref()));
     }
 }
+
+fn todo(id: u32, user: u32) -> Value {
+    json!({ "id": id, "userId": user, "title": format!("t{id}") })
+}
+
+/// A further page joins the list fetched without its cursor: in order, each
+/// item once (one that shifted into the next page is not listed twice), and
+/// every page's key reads the whole list. Fetching the first page again
+/// replaces it.
+#[test]
+fn a_further_page_joins_the_list_each_item_once() {
+    let pages = Collection::paginated(&todos(), "cursor");
+    let mut state = State::default();
+    let first = json!([todo(1, 1), todo(2, 1)]);
+    state.write_result("GET /todos?userId=1", &todos(), first, &json!({ "userId": 1 }), meta(1)).unwrap();
+    // Item 2 shifted into the second page meanwhile.
+    let second = json!([todo(2, 1), todo(3, 1), todo(4, 1)]);
+    let args = json!({ "userId": 1, "cursor": 2 });
+    state.write_result("GET /todos?cursor=2&userId=1", &pages, second, &args, meta(2)).unwrap();
+    assert_eq!(ids(&state, "GET /todos?userId=1"), [1, 2, 3, 4]);
+    assert_eq!(ids(&state, "GET /todos?cursor=2&userId=1"), [1, 2, 3, 4]);
+    assert_eq!(state.tables()["TodoList"].rows.len(), 1, "one list, not one per page");
+    // Another user's pages are another list.
+    let other = json!([todo(9, 2)]);
+    state
+        .write_result("GET /todos?cursor=0&userId=2", &pages, other, &json!({ "userId": 2, "cursor": 0 }), meta(3))
+        .unwrap();
+    assert_eq!(state.tables()["TodoList"].rows.len(), 2);
+    assert_eq!(ids(&state, "GET /todos?userId=1"), [1, 2, 3, 4]);
+    // The first page again: the list is that page.
+    state.write_result("GET /todos?userId=1", &todos(), json!([todo(5, 1)]), &json!({ "userId": 1 }), meta(4)).unwrap();
+    assert_eq!(ids(&state, "GET /todos?userId=1"), [5]);
+}
+
+/// A paginated list gains pushed items like any list: the cursor filters nothing.
+#[test]
+fn a_paginated_list_takes_pushed_items() {
+    let pages = Collection::paginated(&todos(), "cursor");
+    let mut state = State::default();
+    state.write_result("GET /todos?userId=1", &todos(), json!([todo(1, 1)]), &json!({ "userId": 1 }), meta(1)).unwrap();
+    let args = json!({ "userId": 1, "cursor": 1 });
+    state.write_result("GET /todos?cursor=1&userId=1", &pages, json!([todo(2, 1)]), &args, meta(2)).unwrap();
+    state.collection_push(&pages, todo(3, 1), meta(3)).unwrap();
+    state.collection_push(&todos(), todo(4, 2), meta(4)).unwrap();
+    assert_eq!(ids(&state, "GET /todos?userId=1"), [1, 2, 3]);
+}
+
+/// Args that key a list without filtering (a sort, a limit) let a pushed
+/// item reach every list whose other args match.
+#[test]
+fn non_filtering_args_let_pushed_items_reach_sorted_and_limited_lists() {
+    let sorted = Collection::non_filtering(&todos(), &["sort", "limit"]);
+    let mut state = State::default();
+    let lists = [
+        ("GET /todos?sort=title&userId=1", json!({ "userId": 1, "sort": "title" })),
+        ("GET /todos?limit=5&sort=id&userId=1", json!({ "userId": 1, "sort": "id", "limit": 5 })),
+        ("GET /todos?sort=title&userId=2", json!({ "userId": 2, "sort": "title" })),
+    ];
+    for (key, args) in &lists {
+        state.write_result(key, &sorted, json!([]), args, meta(1)).unwrap();
+    }
+    state.collection_push(&sorted, todo(7, 1), meta(2)).unwrap();
+    assert_eq!(ids(&state, lists[0].0), [7]);
+    assert_eq!(ids(&state, lists[1].0), [7]);
+    assert!(ids(&state, lists[2].0).is_empty(), "another user's list");
+    // The same lists under a collection without the setting: the sort filters.
+    let mut plain = State::default();
+    for (key, args) in &lists {
+        plain.write_result(key, &todos(), json!([]), args, meta(1)).unwrap();
+    }
+    plain.collection_push(&todos(), todo(7, 1), meta(2)).unwrap();
+    assert!(ids(&plain, lists[0].0).is_empty());
+}

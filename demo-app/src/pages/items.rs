@@ -6,6 +6,13 @@ use rdc::rest::transform::parse_link_header;
 
 use crate::api::{items, Cursor};
 
+/// The next page a `Link` header names, if any.
+pub fn next_cursor(link: Option<&str>) -> Option<Cursor> {
+    let links = parse_link_header(link?);
+    let next = links.iter().find(|l| l.rel == "next")?;
+    cursor_of(&next.url).map(|cursor| Cursor { cursor })
+}
+
 /// The `cursor` query parameter of a link URL.
 fn cursor_of(url: &str) -> Option<u64> {
     url.split_once('?')?.1.split('&').find_map(|kv| kv.strip_prefix("cursor=")?.parse().ok())

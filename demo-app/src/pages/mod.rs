@@ -5,6 +5,7 @@ pub mod feed;
 pub mod files;
 pub mod items;
 pub mod prices;
+pub mod scroll;
 pub mod streams;
 pub mod ticker;
 pub mod users;

@@ -1,5 +1,5 @@
 //! `Collection`: lists keyed by the arguments that fetched them, which writes can
-//! grow (`push`, `unshift`) or shrink (`remove`) without refetching.
+//! grow (`push`, `unshift`, a further page) or shrink (`remove`) without refetching.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -30,12 +30,139 @@ use super::{EntityDef, Object, Schema, SchemaOf};
 pub struct Collection {
     pub(crate) def: &'static EntityDef,
     pub(crate) item: Schema,
+    /// Args that key a list but do not filter what joins it (a sort, a limit).
+    non_filter: Arc<[String]>,
+    /// The arg that names a page (a cursor, a page number): left out of the
+    /// list's key, so every page joins one list (see [`Collection::paginated`]).
+    page_field: Option<Arc<str>>,
 }
 
 impl Collection {
     /// A collection named `name` of items with schema `item`; it reads as a list of them.
     pub fn of<T>(name: &'static str, item: SchemaOf<T>) -> SchemaOf<Vec<T>> {
-        SchemaOf::unchecked(Schema::Collection(Arc::new(Collection { def: table_def(name), item: item.into() })))
+        let def = table_def(name, false);
+        SchemaOf::unchecked(Schema::Collection(Arc::new(Collection {
+            def,
+            item: item.into(),
+            non_filter: Arc::new([]),
+            page_field: None,
+        })))
+    }
+
+    /// `collection` with args `names` that key its lists without filtering
+    /// what joins them: a list fetched with `sort` or `limit` still receives
+    /// the items [`push`](Collection::push) adds when its other args match.
+    ///
+    /// ```
+    /// use rdc_core::{Collection, Entity, MemoCache, State, WriteMeta};
+    /// use rdc_core::json;
+    /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Todo { id: u32, #[serde(rename = "userId")] user_id: u32 }
+    /// let todos = Collection::non_filtering(&Collection::of("TodoList", Todo::schema()), &["sort"]);
+    /// let mut state = State::default();
+    /// let args = json!({ "userId": 1, "sort": "title" });
+    /// state.write_result("GET /todos?sort=title&userId=1", &todos, json!([{ "id": 1, "userId": 1 }]), &args, WriteMeta::at(0, 1000))?;
+    /// state.collection_push(&todos, json!({ "id": 2, "userId": 1 }), WriteMeta::at(1, 1000))?;
+    /// let list: std::sync::Arc<Vec<Todo>> = MemoCache::default().read_result(&state, "GET /todos?sort=title&userId=1", &todos)?.unwrap();
+    /// assert_eq!(list.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn non_filtering<T>(collection: &SchemaOf<Vec<T>>, names: &[&str]) -> SchemaOf<Vec<T>> {
+        SchemaOf::unchecked(Collection::changed(collection, &|c| Collection {
+            non_filter: c.non_filter.iter().cloned().chain(names.iter().map(|n| (*n).to_owned())).collect(),
+            ..c.clone()
+        }))
+    }
+
+    /// The schema of an endpoint that fetches a further page of
+    /// `collection`'s lists: arg `field` (a cursor, a page number) is left out
+    /// of the list's key and filters nothing, and the page's items are
+    /// appended to the list fetched without it, each item once (an item that
+    /// shifted into the next page since is not listed twice). Fetch the first
+    /// page without `field`; fetching it again replaces the list.
+    ///
+    /// ```
+    /// use rdc_core::{Collection, Entity, MemoCache, State, WriteMeta};
+    /// use rdc_core::json;
+    /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Todo { id: u32 }
+    /// let todos = Collection::of("TodoList", Todo::schema());
+    /// let next_page = Collection::paginated(&todos, "cursor");
+    /// let mut state = State::default();
+    /// let meta = |at| WriteMeta::at(at, 1000);
+    /// state.write_result("GET /todos", &todos, json!([{ "id": 1 }, { "id": 2 }]), &json!({}), meta(0))?;
+    /// // Item 2 shifted into the second page meanwhile.
+    /// state.write_result("GET /todos?cursor=2", &next_page, json!([{ "id": 2 }, { "id": 3 }]), &json!({ "cursor": 2 }), meta(1))?;
+    /// let list: std::sync::Arc<Vec<Todo>> = MemoCache::default().read_result(&state, "GET /todos", &todos)?.unwrap();
+    /// assert_eq!(list.iter().map(|t| t.id).collect::<Vec<_>>(), [1, 2, 3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn paginated<T>(collection: &SchemaOf<Vec<T>>, field: &str) -> SchemaOf<Vec<T>> {
+        SchemaOf::unchecked(Collection::paginated_schema(collection, field))
+    }
+
+    /// [`Collection::paginated`] for every collection `schema` holds at its
+    /// top or as a member of its object (a page `{ link, results }`).
+    ///
+    /// ```
+    /// use rdc_core::{json, Collection, Entity, Schema, State, WriteMeta};
+    /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Todo { id: u32 }
+    /// let page = Schema::object([("results", Collection::of("TodoList", Todo::schema()).into())]);
+    /// let next = Collection::paginated_schema(&page, "cursor");
+    /// let mut state = State::default();
+    /// state.write_result("GET /todos", &page, json!({ "results": [{ "id": 1 }] }), &json!({}), WriteMeta::at(0, 1000))?;
+    /// let args = json!({ "cursor": 1 });
+    /// state.write_result("GET /todos?cursor=1", &next, json!({ "results": [{ "id": 2 }] }), &args, WriteMeta::at(1, 1000))?;
+    /// // One list, with both pages' items.
+    /// let lists = &state.tables()["TodoList"];
+    /// assert_eq!(lists.rows.len(), 1);
+    /// assert_eq!(lists.rows[0].value.as_ref().unwrap()["items"].as_array().unwrap().len(), 2);
+    /// # Ok::<(), rdc_core::NormalizeError>(())
+    /// ```
+    pub fn paginated_schema(schema: &Schema, field: &str) -> Schema {
+        let field: Arc<str> = field.into();
+        Collection::changed(schema, &|c| Collection {
+            def: table_def(c.def.key, true),
+            page_field: Some(Arc::clone(&field)),
+            ..c.clone()
+        })
+    }
+
+    /// `schema` with each collection at its top or among its object's
+    /// members changed by `change`; other schemas unchanged.
+    fn changed(schema: &Schema, change: &impl Fn(&Collection) -> Collection) -> Schema {
+        match schema {
+            Schema::Collection(c) => Schema::Collection(Arc::new(change(c))),
+            Schema::Object(object) => {
+                let mut object = (**object).clone();
+                for (_, member) in object.fields.iter_mut() {
+                    *member = Collection::changed(member, change);
+                }
+                Schema::Object(Arc::new(object))
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// The key of the list fetched with `args`: their canonical text, without
+    /// the page field.
+    pub(crate) fn list_key(&self, args: &Value) -> String {
+        match (&self.page_field, args) {
+            (Some(field), Value::Object(map)) if map.contains_key(field) => {
+                let mut rest = map.clone();
+                rest.remove(field);
+                args_key(&Value::Object(rest))
+            }
+            _ => args_key(args),
+        }
+    }
+
+    /// Whether a new item (its fields) belongs in the list fetched with
+    /// `args`: every arg that filters must equal the item's field of the same
+    /// name (numbers and strings compare by text, so `"1"` matches `1`). A list
+    /// fetched without filtering args takes everything.
+    pub(crate) fn accepts(&self, args: &Object, item: &Object) -> bool {
+        let filters =
+            |name: &str| !self.non_filter.iter().any(|n| n == name) && self.page_field.as_deref() != Some(name);
+        args.iter().filter(|(k, _)| filters(k)).all(|(k, v)| item.get(k).is_some_and(|field| same_arg(field, v)))
     }
 
     /// The schema of a create endpoint whose new item joins the end of every
@@ -69,25 +196,41 @@ impl Collection {
     }
 }
 
-/// The (one per name) type description of a collection table: lists replace
-/// each other whole; their items are checked as the entities they are.
-fn table_def(name: &'static str) -> &'static EntityDef {
-    static DEFS: OnceLock<Mutex<crate::json::FastMap<&'static str, &'static EntityDef>>> = OnceLock::new();
+impl Clone for Collection {
+    fn clone(&self) -> Self {
+        Collection {
+            def: self.def,
+            item: self.item.clone(),
+            non_filter: Arc::clone(&self.non_filter),
+            page_field: self.page_field.clone(),
+        }
+    }
+}
+
+/// The (one per name and kind) type description of a collection table: lists
+/// replace each other whole, or (`pages`) a page's items join the list's; the
+/// items are checked as the entities they are. Both kinds of one name share
+/// one key, so they are one table.
+fn table_def(name: &'static str, pages: bool) -> &'static EntityDef {
+    type Defs = crate::json::FastMap<(&'static str, bool), &'static EntityDef>;
+    static DEFS: OnceLock<Mutex<Defs>> = OnceLock::new();
     let defs = DEFS.get_or_init(Mutex::default);
     let mut defs = defs.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    defs.entry(name).or_insert_with(|| {
+    // The first kind made for a name gives the key both use.
+    let key = defs.iter().find(|((n, _), _)| *n == name).map_or(name, |(_, def)| def.key);
+    defs.entry((name, pages)).or_insert_with(|| {
         // One small allocation per collection name, for the life of the program.
         Box::leak(Box::new(EntityDef {
-            key: name,
+            key,
             pk: |_| None,
             pk_field: None,
             nested: || &[],
             check_fields: |_| Ok(()),
             process: |value, _| Ok(value),
             validate: |_| Ok(()),
-            merge: |_, incoming| incoming.clone(),
+            merge: if pages { join_pages } else { |_, incoming| incoming.clone() },
             default_merge: false,
-            replaces: true,
+            replaces: !pages,
             should_update: |existing: &EntityMeta, incoming: &EntityMeta| incoming.not_older_than(existing),
             reader: None,
             list_reader: None,
@@ -103,6 +246,20 @@ pub(crate) fn args_key(args: &Value) -> String {
     }
 }
 
+/// A list with a page joined: `first`'s items, then `then`'s not among them.
+fn join_pages(first: &Object, then: &Object) -> Object {
+    let items = |list: &Object| list.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut joined = items(first);
+    for item in items(then) {
+        if !joined.contains(&item) {
+            joined.push(item);
+        }
+    }
+    let mut list = first.clone();
+    list.insert("items".to_owned(), Value::Array(joined));
+    list
+}
+
 /// A scalar as text: a string as it is, anything else in JSON form.
 fn scalar_text(value: &Value) -> std::borrow::Cow<'_, str> {
     match value {
@@ -111,14 +268,11 @@ fn scalar_text(value: &Value) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Whether a new item belongs in the list fetched with `args`: every argument
-/// must equal the item's field of the same name (numbers and strings compare by
-/// text, so `"1"` matches `1`). A list fetched without arguments takes everything.
-pub(crate) fn item_matches(args: &Object, item: &Object) -> bool {
-    let same = |field: &Value, arg: &Value| match (field, arg) {
-        // Lists and objects compare as JSON values (keys in any order).
+/// Whether an item's field equals an arg: lists and objects as JSON values
+/// (keys in any order), scalars by text.
+fn same_arg(field: &Value, arg: &Value) -> bool {
+    match (field, arg) {
         (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => field == arg,
         _ => scalar_text(field) == scalar_text(arg),
-    };
-    args.iter().all(|(k, v)| item.get(k).is_some_and(|field| same(field, v)))
+    }
 }

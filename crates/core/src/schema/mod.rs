@@ -18,7 +18,7 @@ pub use all::All;
 pub use collection::Collection;
 pub use meta::{EntityMeta, Millis};
 
-pub(crate) use collection::{args_key, item_matches};
+pub(crate) use collection::args_key;
 pub use entity::{
     canonical_text, composite_pk, json_text, pk_string, Entity, EntityDef, FieldError, NestedField, Object,
 };

@@ -8,7 +8,7 @@ use super::changes::fields_changed;
 use super::state::{State, WriteMeta};
 use super::topic::{field_bit, Row, RowChange};
 use crate::error::NormalizeError;
-use crate::schema::{item_matches, pk_string_ref, Collection, Object, Schema};
+use crate::schema::{pk_string_ref, Collection, Object, Schema};
 
 /// Where a new item goes in each list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +79,7 @@ impl State {
     /// Adds `reference` to every list of `collection` whose args match `fields`.
     pub(crate) fn add_to_lists(&mut self, collection: &Collection, reference: &Value, fields: &Object, front: bool) {
         self.edit_lists(collection, |args, items| {
-            if !item_matches(args, fields) || items.contains(reference) {
+            if !collection.accepts(args, fields) || items.contains(reference) {
                 return false;
             }
             if front {

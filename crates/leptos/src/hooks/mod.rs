@@ -4,10 +4,12 @@ mod cache;
 mod live;
 mod loading;
 mod mutation;
+mod pages;
 mod suspense;
 
 pub use cache::{use_cache, use_dle, use_entity, use_keys, use_query, Dle, EntityKey};
 pub use live::{use_live, use_subscription};
 pub use loading::{use_loading, Loading};
 pub use mutation::{use_mutation, Mutation};
+pub use pages::{use_pages, Pages};
 pub use suspense::{use_cancelling, use_suspense, use_suspense_optional, DataResult, Readable};

@@ -88,12 +88,22 @@ impl RestCall {
         Ok(())
     }
 
-    /// The cache key: method and full URL, the same for the same args in any order.
+    /// The cache key: method and full URL, the same for the same args in any
+    /// order (without the page arg of a [paginated](RestEndpoint::paginated)
+    /// endpoint: every page's answer is the list's).
     ///
     /// # Errors
     /// As [`RestEndpoint::url`].
     pub fn key(&self, args: &Args) -> Result<String, RestError> {
-        Ok(format!("{} {}", self.options.method, self.url(args)?))
+        let url = match &self.options.page_field {
+            Some(field) if args.contains_key(field) => {
+                let mut rest = args.clone();
+                rest.remove(field);
+                self.url(&rest)?
+            }
+            _ => self.url(args)?,
+        };
+        Ok(format!("{} {}", self.options.method, url))
     }
 
     /// The whole pipeline: URL, request init, headers, fetch response, parse

@@ -55,6 +55,8 @@ struct Options {
     timeout: Option<Duration>,
     client: Option<Arc<dyn HttpClient>>,
     optimistic: Option<OptimisticFn>,
+    /// The arg that names a page, left out of the key (see `paginated`).
+    page_field: Option<Arc<str>>,
     request_init: RequestInitFn,
     fetch_response: FetchResponseFn,
     parse_response: ParseResponseFn,

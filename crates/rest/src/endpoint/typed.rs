@@ -130,6 +130,7 @@ impl RestEndpoint {
                     timeout: None,
                     client: None,
                     optimistic: None,
+                    page_field: None,
                     request_init: Arc::new(default_request_init),
                     fetch_response: Arc::new(default_fetch_response),
                     parse_response: Arc::new(default_parse_response),
@@ -331,6 +332,34 @@ impl<A, B, R> RestEndpoint<A, B, R> {
     pub fn client(&self, client: impl HttpClient + 'static) -> Self {
         let client: Arc<dyn HttpClient> = Arc::new(client);
         self.with(|o| o.client = Some(client))
+    }
+
+    /// The endpoint that fetches a further page of this list endpoint's
+    /// lists, the page named by arg `field` (a cursor, a page number). The
+    /// page's items join the list fetched without `field`, each once
+    /// ([`Collection::paginated`](rdc_core::Collection::paginated), for a
+    /// collection at the top of the schema or a member of its object). Its key
+    /// leaves `field` out, so a page's answer replaces the list endpoint's
+    /// result: the list shows every page's items with the information of the
+    /// last page fetched (its next cursor or `Link`, say).
+    ///
+    /// ```
+    /// use rdc_core::{Collection, Entity};
+    /// use rdc_rest::RestEndpoint;
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Todo { id: u32 }
+    /// let list = RestEndpoint::get("/todos").schema(Collection::of("TodoList", Todo::schema()));
+    /// let next_page = list.paginated("cursor");
+    /// let args = |json| match json { rdc_core::json::Value::Object(map) => map, _ => unreachable!() };
+    /// let first = list.key(&args(rdc_core::json!({})))?;
+    /// assert_eq!(next_page.key(&args(rdc_core::json!({ "cursor": 5 })))?, first);
+    /// assert_eq!(next_page.url(&args(rdc_core::json!({ "cursor": 5 })))?, "/todos?cursor=5");
+    /// # Ok::<(), rdc_rest::RestError>(())
+    /// ```
+    pub fn paginated(&self, field: &str) -> Self {
+        self.with(|o| {
+            o.schema = o.schema.as_ref().map(|schema| rdc_core::Collection::paginated_schema(schema, field));
+            o.page_field = Some(field.into());
+        })
     }
 
     /// The response a mutation is expected to give, shown at once (optimistic
