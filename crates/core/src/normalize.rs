@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 use crate::error::NormalizeError;
 use std::sync::Arc;
 
-use crate::schema::{All, Collection, EntityDef, NullMember, Object, Polymorphic, Schema};
+use crate::schema::{All, Collection, EntityDef, ListEdit, NullMember, Object, Polymorphic, Schema};
 
 /// Entities and deletions found in one response, not yet in the store.
 #[derive(Debug, Default)]
@@ -19,9 +19,18 @@ pub(crate) struct Staged {
     /// Every staged entity's path, one after the other (one allocation, not one each).
     pub paths: String,
     pub deletes: Vec<(&'static str, Text)>,
-    /// Items to add to collections: the collection, the item's reference, its
-    /// fields (to match list args) and whether at the front.
-    pub adds: Vec<(Arc<Collection>, Value, Object, bool)>,
+    /// Items that edit collections' lists.
+    pub list_edits: Vec<StagedListEdit>,
+}
+
+/// An item that edits a collection's lists: its reference, its fields (to
+/// match list args) and the edit.
+#[derive(Debug)]
+pub(crate) struct StagedListEdit {
+    pub collection: Arc<Collection>,
+    pub reference: Value,
+    pub fields: Object,
+    pub edit: ListEdit,
 }
 
 /// Where in `Staged::paths` an entity's path is.
@@ -119,10 +128,15 @@ impl<'a> Normalizer<'a> {
                 }
             },
             Schema::Invalidate(def) => self.invalidate(def, value),
-            Schema::CollectionAdd(collection, front) => {
+            Schema::CollectionEdit(collection, edit) => {
                 let fields = value.as_object().cloned().unwrap_or_default();
                 let reference = self.normalize(&collection.item, value, parent, key)?;
-                self.staged.adds.push((Arc::clone(collection), reference.clone(), fields, *front));
+                self.staged.list_edits.push(StagedListEdit {
+                    collection: Arc::clone(collection),
+                    reference: reference.clone(),
+                    fields,
+                    edit: *edit,
+                });
                 Ok(reference)
             }
             Schema::Collection(collection) => {

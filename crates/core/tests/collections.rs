@@ -333,3 +333,45 @@ fn non_filtering_args_let_pushed_items_reach_sorted_and_limited_lists() {
     plain.collection_push(&todos(), todo(7, 1), meta(2)).unwrap();
     assert!(ids(&plain, lists[0].0).is_empty());
 }
+
+/// An endpoint's item leaves every list of the collection (`Collection::remove`);
+/// the entity stays.
+#[test]
+fn a_removed_item_leaves_every_list_and_stays_stored() {
+    let mut state = seed();
+    let removed = Collection::remove(&todos()).into();
+    state.write_entities(&removed, todo(1, 1), NO_ARGS, meta(2)).unwrap();
+    assert!(ids(&state, "GET /todos?userId=1").is_empty());
+    assert_eq!(ids(&state, "GET /todos"), [2]);
+    assert!(state.entity("Todo", "1").is_some_and(|row| row.value.is_some()));
+}
+
+/// An updated item moves: it leaves the lists it no longer matches and joins
+/// those it newly matches; a list it matched all along is left alone (the
+/// item may sit on a page not fetched).
+#[test]
+fn a_moving_item_leaves_lists_it_no_longer_matches_and_joins_new_ones() {
+    let paged = Collection::non_filtering(&todos(), &["page"]);
+    let mut state = seed();
+    // A second page of user 1's todos: todo 1 matches it but sits on page 1.
+    let page_two = "GET /todos?page=2&userId=1";
+    state.write_result(page_two, &paged, json!([]), &json!({ "userId": 1, "page": 2 }), meta(1)).unwrap();
+    let moving = Collection::moving(&paged).into();
+    // A new title only: every list stays as it was.
+    let renamed = json!({ "id": 1, "userId": 1, "title": "renamed" });
+    state.write_entities(&moving, renamed, NO_ARGS, meta(2)).unwrap();
+    assert_eq!((ids(&state, "GET /todos?userId=1"), ids(&state, page_two)), (vec![1], vec![]));
+    // To user 2: leaves user 1's list, joins user 2's at its end.
+    state.write_entities(&moving, todo(1, 2), NO_ARGS, meta(3)).unwrap();
+    assert!(ids(&state, "GET /todos?userId=1").is_empty());
+    assert_eq!(ids(&state, "GET /todos?userId=2"), [2, 1]);
+    assert_eq!(ids(&state, "GET /todos"), [1, 2], "the unfiltered list keeps its order");
+    // Back to user 1: joins each of user 1's lists, as a pushed item would.
+    state.write_entities(&moving, todo(1, 1), NO_ARGS, meta(4)).unwrap();
+    assert_eq!((ids(&state, "GET /todos?userId=1"), ids(&state, page_two)), (vec![1], vec![1]));
+    assert_eq!(ids(&state, "GET /todos?userId=2"), [2]);
+    // An item not stored before joins every list it matches.
+    state.write_entities(&moving, todo(9, 2), NO_ARGS, meta(5)).unwrap();
+    assert_eq!(ids(&state, "GET /todos?userId=2"), [2, 9]);
+    assert_eq!(ids(&state, "GET /todos"), [1, 2, 9]);
+}

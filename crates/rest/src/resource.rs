@@ -37,9 +37,10 @@ pub struct Resource<E, A = Value, L = Value, B = Option<Value>> {
     pub get_list: RestEndpoint<L, (), Vec<E>>,
     /// `POST` to the list path; the new entity joins the matching lists.
     pub create: RestEndpoint<L, B, E>,
-    /// `PUT path`.
+    /// `PUT path`; the entity moves to the lists its new fields match
+    /// ([`Collection::moving`]).
     pub update: RestEndpoint<A, B, E>,
-    /// `PATCH path`: sends the whole body (give `Option` fields
+    /// `PATCH path`, moving the entity as `update` does: sends the whole body (give `Option` fields
     /// `#[serde(skip_serializing_if = "Option::is_none")]` to send only the set ones).
     pub partial_update: RestEndpoint<A, B, E>,
     /// `DELETE path`; the entity is removed from the store.
@@ -72,8 +73,8 @@ pub fn resource<E: Entity>(path: &str, list_name: &'static str) -> Resource<E> {
         get: item("GET"),
         get_list: RestEndpoint::get(list_path).body::<()>().schema(list.clone()),
         create: RestEndpoint::post(list_path).schema(Collection::push(&list)),
-        update: RestEndpoint::new("PUT", path).schema(E::schema()),
-        partial_update: RestEndpoint::new("PATCH", path).schema(E::schema()),
+        update: RestEndpoint::new("PUT", path).schema(Collection::moving(&list)),
+        partial_update: RestEndpoint::new("PATCH", path).schema(Collection::moving(&list)),
         // A 204 has no body: the args (the pk) say what was deleted.
         delete: RestEndpoint::new("DELETE", path)
             .body::<()>()

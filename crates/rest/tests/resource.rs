@@ -105,3 +105,45 @@ fn a_response_that_does_not_read_as_the_result_type_is_a_decode_error_naming_the
         other => panic!("{other:?}"),
     }
 }
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+struct Todo {
+    id: String,
+    #[serde(rename = "userId")]
+    user_id: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct OfUser {
+    #[serde(rename = "userId")]
+    user_id: u32,
+}
+
+/// An update that changes the field a list filters by moves the entity: it
+/// leaves the old owner's list and joins the new one's, with no refetch.
+#[test]
+fn an_update_moves_the_entity_between_the_lists_it_matches() {
+    let time = FakeTime::default();
+    let tasks = LocalTasks::default();
+    let c = Controller::new(time.clone(), time.clone(), tasks.clone());
+    let client = FakeClient::default();
+    let todos = resource::<Todo>("/todos/:id", "TodoList")
+        .args::<UserId>()
+        .list_args::<OfUser>()
+        .body::<OfUser>()
+        .map(|e| e.client(client.clone()));
+    client.on("GET", "/todos?userId=1", FakeResponse::json(json!([{ "id": "a", "userId": 1 }])));
+    client.on("GET", "/todos?userId=2", FakeResponse::json(json!([{ "id": "b", "userId": 2 }])));
+    client.on("PATCH", "/todos/a", FakeResponse::json(json!({ "id": "a", "userId": 2 })));
+    for user_id in [1, 2] {
+        tasks.block_on(c.fetch(&todos.get_list, OfUser { user_id }, ())).unwrap();
+    }
+    let listed = |user_id| -> Vec<String> {
+        let list = c.read::<_, Vec<Todo>>(&todos.get_list, &OfUser { user_id }).unwrap().data.unwrap();
+        list.iter().map(|t| t.id.clone()).collect()
+    };
+    tasks.block_on(c.fetch(&todos.partial_update, id("a"), OfUser { user_id: 2 })).unwrap();
+    assert_eq!((listed(1), listed(2)), (vec![], vec!["b".to_owned(), "a".to_owned()]));
+    let gets = client.requests().into_iter().filter(|r| r.method == "GET").count();
+    assert_eq!(gets, 2, "no list was fetched again");
+}

@@ -169,18 +169,62 @@ impl Collection {
     /// matching list of `collection` (no refetch); it reads as the item. Other
     /// schemas come back unchanged.
     pub fn push<T>(collection: &SchemaOf<Vec<T>>) -> SchemaOf<T> {
-        SchemaOf::unchecked(Collection::add(collection, false))
+        SchemaOf::unchecked(Collection::edit(collection, ListEdit::Push))
     }
 
     /// Like [`Collection::push`], at the front of the lists.
     pub fn unshift<T>(collection: &SchemaOf<Vec<T>>) -> SchemaOf<T> {
-        SchemaOf::unchecked(Collection::add(collection, true))
+        SchemaOf::unchecked(Collection::edit(collection, ListEdit::Unshift))
     }
 
-    /// The untyped `push` (`front`: `unshift`).
-    pub(crate) fn add(collection: &Schema, front: bool) -> Schema {
+    /// The schema of an endpoint whose item (as it answers) leaves every list
+    /// of `collection`; the entity itself stays (an `Invalidate` deletes it).
+    ///
+    /// ```
+    /// use rdc_core::{json, Collection, Entity, MemoCache, State, WriteMeta};
+    /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Todo { id: u32 }
+    /// let todos = Collection::of("TodoList", Todo::schema());
+    /// let mut state = State::default();
+    /// state.write_result("GET /todos", &todos, json!([{ "id": 1 }, { "id": 2 }]), &json!({}), WriteMeta::at(0, 1000))?;
+    /// state.write_entities(&Collection::remove(&todos).into(), json!({ "id": 1 }), &json!({}), WriteMeta::at(1, 1000))?;
+    /// let list: std::sync::Arc<Vec<Todo>> = MemoCache::default().read_result(&state, "GET /todos", &todos)?.unwrap();
+    /// assert_eq!(list.iter().map(|t| t.id).collect::<Vec<_>>(), [2]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn remove<T>(collection: &SchemaOf<Vec<T>>) -> SchemaOf<T> {
+        SchemaOf::unchecked(Collection::edit(collection, ListEdit::Remove))
+    }
+
+    /// The schema of an update endpoint whose item may move between lists of
+    /// `collection`: it leaves each list it matched before and matches no
+    /// longer, and joins the end of each list it matches now and did not
+    /// before (a list it matched all along is left as it is: the item may sit
+    /// on a page not fetched).
+    ///
+    /// ```
+    /// use rdc_core::{json, Collection, Entity, MemoCache, State, WriteMeta};
+    /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Todo { id: u32, done: bool }
+    /// let todos = Collection::of("TodoList", Todo::schema());
+    /// let mut state = State::default();
+    /// let meta = |at| WriteMeta::at(at, 1000);
+    /// state.write_result("open", &todos, json!([{ "id": 1, "done": false }]), &json!({ "done": false }), meta(0))?;
+    /// state.write_result("done", &todos, json!([]), &json!({ "done": true }), meta(0))?;
+    /// state.write_entities(&Collection::moving(&todos).into(), json!({ "id": 1, "done": true }), &json!({}), meta(1))?;
+    /// let ids = |key| -> Result<Vec<u32>, rdc_core::ReadError> {
+    ///     Ok(MemoCache::default().read_result::<Vec<Todo>>(&state, key, &todos)?.unwrap().iter().map(|t| t.id).collect())
+    /// };
+    /// assert_eq!((ids("open")?, ids("done")?), (vec![], vec![1]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn moving<T>(collection: &SchemaOf<Vec<T>>) -> SchemaOf<T> {
+        SchemaOf::unchecked(Collection::edit(collection, ListEdit::Move))
+    }
+
+    /// The schema that edits `collection`'s lists by `edit`; other schemas
+    /// come back unchanged.
+    pub(crate) fn edit(collection: &Schema, edit: ListEdit) -> Schema {
         match collection {
-            Schema::Collection(c) => Schema::CollectionAdd(Arc::clone(c), front),
+            Schema::Collection(c) => Schema::CollectionEdit(Arc::clone(c), edit),
             other => other.clone(),
         }
     }
@@ -194,6 +238,19 @@ impl Collection {
     pub fn item(&self) -> &Schema {
         &self.item
     }
+}
+
+/// How an item edits the lists of a collection (see [`Schema::CollectionEdit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListEdit {
+    /// Joins the end of each list it matches.
+    Push,
+    /// Joins the front of each list it matches.
+    Unshift,
+    /// Leaves every list.
+    Remove,
+    /// Leaves the lists it no longer matches, joins those it newly matches.
+    Move,
 }
 
 impl Clone for Collection {

@@ -15,7 +15,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use all::All;
-pub use collection::Collection;
+pub use collection::{Collection, ListEdit};
 pub use meta::{EntityMeta, Millis};
 
 pub(crate) use collection::args_key;
@@ -54,9 +54,11 @@ pub enum Schema {
     Invalidate(&'static EntityDef),
     /// Lists keyed by their request args, which writes can grow or shrink.
     Collection(Arc<Collection>),
-    /// Adds the value (an item) to every matching list of a collection: at the
-    /// front when the flag is set. Made by [`Collection::push`] / [`Collection::unshift`].
-    CollectionAdd(Arc<Collection>, bool),
+    /// Edits the lists of a collection with the value (an item): adds it to
+    /// each matching list, takes it out of every list, or moves it to the
+    /// lists its fields now match. Made by [`Collection::push`],
+    /// [`Collection::unshift`], [`Collection::remove`] and [`Collection::moving`].
+    CollectionEdit(Arc<Collection>, ListEdit),
     /// A schema built on first use: for circular definitions between schemas.
     Lazy(fn() -> Schema),
 }
@@ -139,7 +141,7 @@ impl fmt::Debug for Schema {
             Schema::All(all) => f.debug_tuple("All").field(all).finish(),
             Schema::Invalidate(def) => write!(f, "Invalidate({})", def.key),
             Schema::Collection(c) => write!(f, "Collection({})", c.name()),
-            Schema::CollectionAdd(c, front) => write!(f, "{}({})", if *front { "Unshift" } else { "Push" }, c.name()),
+            Schema::CollectionEdit(c, edit) => write!(f, "{edit:?}({})", c.name()),
             Schema::Lazy(_) => f.write_str("Lazy(..)"),
         }
     }

@@ -8,7 +8,8 @@ use super::changes::fields_changed;
 use super::state::{State, WriteMeta};
 use super::topic::{field_bit, Row, RowChange};
 use crate::error::NormalizeError;
-use crate::schema::{pk_string_ref, Collection, Object, Schema};
+use crate::normalize::StagedListEdit;
+use crate::schema::{pk_string_ref, Collection, ListEdit, Object, Schema};
 
 /// Where a new item goes in each list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,10 +64,10 @@ impl State {
         end: End,
     ) -> Result<(), NormalizeError> {
         let schema = match end {
-            End::Back => Collection::add(collection, false),
-            End::Front => Collection::add(collection, true),
+            End::Back => Collection::edit(collection, ListEdit::Push),
+            End::Front => Collection::edit(collection, ListEdit::Unshift),
         };
-        if !matches!(schema, Schema::CollectionAdd(..)) {
+        if !matches!(schema, Schema::CollectionEdit(..)) {
             return Err(NormalizeError::UnexpectedShape {
                 expected: "a Collection schema",
                 found: "another schema",
@@ -76,19 +77,50 @@ impl State {
         self.write_entities(&schema, item, &Value::Null, meta).map(|_| ())
     }
 
-    /// Adds `reference` to every list of `collection` whose args match `fields`.
-    pub(crate) fn add_to_lists(&mut self, collection: &Collection, reference: &Value, fields: &Object, front: bool) {
-        self.edit_lists(collection, |args, items| {
-            if !collection.accepts(args, fields) || items.contains(reference) {
-                return false;
-            }
-            if front {
-                items.insert(0, reference.clone());
-            } else {
-                items.push(reference.clone());
-            }
-            true
-        });
+    /// Applies a staged list edit; `before` is the item's stored object before
+    /// this write (what a move's item matched).
+    pub(crate) fn edit_lists_with(&mut self, staged: &StagedListEdit, before: Option<&Object>) {
+        let StagedListEdit { collection, reference, fields, edit } = staged;
+        let matches = |args: &Object| collection.accepts(args, fields);
+        match edit {
+            ListEdit::Push | ListEdit::Unshift => self.edit_lists(collection, |args, items| {
+                if !matches(args) || items.contains(reference) {
+                    return false;
+                }
+                if *edit == ListEdit::Unshift {
+                    items.insert(0, reference.clone());
+                } else {
+                    items.push(reference.clone());
+                }
+                true
+            }),
+            ListEdit::Remove => self.edit_lists(collection, |_, items| {
+                let count = items.len();
+                items.retain(|item| item != reference);
+                items.len() != count
+            }),
+            ListEdit::Move => self.edit_lists(collection, |args, items| {
+                let (was, is) = (before.is_some_and(|before| collection.accepts(args, before)), matches(args));
+                let listed = items.contains(reference);
+                if listed && !is {
+                    items.retain(|item| item != reference);
+                    true
+                } else if !listed && is && !was {
+                    items.push(reference.clone());
+                    true
+                } else {
+                    false
+                }
+            }),
+        }
+    }
+
+    /// The stored object of the item `reference` points to, when the item
+    /// schema is an entity's.
+    pub(crate) fn stored_item(&self, item: &Schema, reference: &Value) -> Option<Arc<Object>> {
+        let Schema::Entity(def) = item else { return None };
+        let pk = pk_string_ref(reference)?;
+        self.row(def.key, &pk)?.value.clone()
     }
 
     /// Applies `edit(args, items)` to every stored list; lists it changes get a new version.

@@ -230,7 +230,7 @@ fn mark_value<'a>(state: &'a State, schema: Schema, value: &'a Value, out: &mut 
             }
         }
         Schema::Lazy(_) => todo.push(Mark::Value(schema.resolved().into_owned(), value)),
-        Schema::CollectionAdd(c, _) => todo.push(Mark::Value(c.item.clone(), value)),
+        Schema::CollectionEdit(c, _) => todo.push(Mark::Value(c.item.clone(), value)),
     }
 }
 

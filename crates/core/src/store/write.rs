@@ -11,8 +11,8 @@ use super::state::{
 };
 use super::undo_log::UndoLog;
 use crate::error::NormalizeError;
-use crate::normalize::{join_path, Normalizer, Staged};
-use crate::schema::{Collection, Object, Schema};
+use crate::normalize::{join_path, Normalizer, Staged, StagedListEdit};
+use crate::schema::{ListEdit, Object, Schema};
 use crate::{ByAddress, FieldMask, Row, RowChange};
 
 impl State {
@@ -114,7 +114,7 @@ impl State {
     /// fine when the store already has the rest). Changes nothing.
     fn plan(&self, staged: Staged, meta: WriteMeta) -> Result<Plan, NormalizeError> {
         let incoming = meta.entity_meta();
-        let Staged { entities, paths, deletes, adds } = staged;
+        let Staged { entities, paths, deletes, list_edits } = staged;
         let mut writes = Vec::with_capacity(entities.len());
         // A response holds many entities of few types: look each table up once.
         let mut tables: Vec<(ByAddress<str>, Option<&EntityTable>)> = Vec::new();
@@ -170,7 +170,16 @@ impl State {
             let Value::Object(merged) = merged else { continue };
             writes.push(Write { key, pk, value: Some(Arc::new(merged)), newer, new: row.is_none() });
         }
-        Ok(Plan { writes, deletes, adds, meta: incoming })
+        // A moving item's lists are decided by what it matched before this write.
+        let list_edits = list_edits
+            .into_iter()
+            .map(|edit| {
+                let before =
+                    (edit.edit == ListEdit::Move).then(|| self.stored_item(&edit.collection.item, &edit.reference));
+                (edit, before.flatten())
+            })
+            .collect();
+        Ok(Plan { writes, deletes, list_edits, meta: incoming })
     }
 
     /// Plans and applies staged entities and deletions as one new store version.
@@ -222,8 +231,8 @@ impl State {
             }
         }
         self.changes = log;
-        for (collection, reference, fields, front) in plan.adds {
-            self.add_to_lists(&collection, &reference, &fields, front);
+        for (edit, before) in plan.list_edits {
+            self.edit_lists_with(&edit, before.as_deref());
         }
         Ok(())
     }
@@ -311,7 +320,8 @@ struct Write {
 struct Plan {
     writes: Vec<Write>,
     deletes: Vec<(&'static str, Text)>,
-    adds: Vec<(Arc<Collection>, Value, Object, bool)>,
+    /// Each list edit, with the item's stored object before the write (moves only).
+    list_edits: Vec<(StagedListEdit, Option<Arc<Object>>)>,
     meta: EntityMeta,
 }
 

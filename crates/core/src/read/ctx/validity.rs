@@ -42,7 +42,7 @@ fn decides_validity(field: &NestedField) -> bool {
     field.required
         && matches!(
             field.schema,
-            Schema::Entity(_) | Schema::Invalidate(_) | Schema::Union(_) | Schema::Lazy(_) | Schema::CollectionAdd(..)
+            Schema::Entity(_) | Schema::Invalidate(_) | Schema::Union(_) | Schema::Lazy(_) | Schema::CollectionEdit(..)
         )
 }
 
@@ -241,7 +241,7 @@ impl<'a> Ctx<'a> {
                 None => false,
             },
             Schema::Lazy(_) => self.value_valid(&schema.resolved(), value),
-            Schema::CollectionAdd(c, _) => self.value_valid(&c.item, value),
+            Schema::CollectionEdit(c, _) => self.value_valid(&c.item, value),
             Schema::Array(_) | Schema::Values(_) | Schema::Object(_) | Schema::All(_) | Schema::Collection(_) => true,
         }
     }

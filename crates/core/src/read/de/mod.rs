@@ -119,7 +119,7 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
                 Value::Object(map) => Presented::Map(members(map, Fields::Named(&fields[..]), self.revisit)),
                 other => Presented::Plain(other),
             },
-            Schema::CollectionAdd(collection, _) => {
+            Schema::CollectionEdit(collection, _) => {
                 ValueDe { value, schema: &collection.item, ctx, revisit: self.revisit, token: 0 }.presented()?
             }
             Schema::Collection(collection) => {
@@ -189,7 +189,7 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
                     pk_string_ref(self.value)
                 }
                 Schema::Union(poly) => poly.reference(self.value).map(|(_, pk)| pk.into()),
-                Schema::CollectionAdd(c, _) => {
+                Schema::CollectionEdit(c, _) => {
                     let item = ValueDe { schema: &c.item, ..self };
                     return item.deserialize_newtype_struct(name, visitor);
                 }
