@@ -99,6 +99,14 @@ impl Controller {
         topics.record(self.inner.memo.borrow().topics(std::any::TypeId::of::<T>(), memo_key));
     }
 
+    /// Records, for the tracked listener running now, a look at `topic` (all
+    /// of its fields).
+    pub(super) fn note_topic(&self, topic: rdc_core::Topic) {
+        if let Some(topics) = self.inner.tracking.borrow_mut().as_mut() {
+            topics.record(std::iter::once(rdc_core::TopicFields { topic, fields: rdc_core::FieldMask::MAX }));
+        }
+    }
+
     /// Records, for the tracked listener running now, a look at endpoint `key`.
     pub(super) fn note_key(&self, key: &str) {
         if let Some(topics) = self.inner.tracking.borrow_mut().as_mut() {

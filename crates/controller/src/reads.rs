@@ -175,4 +175,34 @@ impl Controller {
         self.note_read::<E>(None, pk);
         read
     }
+
+    /// Entity `E` whose field `field` is `value`, a unique field other than its
+    /// primary key (a slug, an email), straight from the store; the same `Arc`
+    /// while it is unchanged. A tracked listener hears every write to `E`'s
+    /// table (any row may take the value).
+    ///
+    /// ```
+    /// # use rdc_core::Entity;
+    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// #[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+    /// struct User { id: String, email: String }
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// controller.set(&User::schema(), rdc_core::json!({ "id": "1", "email": "ada@example.com" }))?;
+    /// let ada = controller.entity_by::<User>("email", &rdc_core::json!("ada@example.com"))?;
+    /// assert_eq!(ada.map(|u| u.id.clone()), Some("1".to_owned()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// When the stored entity does not fit `E`.
+    pub fn entity_by<E: rdc_core::Entity>(&self, field: &str, value: &Value) -> Result<Option<Arc<E>>, ReadError> {
+        let key = E::DEF.key;
+        let pk = self.with_state(|state| state.pk_where(key, field, value).map(|pk| pk.as_str().to_owned()));
+        self.note_topic(rdc_core::Topic::table(key));
+        match pk {
+            Some(pk) => self.entity::<E>(&pk),
+            None => Ok(None),
+        }
+    }
 }

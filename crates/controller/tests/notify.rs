@@ -387,3 +387,29 @@ fn when_the_later_of_two_layers_on_one_row_goes_its_readers_see_the_earlier_one(
     assert_eq!(*seen.borrow(), "A", "the reader was woken by the row going back to the first layer");
     assert_eq!(c.entity::<Author>("1").unwrap().unwrap().name, "A");
 }
+
+#[derive(Debug, Deserialize, Entity)]
+#[allow(dead_code)]
+struct Member {
+    id: u32,
+    email: String,
+}
+
+/// A read by a unique field other than the pk follows whichever row holds the
+/// value: its listener wakes when another member takes the email, and reads
+/// that member then.
+#[test]
+fn a_read_by_email_follows_whichever_member_holds_it() {
+    let (c, _time, _tasks, _server) = setup();
+    let member = |id: u32, email: &str| json!({ "id": id, "email": email });
+    c.set(&Member::schema(), member(1, "ada@example.com")).unwrap();
+    let seen: Rc<RefCell<Vec<Option<u32>>>> = Rc::default();
+    let (log, reader) = (Rc::clone(&seen), c.clone());
+    c.listen_reads(move || {
+        let found = reader.entity_by::<Member>("email", &json!("ada@example.com")).unwrap();
+        log.borrow_mut().push(found.map(|m| m.id));
+    });
+    c.set(&Member::schema(), member(1, "ada@elsewhere.org")).unwrap();
+    c.set(&Member::schema(), member(2, "ada@example.com")).unwrap();
+    assert_eq!(*seen.borrow(), [Some(1), None, Some(2)]);
+}

@@ -327,7 +327,7 @@ fn scalar_text(value: &Value) -> std::borrow::Cow<'_, str> {
 
 /// Whether an item's field equals an arg: lists and objects as JSON values
 /// (keys in any order), scalars by text.
-fn same_arg(field: &Value, arg: &Value) -> bool {
+pub(crate) fn same_arg(field: &Value, arg: &Value) -> bool {
     match (field, arg) {
         (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => field == arg,
         _ => scalar_text(field) == scalar_text(arg),

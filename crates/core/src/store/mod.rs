@@ -2,6 +2,7 @@
 
 mod changes;
 mod collection_ops;
+mod lookup;
 mod page;
 mod reach;
 mod state;

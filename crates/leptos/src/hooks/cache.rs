@@ -204,6 +204,26 @@ pub fn use_entity<E: Entity>(pk: impl Into<EntityKey>) -> Signal<Option<Arc<E>>>
     entity_signal(pk.into())
 }
 
+/// One entity by a unique field other than its primary key (a slug, an
+/// email), straight from the store; never fetches. It follows whichever
+/// entity holds `value`: any write to the type's table reads it again.
+///
+/// ```no_run
+/// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, email: String }
+/// let ada = rdc_leptos::use_entity_by::<User>("email", "ada@example.com");
+/// # let _ = ada;
+/// ```
+pub fn use_entity_by<E: Entity>(
+    field: &'static str,
+    value: impl Into<rdc_core::json::Value>,
+) -> Signal<Option<Arc<E>>> {
+    let controller = use_controller();
+    let reader = controller.clone();
+    let value = value.into();
+    let (state, _) = follow(&controller, move || reader.entity_by::<E>(field, &value).ok().flatten());
+    state.read_only().into()
+}
+
 /// [`use_entity`] once per entity type, not once per entity type and key type.
 fn entity_signal<E: Entity>(pk: EntityKey) -> Signal<Option<Arc<E>>> {
     let controller = use_controller();

@@ -7,7 +7,7 @@ mod mutation;
 mod pages;
 mod suspense;
 
-pub use cache::{use_cache, use_dle, use_entity, use_keys, use_query, Dle, EntityKey};
+pub use cache::{use_cache, use_dle, use_entity, use_entity_by, use_keys, use_query, Dle, EntityKey};
 pub use live::{use_live, use_subscription};
 pub use loading::{use_loading, Loading};
 pub use mutation::{use_mutation, Mutation};
