@@ -487,7 +487,7 @@ impl Endpoint for Never {
         Some(output.clone())
     }
 
-    fn optimistic(&self, _: &Value, body: Option<&Value>) -> Option<Value> {
+    fn optimistic(&self, _: &rdc_core::State, _: &Value, body: Option<&Value>) -> Option<Value> {
         self.mutation.then(|| body.cloned()).flatten()
     }
 }

@@ -6,7 +6,7 @@ use std::pin::Pin;
 
 use rdc_core::json::Value;
 
-use rdc_core::Schema;
+use rdc_core::{Schema, State};
 
 /// A boxed future that need not be `Send` (browser futures are not).
 pub type LocalFuture<T> = Pin<Box<dyn Future<Output = T>>>;
@@ -85,8 +85,11 @@ pub trait Endpoint: 'static {
     fn storable(output: &Self::Output) -> Option<Value>;
 
     /// The optimistic response of a mutation, shown at once until the real one
-    /// arrives (`None`: not optimistic).
-    fn optimistic(&self, _args: &Value, _body: Option<&Value>) -> Option<Value> {
+    /// arrives (`None`: not optimistic). It is worked out from `store` (the
+    /// fetched data with the earlier layers on it) when the mutation is sent
+    /// and again after every write while it is pending, so "one more than
+    /// stored" stays one more than what was fetched since.
+    fn optimistic(&self, _store: &State, _args: &Value, _body: Option<&Value>) -> Option<Value> {
         None
     }
 }

@@ -104,8 +104,13 @@ impl Controller {
             let now = this.now();
             let sent = if policy.mutation { this.inner.order.mutation(now) } else { this.inner.order.now(now) };
             let epoch = this.inner.epoch.get();
-            let layer = match policy.mutation.then(|| endpoint.optimistic(&args, body.as_ref())).flatten() {
-                Some(value) => {
+            let optimistic =
+                policy.mutation && this.with_state(|store| endpoint.optimistic(store, &args, body.as_ref())).is_some();
+            let layer = match optimistic {
+                true => {
+                    let (optimist, sent_args, sent_body) = (endpoint.clone(), args.clone(), body.clone());
+                    let value: crate::Optimistic =
+                        Rc::new(move |store| optimist.optimistic(store, &sent_args, sent_body.as_ref()));
                     let id = this.next_id();
                     let schema = endpoint.schema();
                     this.inner.layers.borrow_mut().push(Layer {
@@ -120,7 +125,7 @@ impl Controller {
                     this.changed();
                     Some(id)
                 }
-                None => None,
+                false => None,
             };
             let request = endpoint.fetch_in(&args, body, &this.fetch_context(abort.clone()));
             let result = match policy.timeout_ms {

@@ -112,12 +112,16 @@ pub struct Read<T> {
     pub error: Option<ErrorEntry>,
 }
 
+/// A mutation's expected result from the store it is written over.
+type Optimistic = Rc<dyn Fn(&State) -> Option<Value>>;
+
 /// An optimistic layer: a mutation's expected result shown until it answers.
 struct Layer {
     id: u64,
     key: String,
     schema: Option<Schema>,
-    value: Value,
+    /// Worked out again each time the layer is put on.
+    value: Optimistic,
     args: Value,
     /// When the mutation was sent: the layer's writes count from then.
     sent: order::Stamp,

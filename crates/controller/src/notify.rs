@@ -140,8 +140,9 @@ impl Controller {
             for layer in layers.iter() {
                 let (at, seq) = (layer.sent.at, layer.sent.seq);
                 let meta = WriteMeta { fetched_at: at, date: at, expires_at: u64::MAX, seq };
-                let _ =
-                    write_result(&mut base, &layer.key, layer.schema.as_ref(), layer.value.clone(), &layer.args, meta);
+                // Worked out from the store as it now stands (`None`: the layer stands down).
+                let Some(value) = (layer.value)(&base) else { continue };
+                let _ = write_result(&mut base, &layer.key, layer.schema.as_ref(), value, &layer.args, meta);
             }
         }
         // Rows the layers touched that read as before are left as they were (same

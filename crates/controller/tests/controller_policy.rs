@@ -246,3 +246,48 @@ fn a_sweep_keeps_what_results_reach_through_nesting_collections_and_all() {
     assert_eq!(shown, [(1, 1, "a1", true), (4, 4, "a4", true)]);
     assert_eq!(c.query::<Vec<Tag>>("tags", &rdc_core::All::of::<Tag>().into()).unwrap().unwrap()[0].id, 7);
 }
+
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, rdc_core::Entity)]
+struct Counter {
+    id: String,
+    count: u64,
+}
+
+/// "One more than stored", from the store as it stands.
+fn one_more(store: &rdc_core::State, args: &Value, _: Option<&Value>) -> Option<Value> {
+    let id = args["id"].as_str()?;
+    let count = store.entity("Counter", id)?.value.as_ref()?.get("count")?.as_u64()?;
+    Some(json!({ "id": id, "count": count + 1 }))
+}
+
+/// An optimistic update worked out from the store: shown at once, worked out
+/// again when data fetched meanwhile lands (a read sent before it: one more
+/// than what was fetched), replaced by the answer; with nothing to count
+/// from, no layer.
+#[test]
+fn an_optimistic_update_reads_the_store_as_it_stands() {
+    let (c, _time, tasks, server) = setup();
+    let counter = Api::new(&server, "GET", "/counters", Some(Counter::schema().into()));
+    let mut increment = Api::new(&server, "POST", "/counters", Some(Counter::schema().into()));
+    increment.optimistic_from_store = Some(one_more);
+    let count = |id: &str| c.entity::<Counter>(id).unwrap().map(|counter| counter.count);
+    c.set_response(&counter, &json!({ "id": "1" }), json!({ "id": "1", "count": 5 })).unwrap();
+
+    // A refetch is in flight when the increment is sent.
+    spawn_fetch(&c, &tasks, &counter, json!({ "id": "1" }), None);
+    spawn_fetch(&c, &tasks, &increment, json!({ "id": "1" }), None);
+    assert_eq!(count("1"), Some(6), "shown at once");
+    // Another client counted meanwhile: the refetch brings 10.
+    server.borrow_mut().answer("GET /counters/1", Ok(json!({ "id": "1", "count": 10 })));
+    tasks.run();
+    assert_eq!(count("1"), Some(11), "one more than what was fetched since");
+    server.borrow_mut().answer("POST /counters/1", Ok(json!({ "id": "1", "count": 11 })));
+    tasks.run();
+    assert_eq!(count("1"), Some(11));
+
+    spawn_fetch(&c, &tasks, &increment, json!({ "id": "2" }), None);
+    assert_eq!(count("2"), None, "nothing stored to count from: no layer");
+    server.borrow_mut().answer("POST /counters/2", Ok(json!({ "id": "2", "count": 1 })));
+    tasks.run();
+    assert_eq!(count("2"), Some(1));
+}

@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 
 use rdc_controller::{Controller, Endpoint, FakeTime, LocalFuture, LocalTasks, Policy};
 use rdc_core::json::Value;
-use rdc_core::Schema;
+use rdc_core::{Schema, State};
 
 type Gate = Rc<RefCell<Option<Result<Value, String>>>>;
 
@@ -31,12 +31,22 @@ pub struct Api {
     pub schema: Option<Schema>,
     pub policy: Policy,
     pub optimistic: Option<fn(&Value, Option<&Value>) -> Value>,
+    /// An optimistic response worked out from the store (wins over `optimistic`).
+    pub optimistic_from_store: Option<fn(&State, &Value, Option<&Value>) -> Option<Value>>,
 }
 
 impl Api {
     pub fn new(server: &Rc<RefCell<Server>>, method: &'static str, path: &str, schema: Option<Schema>) -> Api {
         let policy = Policy { mutation: method != "GET", ..Policy::default() };
-        Api { server: Rc::clone(server), method, path: path.to_owned(), schema, policy, optimistic: None }
+        Api {
+            server: Rc::clone(server),
+            method,
+            path: path.to_owned(),
+            schema,
+            policy,
+            optimistic: None,
+            optimistic_from_store: None,
+        }
     }
 }
 
@@ -91,8 +101,11 @@ impl Endpoint for Api {
     fn storable(output: &Value) -> Option<Value> {
         Some(output.clone())
     }
-    fn optimistic(&self, args: &Value, body: Option<&Value>) -> Option<Value> {
-        self.optimistic.map(|f| f(args, body))
+    fn optimistic(&self, store: &State, args: &Value, body: Option<&Value>) -> Option<Value> {
+        match self.optimistic_from_store {
+            Some(f) => f(store, args, body),
+            None => self.optimistic.map(|f| f(args, body)),
+        }
     }
 }
 

@@ -273,9 +273,9 @@ impl rdc_controller::Endpoint for RestCall {
         }
     }
 
-    fn optimistic(&self, args: &Value, body: Option<&Value>) -> Option<Value> {
-        let params = self.params(args).ok()?;
-        self.options.optimistic.as_ref().map(|f| f(&params, body))
+    fn optimistic(&self, store: &rdc_core::State, args: &Value, body: Option<&Value>) -> Option<Value> {
+        let optimistic = self.options.optimistic.as_ref()?;
+        optimistic(store, &self.params(args).ok()?, body)
     }
 }
 

@@ -34,7 +34,7 @@ type FetchResponseFn = Arc<
 >;
 type ParseResponseFn =
     Arc<dyn Fn(RestCall, HttpResponse) -> LocalBoxFuture<'static, Result<Body, RestError>> + Send + Sync>;
-type OptimisticFn = Arc<dyn Fn(&Args, Option<&Value>) -> Value + Send + Sync>;
+type OptimisticFn = Arc<dyn Fn(&rdc_core::State, &Args, Option<&Value>) -> Option<Value> + Send + Sync>;
 type HeadersFn = Arc<dyn Fn(&Args) -> Vec<(String, String)> + Send + Sync>;
 
 #[derive(Clone)]

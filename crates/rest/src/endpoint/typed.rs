@@ -365,6 +365,31 @@ impl<A, B, R> RestEndpoint<A, B, R> {
     /// The response a mutation is expected to give, shown at once (optimistic
     /// update) until the real one arrives or the request fails.
     pub fn optimistic(&self, f: impl Fn(&Args, Option<&Value>) -> Value + Send + Sync + 'static) -> Self {
+        self.optimistic_with(move |_, args, body| Some(f(args, body)))
+    }
+
+    /// An optimistic response worked out from the store as it stands (the
+    /// fetched data with earlier layers on it): when the mutation is sent, and
+    /// again after every write while it is pending, so "one more than stored"
+    /// stays one more than what was fetched since. `None` shows nothing.
+    ///
+    /// ```
+    /// use rdc_core::{json, Entity};
+    /// use rdc_rest::RestEndpoint;
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Counter { id: u32, count: u64 }
+    /// let increment = RestEndpoint::post("/counters/:id/increment").schema(Counter::schema()).optimistic_with(
+    ///     |store, args, _| {
+    ///         let id = args.get("id")?.as_u64()?;
+    ///         let stored = store.entity("Counter", &id.to_string())?.value.as_ref()?.get("count")?.as_u64()?;
+    ///         Some(json!({ "id": id, "count": stored + 1 }))
+    ///     },
+    /// );
+    /// # let _ = increment;
+    /// ```
+    pub fn optimistic_with(
+        &self,
+        f: impl Fn(&rdc_core::State, &Args, Option<&Value>) -> Option<Value> + Send + Sync + 'static,
+    ) -> Self {
         self.with(|o| o.optimistic = Some(Arc::new(f)))
     }
 
