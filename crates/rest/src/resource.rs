@@ -136,3 +136,49 @@ impl<E: 'static, A: 'static, L: 'static, B: 'static> Resource<E, A, L, B> {
         }
     }
 }
+
+impl<E: Entity, A: 'static, L: 'static, B: 'static> Resource<E, A, L, B> {
+    /// The same endpoints with optimistic writes, shown at once and replaced
+    /// by the answers: `update` shows its args and body as the entity,
+    /// `partial_update` them over the stored entity (nothing when none is
+    /// stored), and `delete` removes the entity. (A create's new key is the
+    /// server's to give: it waits for the answer.)
+    ///
+    /// ```
+    /// use rdc_controller::{Endpoint, TypedEndpoint};
+    /// use rdc_core::{json, Entity, State, WriteMeta};
+    /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String, email: String }
+    /// let users = rdc_rest::resource::<User>("/users/:id", "UserList").optimistic();
+    /// let mut store = State::default();
+    /// let ada = json!({ "id": "1", "name": "Ada", "email": "ada@example.com" });
+    /// store.write_entities(&User::schema().into(), ada, &json!(null), WriteMeta::at(0, 1000))?;
+    /// let shown = users.partial_update.endpoint().optimistic(&store, &json!({ "id": "1" }), Some(&json!({ "name": "Ada L." })));
+    /// assert_eq!(shown, Some(json!({ "id": "1", "name": "Ada L.", "email": "ada@example.com" })));
+    /// # Ok::<(), rdc_core::NormalizeError>(())
+    /// ```
+    pub fn optimistic(&self) -> Self {
+        let key = E::DEF.key;
+        let pk = E::DEF.pk;
+        Resource {
+            get: self.get.clone(),
+            get_list: self.get_list.clone(),
+            create: self.create.clone(),
+            update: self.update.optimistic_with(|_, args, body| Some(overlaid(None, args, body))),
+            partial_update: self.partial_update.optimistic_with(move |store, args, body| {
+                let stored = store.entity(key, &pk(args)?)?.value.clone()?;
+                Some(overlaid(Some(&stored), args, body))
+            }),
+            delete: self.delete.optimistic_with(|_, args, _| Some(Value::Object(args.clone()))),
+        }
+    }
+}
+
+/// `base` (or nothing) with the args' and then the body's members over it.
+fn overlaid(base: Option<&rdc_core::json::Map>, args: &rdc_core::json::Map, body: Option<&Value>) -> Value {
+    let mut out = base.cloned().unwrap_or_default();
+    let body = body.and_then(Value::as_object).into_iter().flat_map(|body| body.iter());
+    for (name, value) in args.iter().chain(body) {
+        out.insert(name.clone(), value.clone());
+    }
+    Value::Object(out)
+}
