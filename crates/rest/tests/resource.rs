@@ -147,3 +147,28 @@ fn an_update_moves_the_entity_between_the_lists_it_matches() {
     let gets = client.requests().into_iter().filter(|r| r.method == "GET").count();
     assert_eq!(gets, 2, "no list was fetched again");
 }
+
+/// What an optimistic resource shows while each write is in flight.
+#[test]
+fn an_optimistic_resource_shows_its_writes_at_once() {
+    use rdc_controller::{Endpoint, TypedEndpoint};
+    let users = resource::<User>("/users/:id", "UserList").optimistic();
+    let mut store = rdc_core::State::default();
+    let (one, rename) = (json!({ "id": "1" }), json!({ "name": "Ada L." }));
+    // Nothing stored: a partial update has nothing to show over.
+    assert_eq!(users.partial_update.endpoint().optimistic(&store, &one, Some(&rename)), None);
+    assert_eq!(
+        users.update.endpoint().optimistic(&store, &one, Some(&rename)),
+        Some(json!({ "id": "1", "name": "Ada L." }))
+    );
+    assert_eq!(users.delete.endpoint().optimistic(&store, &one, None), Some(one.clone()));
+    let ada = json!({ "id": "1", "name": "Ada" });
+    store.write_entities(&User::schema().into(), ada, &json!(null), rdc_core::WriteMeta::at(0, 1000)).unwrap();
+    assert_eq!(
+        users.partial_update.endpoint().optimistic(&store, &one, Some(&rename)),
+        Some(json!({ "id": "1", "name": "Ada L." }))
+    );
+    // Without `.optimistic()`, nothing is shown before the answer.
+    let plain = resource::<User>("/users/:id", "UserList");
+    assert_eq!(plain.update.endpoint().optimistic(&store, &one, Some(&rename)), None);
+}
