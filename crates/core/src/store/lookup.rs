@@ -17,7 +17,7 @@ impl State {
     /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct User { id: u32, email: String }
     /// let mut state = State::default();
     /// let users = json!([{ "id": 1, "email": "ada@example.com" }, { "id": 2, "email": "bo@example.com" }]);
-    /// state.write_entities(&rdc_core::Schema::array(User::schema().into()), users, &json!(null), WriteMeta::at(0, 1000))?;
+    /// state.write_entities(&rdc_core::Schema::array(User::schema()), users, &json!(null), WriteMeta::at(0, 1000))?;
     /// let pk = state.pk_where("User", "email", &json!("bo@example.com"));
     /// assert_eq!(pk.map(|pk| pk.as_str()), Some("2"));
     /// assert!(state.pk_where("User", "email", &json!("nobody@example.com")).is_none());
