@@ -1,4 +1,5 @@
-//! A request's time limit: the request's future raced against a timer.
+//! A request's time limit: the request's future raced against a timer; and
+//! waiting, the same timer alone.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -33,6 +34,11 @@ pub(crate) async fn within<T: 'static>(timers: &dyn Timers, ms: u64, request: Lo
         timers.cancel(timer);
     }
     out
+}
+
+/// Resolves once `ms` have passed (a retry's wait).
+pub(crate) async fn sleep(timers: &dyn Timers, ms: u64) {
+    within::<()>(timers, ms, Box::pin(std::future::pending())).await;
 }
 
 struct Race<T> {

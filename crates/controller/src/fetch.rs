@@ -127,10 +127,25 @@ impl Controller {
                 }
                 false => None,
             };
-            let request = endpoint.fetch_in(&args, body, &this.fetch_context(abort.clone()));
-            let result = match policy.timeout_ms {
-                Some(ms) => deadline::within(this.inner.timers.as_ref(), ms, request).await,
-                None => Some(request.await),
+            let mut attempt = 0;
+            let result = loop {
+                let request = endpoint.fetch_in(&args, body.clone(), &this.fetch_context(abort.clone()));
+                let result = match policy.timeout_ms {
+                    Some(ms) => deadline::within(this.inner.timers.as_ref(), ms, request).await,
+                    None => Some(request.await),
+                };
+                let wait = match &result {
+                    Some(Err(error)) if this.still_wanted(&key, &shared, &abort, epoch) => {
+                        endpoint.retry_after(error, attempt)
+                    }
+                    _ => None,
+                };
+                let Some(ms) = wait else { break result };
+                deadline::sleep(this.inner.timers.as_ref(), ms).await;
+                if !this.still_wanted(&key, &shared, &abort, epoch) {
+                    break result;
+                }
+                attempt += 1;
             };
             let timed_out = result.is_none();
             if timed_out {
@@ -173,6 +188,21 @@ impl Controller {
             };
             shared.resolve(erased);
         })
+    }
+
+    /// Whether a failed request of `key` is still wanted, so worth trying
+    /// again: the store was not reset, it was not aborted, and a mounted
+    /// reader retains the key or a caller awaits the answer (`shared` beyond
+    /// the request's own handle and the key's in-flight mark).
+    fn still_wanted(&self, key: &str, shared: &Rc<Shared>, abort: &Option<Abort>, epoch: u64) -> bool {
+        if epoch != self.inner.epoch.get() || abort.as_ref().is_some_and(Abort::is_aborted) {
+            return false;
+        }
+        let keys = self.inner.keys.borrow();
+        let state = keys.get(key);
+        let marked = state.and_then(|k| k.inflight.as_ref()).is_some_and(|s| Rc::ptr_eq(s, shared));
+        let awaiting = Rc::strong_count(shared) > 1 + usize::from(marked);
+        awaiting || state.is_some_and(|k| k.retained > 0)
     }
 
     /// Records that `key`'s request got no answer within `ms`.

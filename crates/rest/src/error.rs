@@ -6,7 +6,7 @@ use thiserror::Error;
 /// details (e.g. a 422's JSON) can be read.
 ///
 /// ```
-/// let e = rdc_rest::NetworkError { status: 422, url: "/users".into(), body: r#"{"field":"name"}"#.into() };
+/// let e = rdc_rest::NetworkError { status: 422, url: "/users".into(), body: r#"{"field":"name"}"#.into(), retry_after: None };
 /// assert_eq!(e.json().unwrap()["field"], "name");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -19,13 +19,15 @@ pub struct NetworkError {
     /// The response body as text (empty when there was none): at most its
     /// first 64 KiB, cut on a character boundary.
     pub body: String,
+    /// The wait its `Retry-After` header asks for, if it gave a valid one.
+    pub retry_after: Option<std::time::Duration>,
 }
 
 impl NetworkError {
     /// The body parsed as JSON, when it is JSON.
     ///
     /// ```
-    /// let err = rdc_rest::NetworkError { status: 422, url: "/x".into(), body: r#"{"field": "name"}"#.into() };
+    /// let err = rdc_rest::NetworkError { status: 422, url: "/x".into(), body: r#"{"field": "name"}"#.into(), retry_after: None };
     /// assert_eq!(err.json().unwrap()["field"], "name");
     /// ```
     pub fn json(&self) -> Option<rdc_core::json::Value> {

@@ -34,6 +34,7 @@ mod params;
 mod path;
 pub mod recipes;
 mod resource;
+mod retry;
 pub mod transform;
 
 #[cfg(target_arch = "wasm32")]
@@ -49,3 +50,4 @@ pub use http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxF
 pub use native::{same_origin_redirects, ReqwestClient};
 pub use path::{encode, ParamError, PathTemplate};
 pub use resource::{resource, Resource};
+pub use retry::Retry;

@@ -33,6 +33,8 @@ pub struct Api {
     pub optimistic: Option<fn(&Value, Option<&Value>) -> Value>,
     /// An optimistic response worked out from the store (wins over `optimistic`).
     pub optimistic_from_store: Option<fn(&State, &Value, Option<&Value>) -> Option<Value>>,
+    /// How long to wait before retry `attempt` after `error` (`None`: give up).
+    pub retry: Option<fn(&str, u32) -> Option<u64>>,
 }
 
 impl Api {
@@ -46,6 +48,7 @@ impl Api {
             policy,
             optimistic: None,
             optimistic_from_store: None,
+            retry: None,
         }
     }
 }
@@ -85,6 +88,9 @@ impl Endpoint for Api {
     }
     fn is_soft(&self, error: &String) -> bool {
         error.starts_with('5')
+    }
+    fn retry_after(&self, error: &String, attempt: u32) -> Option<u64> {
+        self.retry.and_then(|retry| retry(error.as_str(), attempt))
     }
     fn fetch(&self, args: &Value, body: Option<Value>) -> LocalFuture<Result<Value, String>> {
         let key = self.key(args).unwrap_or_default();

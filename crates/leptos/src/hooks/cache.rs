@@ -87,10 +87,9 @@ where
         let Ok((json, key)) = fetch_endpoint.json_and_key(&args) else { return };
         let raw = fetch_endpoint.endpoint();
         if fetcher.needs_fetch(&key, raw.policy()) && !fetcher.is_fetching(&key) {
-            let fetch = fetcher.fetch(raw, json, None);
-            leptos::task::spawn_local(async move {
-                let _ = fetch.await;
-            });
+            // The request runs as its own task; nobody here awaits it, so a
+            // retry stops once no mounted reader retains the key.
+            drop(fetcher.fetch(raw, json, None));
         }
     });
     let data_state = state.clone();

@@ -253,10 +253,8 @@ where
                 return Err(error);
             }
             if now.status == ExpiryStatus::Stale && controller.needs_fetch(&key, policy) {
-                let refetch = controller.fetch(&raw, json.clone(), None);
-                leptos::task::spawn_local(async move {
-                    let _ = refetch.await;
-                });
+                // The request runs as its own task; nobody awaits it here.
+                drop(controller.fetch(&raw, json.clone(), None));
             }
             return Ok(data);
         }

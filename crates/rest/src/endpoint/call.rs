@@ -273,6 +273,14 @@ impl rdc_controller::Endpoint for RestCall {
         }
     }
 
+    fn retry_after(&self, error: &RestError, attempt: u32) -> Option<u64> {
+        if self.is_mutation() && !self.options.idempotent {
+            return None;
+        }
+        let wait = self.options.retry.wait(error, attempt)?;
+        Some(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX))
+    }
+
     fn optimistic(&self, store: &rdc_core::State, args: &Value, body: Option<&Value>) -> Option<Value> {
         let optimistic = self.options.optimistic.as_ref()?;
         optimistic(store, &self.params(args).ok()?, body)

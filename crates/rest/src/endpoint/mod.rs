@@ -57,6 +57,9 @@ struct Options {
     optimistic: Option<OptimisticFn>,
     /// The arg that names a page, left out of the key (see `paginated`).
     page_field: Option<Arc<str>>,
+    retry: crate::Retry,
+    /// A mutation that may be sent twice with one effect (then retried too).
+    idempotent: bool,
     request_init: RequestInitFn,
     fetch_response: FetchResponseFn,
     parse_response: ParseResponseFn,

@@ -106,9 +106,10 @@ pub(super) fn default_fetch_response(
             return Ok(response);
         }
         let status = response.status;
+        let retry_after = crate::retry::retry_after(&response);
         let mut body = response.body.text().await.unwrap_or_default();
         truncate_on_char_boundary(&mut body, ERROR_BODY_BYTES);
-        Err(RestError::Network { endpoint: endpoint.name(), source: NetworkError { status, url, body } })
+        Err(RestError::Network { endpoint: endpoint.name(), source: NetworkError { status, url, body, retry_after } })
     })
 }
 

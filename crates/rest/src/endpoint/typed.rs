@@ -131,6 +131,8 @@ impl RestEndpoint {
                     client: None,
                     optimistic: None,
                     page_field: None,
+                    retry: crate::Retry::NEVER,
+                    idempotent: false,
                     request_init: Arc::new(default_request_init),
                     fetch_response: Arc::new(default_fetch_response),
                     parse_response: Arc::new(default_parse_response),
@@ -360,6 +362,25 @@ impl<A, B, R> RestEndpoint<A, B, R> {
             o.schema = o.schema.as_ref().map(|schema| rdc_core::Collection::paginated_schema(schema, field));
             o.page_field = Some(field.into());
         })
+    }
+
+    /// How a failed request is tried again (see [`Retry`](crate::Retry)):
+    /// none unless asked; a mutation only when also
+    /// [`idempotent`](RestEndpoint::idempotent).
+    ///
+    /// ```
+    /// use rdc_rest::{RestEndpoint, Retry};
+    /// let patient = RestEndpoint::get("/flaky").retry(Retry::default());
+    /// # let _ = patient;
+    /// ```
+    pub fn retry(&self, retry: crate::Retry) -> Self {
+        self.with(|o| o.retry = retry)
+    }
+
+    /// Marks a mutation as safe to send twice (a `PUT` of a whole entity, a
+    /// `DELETE`): it is then retried as a read is. Other mutations never are.
+    pub fn idempotent(&self, idempotent: bool) -> Self {
+        self.with(|o| o.idempotent = idempotent)
     }
 
     /// The response a mutation is expected to give, shown at once (optimistic

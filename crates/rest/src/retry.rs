@@ -1,0 +1,97 @@
+//! When a failed request is worth another try, and how long to wait first.
+
+use std::time::Duration;
+
+use crate::{HttpResponse, RestError};
+
+/// How a read (or an idempotent mutation) is tried again after a failure
+/// another try can mend: no answer (a transport error), a 5xx, a 408 or a
+/// 429. A 429 or 503 waits what its `Retry-After` asks, when that is at most
+/// [`Retry::max`] (longer: no retry; the error stands). Others wait
+/// [`Retry::base`] doubled each time, at most `max`, less up to half of it
+/// (each URL and attempt its own share, so clients that failed together do
+/// not come back together). Other errors (a 404, a parse error) are not tried
+/// again.
+///
+/// ```
+/// use std::time::Duration;
+/// use rdc_rest::{NetworkError, RestError, Retry};
+/// let busy = |status| RestError::Network {
+///     endpoint: "GET /users".into(),
+///     source: NetworkError { status, url: "/users".into(), body: String::new(), retry_after: None },
+/// };
+/// let retry = Retry::default();
+/// let first = retry.wait(&busy(503), 0).unwrap();
+/// assert!(first >= Duration::from_millis(500) && first <= Duration::from_secs(1));
+/// assert!(retry.wait(&busy(404), 0).is_none());
+/// assert!(retry.wait(&busy(503), 3).is_none(), "three retries at most");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry {
+    /// How many times to try again after the first try.
+    pub attempts: u32,
+    /// The first wait.
+    pub base: Duration,
+    /// The longest wait.
+    pub max: Duration,
+}
+
+impl Default for Retry {
+    /// Three retries, after about 1, 2 and 4 s (TanStack Query's default count).
+    fn default() -> Self {
+        Retry { attempts: 3, base: Duration::from_secs(1), max: Duration::from_secs(30) }
+    }
+}
+
+impl Retry {
+    /// Never tried again.
+    pub const NEVER: Retry = Retry { attempts: 0, base: Duration::ZERO, max: Duration::ZERO };
+
+    /// How long to wait before retry `attempt` (0: the first) after `error`,
+    /// or `None` not to retry.
+    pub fn wait(&self, error: &RestError, attempt: u32) -> Option<Duration> {
+        if attempt >= self.attempts {
+            return None;
+        }
+        let url = match error {
+            RestError::Network { source, .. } => {
+                let status = source.status;
+                if !(status >= 500 || status == 408 || status == 429) {
+                    return None;
+                }
+                if let (429 | 503, Some(asked)) = (status, source.retry_after) {
+                    return (asked <= self.max).then_some(asked);
+                }
+                &source.url
+            }
+            RestError::Transport { url, .. } => url,
+            _ => return None,
+        };
+        let doubled = self.base.saturating_mul(1u32.checked_shl(attempt).unwrap_or(u32::MAX)).min(self.max);
+        // Less up to half, by a hash of the URL and attempt.
+        let share = fnv1a(url.as_bytes(), attempt) % 1024;
+        Some(doubled - doubled / 2 * u32::try_from(share).unwrap_or(0) / 1024)
+    }
+}
+
+/// FNV-1a over `bytes` and `attempt`.
+fn fnv1a(bytes: &[u8], attempt: u32) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in bytes.iter().copied().chain(attempt.to_le_bytes()) {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+/// The wait a response's `Retry-After` asks for: delay-seconds, or an
+/// HTTP-date against the response's own `Date` (its server's clock, not
+/// ours); `None` when absent, malformed or dated without a `Date`.
+pub(crate) fn retry_after(response: &HttpResponse) -> Option<Duration> {
+    let value = response.header("retry-after")?.trim();
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        return value.parse().ok().map(Duration::from_secs);
+    }
+    let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    let now = chrono::DateTime::parse_from_rfc2822(response.header("date")?.trim()).ok()?;
+    (at - now).to_std().ok()
+}

@@ -1,0 +1,82 @@
+//! Retries through the controller: a 503's `Retry-After` is honoured, a 404 is
+//! not tried again, and a mutation retries only when idempotent.
+#![cfg(not(target_arch = "wasm32"))]
+
+use rdc_controller::{Controller, FakeTime, LocalTasks};
+use rdc_core::json;
+use rdc_rest::{FakeClient, FakeResponse, RestEndpoint, Retry};
+
+fn setup() -> (Controller, FakeTime, LocalTasks, FakeClient) {
+    let time = FakeTime::default();
+    let tasks = LocalTasks::default();
+    (Controller::new(time.clone(), time.clone(), tasks.clone()), time, tasks, FakeClient::default())
+}
+
+#[test]
+fn a_busy_server_is_asked_again_when_its_retry_after_says() {
+    let (c, time, tasks, client) = setup();
+    let flaky = RestEndpoint::get("/flaky").retry(Retry::default()).client(client.clone());
+    client.on("GET", "/flaky", FakeResponse::status(503).header("Retry-After", "2"));
+    let out = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let slot = out.clone();
+    let fetch = c.fetch(&flaky, json!({}), None);
+    rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(fetch.await) }));
+    tasks.run();
+    assert_eq!(client.requests().len(), 1);
+    client.on("GET", "/flaky", FakeResponse::json(json!({ "ok": true })));
+    time.advance(1999);
+    tasks.run();
+    assert_eq!(client.requests().len(), 1, "waits the two seconds asked");
+    time.advance(1);
+    tasks.run();
+    assert_eq!(client.requests().len(), 2);
+    assert!(matches!(&*out.borrow(), Some(Ok(_))));
+}
+
+#[test]
+fn what_another_try_cannot_mend_is_not_tried_again() {
+    let (c, time, tasks, client) = setup();
+    client.on("GET", "/gone", FakeResponse::status(404));
+    let gone = RestEndpoint::get("/gone").retry(Retry::default()).client(client.clone());
+    assert!(tasks.block_on(c.fetch(&gone, json!({}), None)).is_err());
+    // A wait longer than the longest allowed: the error stands.
+    client.on("GET", "/later", FakeResponse::status(503).header("Retry-After", "3600"));
+    let later = RestEndpoint::get("/later").retry(Retry::default()).client(client.clone());
+    assert!(tasks.block_on(c.fetch(&later, json!({}), None)).is_err());
+    // A mutation is not retried unless idempotent.
+    client.on("POST", "/orders", FakeResponse::status(500));
+    let order = RestEndpoint::post("/orders").retry(Retry::default()).client(client.clone());
+    assert!(tasks.block_on(c.fetch(&order, json!({}), Some(json!({ "item": 1 })))).is_err());
+    assert_eq!(client.requests().len(), 3);
+    assert_eq!(time.pending(), 0);
+    client.on("PUT", "/orders/1", FakeResponse::status(500));
+    let put = RestEndpoint::new("PUT", "/orders/:id").retry(Retry::default()).idempotent(true).client(client.clone());
+    drop(c.fetch(&put, json!({ "id": 1 }), Some(json!({ "item": 1 }))));
+    tasks.run();
+    assert_eq!(time.pending(), 0, "no one waits for it: not retried");
+    let waited = c.fetch(&put, json!({ "id": 1 }), Some(json!({ "item": 1 })));
+    let out = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let slot = out.clone();
+    rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(waited.await) }));
+    tasks.run();
+    assert_eq!(time.pending(), 1, "an idempotent mutation someone awaits waits to retry");
+}
+
+#[test]
+fn retry_after_as_a_date_counts_from_the_servers_own_date() {
+    let (c, time, tasks, client) = setup();
+    let busy = FakeResponse::status(429)
+        .header("Date", "Wed, 21 Oct 2015 07:28:00 GMT")
+        .header("Retry-After", "Wed, 21 Oct 2015 07:28:05 GMT");
+    client.on("GET", "/limited", busy);
+    let limited = RestEndpoint::get("/limited").retry(Retry::default()).client(client.clone());
+    drop(c.fetch(&limited, json!({}), None));
+    c.retain("GET /limited");
+    tasks.run();
+    time.advance(4999);
+    tasks.run();
+    assert_eq!(client.requests().len(), 1);
+    time.advance(1);
+    tasks.run();
+    assert_eq!(client.requests().len(), 2, "five seconds after the server's Date");
+}
