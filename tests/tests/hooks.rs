@@ -634,3 +634,64 @@ async fn data_that_does_not_read_as_the_type_is_a_typed_error_after_one_request(
     sleep(500).await;
     assert_eq!(slow_seen(&tag).await, (1, 1, 0), "one request, no refetch loop: (started, answered, cancelled)");
 }
+
+/// The ticker without polling, stale 300 ms after each fetch.
+fn quote() -> rdc::rest::RestEndpoint<Product, (), Ticker> {
+    let quote = common::at_server(rdc::rest!(GET "/products/:productId/ticker" -> Ticker, args = Product));
+    rdc::rest::recipes::pk_from_param(&quote, "productId", "product_id")
+        .data_expiry(std::time::Duration::from_millis(300))
+}
+
+/// Dispatches `event` on `target` ("window" or "document").
+fn dispatch(target: &str, event: &str) {
+    let event = web_sys::Event::new(event).unwrap();
+    let _ = match target {
+        "window" => web_sys::window().unwrap().dispatch_event(&event),
+        _ => web_sys::window().unwrap().document().unwrap().dispatch_event(&event),
+    };
+}
+
+/// Stale data a mounted reader shows is fetched again when the window regains
+/// focus, the page becomes visible or the network comes back; time alone, or
+/// fresh data, fetches nothing; an unmounted reader fetches nothing.
+#[wasm_bindgen_test]
+async fn stale_data_is_fetched_again_on_focus_visibility_and_network_return() {
+    let product = format!("FOCUS-{}", (js_sys::Math::random() * 1e9) as u64);
+    let root = mount_point();
+    let p = product.clone();
+    let handle = leptos::mount::mount_to(root.clone(), move || {
+        let p = p.clone();
+        view! {
+            <DataProvider>
+                {
+                    let t = use_suspense(quote(), Product { product_id: p });
+                    view! {
+                        <Suspense fallback=|| "loading">
+                            {move || Suspend::new(async move { t.await.map(|t| format!("trade={}", t.trade_id)) })}
+                        </Suspense>
+                    }
+                }
+            </DataProvider>
+        }
+    });
+    wait_for_text(&root, 5000, |t| t.contains("trade=")).await;
+    assert_eq!(ticker_count(&product).await, 1);
+    // Fresh data: focus fetches nothing.
+    dispatch("window", "focus");
+    sleep(100).await;
+    assert_eq!(ticker_count(&product).await, 1, "fresh data is not fetched again");
+    // Stale now, but time alone wakes no one.
+    sleep(400).await;
+    assert_eq!(ticker_count(&product).await, 1, "staleness alone fetches nothing");
+    for (target, event, want) in [("window", "focus", 2), ("window", "online", 3), ("document", "visibilitychange", 4)]
+    {
+        dispatch(target, event);
+        let count = wait_for_count(&product, 2000, |n| n >= want).await;
+        assert_eq!(count, want, "{event} fetched the stale data again");
+        sleep(400).await;
+    }
+    drop(handle);
+    dispatch("window", "focus");
+    sleep(300).await;
+    assert_eq!(ticker_count(&product).await, 4, "an unmounted reader fetches nothing");
+}

@@ -154,6 +154,56 @@ impl Drop for Interval {
     }
 }
 
+/// Window listeners for the moments an app's data may have changed behind
+/// its back: focus regained, the page visible again, the network back.
+/// Removed when dropped.
+#[cfg(target_arch = "wasm32")]
+pub(crate) struct WakeUps {
+    listening: Vec<(web_sys::EventTarget, &'static str, wasm_bindgen::closure::Closure<dyn FnMut()>)>,
+}
+
+#[cfg(target_arch = "wasm32")]
+impl WakeUps {
+    /// Calls `wake` on each such moment until dropped.
+    pub fn listen(wake: impl Fn() + 'static) -> WakeUps {
+        use wasm_bindgen::JsCast;
+        let Some(window) = web_sys::window() else { return WakeUps { listening: Vec::new() } };
+        let wake = std::rc::Rc::new(wake);
+        let mut listening = Vec::new();
+        let mut on = |target: web_sys::EventTarget, event: &'static str, callback: Box<dyn FnMut()>| {
+            let closure = wasm_bindgen::closure::Closure::wrap(callback);
+            if target.add_event_listener_with_callback(event, closure.as_ref().unchecked_ref()).is_ok() {
+                listening.push((target, event, closure));
+            }
+        };
+        for event in ["focus", "online"] {
+            let wake = std::rc::Rc::clone(&wake);
+            on(window.clone().into(), event, Box::new(move || wake()));
+        }
+        if let Some(document) = window.document() {
+            let seen = document.clone();
+            let wake = std::rc::Rc::clone(&wake);
+            let shown = move || {
+                if seen.visibility_state() == web_sys::VisibilityState::Visible {
+                    wake();
+                }
+            };
+            on(document.into(), "visibilitychange", Box::new(shown));
+        }
+        WakeUps { listening }
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+impl Drop for WakeUps {
+    fn drop(&mut self) {
+        use wasm_bindgen::JsCast;
+        for (target, event, closure) in &self.listening {
+            let _ = target.remove_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
+        }
+    }
+}
+
 impl Spawn for Browser {
     fn spawn(&self, future: LocalFuture<()>) {
         // Requests need no reactive context: the browser's microtask queue runs

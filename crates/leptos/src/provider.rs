@@ -11,6 +11,20 @@ use crate::platform::Browser;
 #[derive(Clone)]
 pub(crate) struct Context(pub SendWrapper<Controller>);
 
+/// Fires when the app's data may have changed behind its back: the window
+/// regained focus, the page became visible, or the browser came back online.
+/// Reading hooks track it, so their stale data is fetched again then.
+#[derive(Clone, Copy)]
+pub(crate) struct Revalidate(pub Trigger);
+
+/// Makes the running reactive read (a hook's fetch decision) run again on a
+/// [`Revalidate`], when there is a provider.
+pub(crate) fn track_revalidation() {
+    if let Some(Revalidate(trigger)) = use_context::<Revalidate>() {
+        trigger.track();
+    }
+}
+
 /// Provides a data store and its controller to every rdc hook inside.
 ///
 /// ```no_run
@@ -32,6 +46,8 @@ pub fn DataProvider(
 ) -> impl IntoView {
     let controller = controller.map(|c| (*c).clone()).unwrap_or_else(|| Controller::new(Browser, Browser, Browser));
     provide_context(Context(SendWrapper::new(controller.clone())));
+    let revalidate = Trigger::new();
+    provide_context(Revalidate(revalidate));
     // Garbage collection: a sweep every `gc_interval_ms` while mounted; the
     // interval and its callback go when the provider is cleaned up.
     // (Only in the browser: natively, as in server-side rendering, nothing sweeps.)
@@ -44,9 +60,12 @@ pub fn DataProvider(
         });
         let interval = SendWrapper::new(interval);
         on_cleanup(move || drop(interval));
+        // Focus, visibility and network: stale data shown is fetched again.
+        let listening = SendWrapper::new(crate::platform::WakeUps::listen(move || revalidate.notify()));
+        on_cleanup(move || drop(listening));
     }
     #[cfg(not(target_arch = "wasm32"))]
-    let _ = (controller, gc_interval_ms);
+    let _ = (controller, gc_interval_ms, revalidate);
     children()
 }
 

@@ -83,6 +83,7 @@ where
     let tracked = state.clone();
     Effect::new(move |_| {
         tracked.track();
+        crate::provider::track_revalidation();
         let Some(args) = args.get() else { return };
         let Ok((json, key)) = fetch_endpoint.json_and_key(&args) else { return };
         let raw = fetch_endpoint.endpoint();

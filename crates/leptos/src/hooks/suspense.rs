@@ -78,6 +78,7 @@ where
     carried.after(AsyncDerived::new_unsync(move || {
         let args = args.get();
         state.track();
+        crate::provider::track_revalidation();
         resolve((*controller).clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None))
     }))
 }
@@ -129,6 +130,7 @@ where
     carried.after(AsyncDerived::new_unsync(move || {
         args.track();
         state.track();
+        crate::provider::track_revalidation();
         let (controller, endpoint, pending) = ((*controller).clone(), endpoint.clone(), Rc::clone(&pending));
         async move {
             loop {
@@ -171,6 +173,7 @@ where
     carried.after(AsyncDerived::new_unsync(move || {
         let args = args.get();
         state.track();
+        crate::provider::track_revalidation();
         let resolved =
             args.map(|args| resolve((*controller).clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None)));
         async move {
