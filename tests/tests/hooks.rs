@@ -695,3 +695,37 @@ async fn stale_data_is_fetched_again_on_focus_visibility_and_network_return() {
     sleep(300).await;
     assert_eq!(ticker_count(&product).await, 4, "an unmounted reader fetches nothing");
 }
+
+/// Offline, polls wait; back online, a poll already due goes at once.
+#[wasm_bindgen_test]
+async fn polling_waits_while_offline_and_resumes_when_back_online() {
+    let product = format!("OFFLINE-{}", (js_sys::Math::random() * 1e9) as u64);
+    let root = mount_point();
+    let p = product.clone();
+    let handle = leptos::mount::mount_to(root.clone(), move || {
+        let p = p.clone();
+        view! {
+            <DataProvider>
+                {
+                    let t = use_live(ticker(), Product { product_id: p });
+                    view! {
+                        <Suspense fallback=|| "loading">
+                            {move || Suspend::new(async move { t.await.map(|t| format!("trade={}", t.trade_id)) })}
+                        </Suspense>
+                    }
+                }
+            </DataProvider>
+        }
+    });
+    wait_for_text(&root, 5000, |t| t.contains("trade=")).await;
+    dispatch("window", "offline");
+    // A poll on the wire as it went offline may still land; none may start after.
+    sleep(300).await;
+    let offline = ticker_count(&product).await;
+    sleep(4500).await;
+    assert_eq!(ticker_count(&product).await, offline, "no polls while offline (two were due)");
+    dispatch("window", "online");
+    let back = wait_for_count(&product, 1000, |n| n > offline).await;
+    assert_eq!(back, offline + 1, "the due poll goes at once, and one only");
+    drop(handle);
+}

@@ -137,6 +137,8 @@ struct Inner {
     timers: Rc<dyn Timers>,
     spawner: Rc<dyn Spawn>,
     epoch: Cell<u64>,
+    /// Whether polls wait (the page hidden, the browser offline).
+    polls_paused: Cell<bool>,
     next_id: Cell<u64>,
     listeners: RefCell<Listeners>,
     /// What the tracked listener running now has read so far.
@@ -215,6 +217,7 @@ impl Controller {
                 timers: Rc::new(timers),
                 spawner: Rc::new(spawner),
                 epoch: Cell::new(0),
+                polls_paused: Cell::new(false),
                 next_id: Cell::new(0),
                 listeners: RefCell::default(),
                 tracking: RefCell::default(),

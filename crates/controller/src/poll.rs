@@ -83,6 +83,41 @@ impl Controller {
         self.inner.keys.borrow().values().filter_map(|k| k.poll.as_ref()).map(|p| p.subscribers.len()).sum()
     }
 
+    /// Pauses polling (`true`: the page is hidden, the browser offline) or
+    /// resumes it: each polled key then polls at its last fetch plus its
+    /// interval, at once when that has passed.
+    ///
+    /// ```
+    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// controller.pause_polls(true);
+    /// assert!(controller.polls_paused());
+    /// controller.pause_polls(false);
+    /// assert!(!controller.polls_paused());
+    /// ```
+    pub fn pause_polls(&self, paused: bool) {
+        if self.inner.polls_paused.replace(paused) == paused || paused {
+            return;
+        }
+        let idle: Vec<String> = self
+            .inner
+            .keys
+            .borrow()
+            .iter()
+            .filter(|(_, state)| state.poll.as_ref().is_some_and(|p| p.timer.is_none() && p.every_ms.is_some()))
+            .map(|(key, _)| key.clone())
+            .collect();
+        for key in idle {
+            self.reschedule(&key, true);
+        }
+    }
+
+    /// Whether polls wait (see [`Controller::pause_polls`]).
+    pub fn polls_paused(&self) -> bool {
+        self.inner.polls_paused.get()
+    }
+
     /// Restarts the timer of `key` when its frequency changed (or after a poll).
     fn reschedule(&self, key: &str, after_poll: bool) {
         let mut keys = self.inner.keys.borrow_mut();
@@ -115,6 +150,10 @@ impl Controller {
                 let controller = Controller { inner };
                 if let Some(p) = poll_of(&mut controller.inner.keys.borrow_mut(), &key_owned) {
                     p.timer = None;
+                }
+                // Paused: this poll waits for `pause_polls(false)`.
+                if controller.inner.polls_paused.get() {
+                    return;
                 }
                 let fetch = refetch();
                 let spawner = Rc::clone(&controller.inner.spawner);

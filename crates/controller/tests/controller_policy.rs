@@ -291,3 +291,32 @@ fn an_optimistic_update_reads_the_store_as_it_stands() {
     tasks.run();
     assert_eq!(count("2"), Some(1));
 }
+
+/// Paused (page hidden, browser offline), a due poll waits; resumed, a poll
+/// already due goes at once and the interval runs on from it.
+#[test]
+fn paused_polls_wait_and_resume_at_once_when_due() {
+    let (c, time, tasks, server) = setup();
+    auto(&server);
+    let quote = ticker(&server, 1000);
+    spawn_fetch(&c, &tasks, &quote, json!({}), None);
+    let _sub = c.subscribe(&quote, json!({})).unwrap();
+    time.advance(1000);
+    tasks.run();
+    assert_eq!(server.borrow().requests.len(), 2, "polling");
+    c.pause_polls(true);
+    for _ in 0..5 {
+        time.advance(1000);
+        tasks.run();
+    }
+    assert_eq!(server.borrow().requests.len(), 2, "no poll while paused");
+    assert_eq!(time.pending(), 0, "and no timer ticking for nothing");
+    c.pause_polls(false);
+    // A timer of no delay: due at once.
+    time.advance(0);
+    tasks.run();
+    assert_eq!(server.borrow().requests.len(), 3, "due already: at once");
+    time.advance(1000);
+    tasks.run();
+    assert_eq!(server.borrow().requests.len(), 4, "then every second again");
+}

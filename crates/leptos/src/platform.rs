@@ -155,7 +155,8 @@ impl Drop for Interval {
 }
 
 /// Window listeners for the moments an app's data may have changed behind
-/// its back: focus regained, the page visible again, the network back.
+/// its back (focus regained, the page visible again, the network back) and
+/// for when polling is wasted (the page hidden, the browser offline).
 /// Removed when dropped.
 #[cfg(target_arch = "wasm32")]
 pub(crate) struct WakeUps {
@@ -164,11 +165,19 @@ pub(crate) struct WakeUps {
 
 #[cfg(target_arch = "wasm32")]
 impl WakeUps {
-    /// Calls `wake` on each such moment until dropped.
-    pub fn listen(wake: impl Fn() + 'static) -> WakeUps {
+    /// Calls `wake` on each such moment, and `pause(true)` while the page is
+    /// hidden or the browser offline (`pause(false)` once neither), until dropped.
+    pub fn listen(wake: impl Fn() + 'static, pause: impl Fn(bool) + 'static) -> WakeUps {
+        use std::cell::Cell;
+        use std::rc::Rc;
         use wasm_bindgen::JsCast;
         let Some(window) = web_sys::window() else { return WakeUps { listening: Vec::new() } };
-        let wake = std::rc::Rc::new(wake);
+        let wake = Rc::new(wake);
+        // (hidden, offline), and what pausing follows from them.
+        let hidden = window.document().is_some_and(|d| d.visibility_state() != web_sys::VisibilityState::Visible);
+        let away = Rc::new(Cell::new((hidden, false)));
+        let pause = Rc::new(move |(hidden, offline): (bool, bool)| pause(hidden || offline));
+        pause(away.get());
         let mut listening = Vec::new();
         let mut on = |target: web_sys::EventTarget, event: &'static str, callback: Box<dyn FnMut()>| {
             let closure = wasm_bindgen::closure::Closure::wrap(callback);
@@ -176,19 +185,30 @@ impl WakeUps {
                 listening.push((target, event, closure));
             }
         };
-        for event in ["focus", "online"] {
-            let wake = std::rc::Rc::clone(&wake);
-            on(window.clone().into(), event, Box::new(move || wake()));
-        }
-        if let Some(document) = window.document() {
-            let seen = document.clone();
-            let wake = std::rc::Rc::clone(&wake);
-            let shown = move || {
-                if seen.visibility_state() == web_sys::VisibilityState::Visible {
+        let focused = Rc::clone(&wake);
+        on(window.clone().into(), "focus", Box::new(move || focused()));
+        for (event, offline) in [("online", false), ("offline", true)] {
+            let (wake, away, pause) = (Rc::clone(&wake), Rc::clone(&away), Rc::clone(&pause));
+            let changed = move || {
+                away.set((away.get().0, offline));
+                pause(away.get());
+                if !offline {
                     wake();
                 }
             };
-            on(document.into(), "visibilitychange", Box::new(shown));
+            on(window.clone().into(), event, Box::new(changed));
+        }
+        if let Some(document) = window.document() {
+            let seen = document.clone();
+            let changed = move || {
+                let hidden = seen.visibility_state() != web_sys::VisibilityState::Visible;
+                away.set((hidden, away.get().1));
+                pause(away.get());
+                if !hidden {
+                    wake();
+                }
+            };
+            on(document.into(), "visibilitychange", Box::new(changed));
         }
         WakeUps { listening }
     }

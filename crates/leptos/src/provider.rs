@@ -53,6 +53,7 @@ pub fn DataProvider(
     // (Only in the browser: natively, as in server-side rendering, nothing sweeps.)
     #[cfg(target_arch = "wasm32")]
     {
+        let polls = controller.clone();
         let interval = (gc_interval_ms > 0).then(|| {
             crate::platform::Interval::start(gc_interval_ms, move || {
                 let _ = controller.sweep();
@@ -61,7 +62,10 @@ pub fn DataProvider(
         let interval = SendWrapper::new(interval);
         on_cleanup(move || drop(interval));
         // Focus, visibility and network: stale data shown is fetched again.
-        let listening = SendWrapper::new(crate::platform::WakeUps::listen(move || revalidate.notify()));
+        let listening = SendWrapper::new(crate::platform::WakeUps::listen(
+            move || revalidate.notify(),
+            move |paused| polls.pause_polls(paused),
+        ));
         on_cleanup(move || drop(listening));
     }
     #[cfg(not(target_arch = "wasm32"))]
