@@ -25,6 +25,7 @@ mod disposition;
 mod endpoint;
 mod error;
 mod fake;
+mod form;
 mod http;
 mod link;
 mod media;
@@ -45,6 +46,7 @@ pub use endpoint::{
 };
 pub use error::{NetworkError, RestError};
 pub use fake::{block_on, FakeClient, FakeResponse};
+pub use form::form_fields;
 pub use http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
 #[cfg(all(feature = "reqwest", not(target_arch = "wasm32")))]
 pub use native::{same_origin_redirects, ReqwestClient};

@@ -47,6 +47,18 @@ async fn the_server_receives_the_body_and_headers_sent() {
 }
 
 #[wasm_bindgen_test]
+async fn a_form_body_reaches_the_server_as_form_fields() {
+    let e = endpoint("POST", "/echo/form").form();
+    let body = run(&e, json!({}), Some(json!({ "q": "rust & leptos", "tag": ["a", "b"] }))).await.unwrap();
+    let echo = body.json().unwrap();
+    assert_eq!(echo["headers"]["content-type"], "application/x-www-form-urlencoded");
+    assert_eq!(echo["body"], "q=rust+%26+leptos&tag=a&tag=b");
+    // A body that cannot be form fields is refused before anything is sent.
+    let refused = run(&e, json!({}), Some(json!({ "user": { "id": 1 } }))).await;
+    assert!(matches!(refused, Err(RestError::Encode { part: "body", .. })), "{refused:?}");
+}
+
+#[wasm_bindgen_test]
 async fn no_content() {
     assert_eq!(run(&endpoint("DELETE", "/status/:code"), json!({ "code": 204 }), None).await.unwrap(), Body::Empty);
 }

@@ -69,3 +69,15 @@ fn each_controller_fetches_through_the_client_it_was_given() {
     controller.invalidate(&pinned, &());
     assert_eq!(tasks.block_on(controller.fetch(&pinned, (), None)).unwrap()["name"], "endpoint's");
 }
+
+/// A form endpoint refuses a body that cannot be form fields, and sends nothing.
+#[test]
+fn a_form_body_that_is_not_fields_is_refused_before_sending() {
+    let client = rdc_rest::FakeClient::default();
+    client.on("POST", "/search", rdc_rest::FakeResponse::json(rdc_core::json!({})));
+    let search = rdc_rest::RestEndpoint::post("/search").form().client(client.clone());
+    let nested = rdc_core::json!({ "filter": { "tag": "a" } });
+    let sent = rdc_rest::block_on(search.fetch(std::sync::Arc::new(client.clone()), &Default::default(), Some(nested)));
+    assert!(matches!(sent, Err(rdc_rest::RestError::Encode { part: "body", .. })), "{sent:?}");
+    assert!(client.requests().is_empty());
+}

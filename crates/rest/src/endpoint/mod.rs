@@ -58,6 +58,8 @@ struct Options {
     /// The arg that names a page, left out of the key (see `paginated`).
     page_field: Option<Arc<str>>,
     retry: crate::Retry,
+    /// Whether the body goes as form fields rather than JSON.
+    form: bool,
     /// A mutation that may be sent twice with one effect (then retried too).
     idempotent: bool,
     request_init: RequestInitFn,

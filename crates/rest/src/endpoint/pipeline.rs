@@ -66,13 +66,23 @@ pub(super) fn check_header(endpoint: &str, name: &str, value: &str) -> Result<()
     Ok(())
 }
 
-/// The default `request_init`: the method, and a JSON body when there is one.
+/// The default `request_init`: the method, and a body when there is one:
+/// JSON, or form fields for a [`form`](RestEndpoint::form) endpoint.
 pub(super) fn default_request_init(endpoint: &RestCall, body: Option<Value>) -> Result<RequestInit, RestError> {
     let mut init = RequestInit { method: endpoint.options.method.clone(), headers: Vec::new(), body: None };
-    if let Some(body) = body {
-        init.headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
-        init.body = Some(rdc_core::json_text(&body));
-    }
+    let Some(body) = body else { return Ok(init) };
+    let (content_type, text) = if endpoint.options.form {
+        let fields = crate::form_fields(&body).map_err(|message| RestError::Encode {
+            endpoint: endpoint.name(),
+            part: "body",
+            message,
+        })?;
+        ("application/x-www-form-urlencoded", fields)
+    } else {
+        ("application/json", rdc_core::json_text(&body))
+    };
+    init.headers.push(("Content-Type".to_owned(), content_type.to_owned()));
+    init.body = Some(text);
     Ok(init)
 }
 

@@ -132,6 +132,7 @@ impl RestEndpoint {
                     optimistic: None,
                     page_field: None,
                     retry: crate::Retry::NEVER,
+                    form: false,
                     idempotent: false,
                     request_init: Arc::new(default_request_init),
                     fetch_response: Arc::new(default_fetch_response),
@@ -362,6 +363,27 @@ impl<A, B, R> RestEndpoint<A, B, R> {
             o.schema = o.schema.as_ref().map(|schema| rdc_core::Collection::paginated_schema(schema, field));
             o.page_field = Some(field.into());
         })
+    }
+
+    /// Sends the body as an HTML form does (`application/x-www-form-urlencoded`,
+    /// fields as [`form_fields`](crate::form_fields) writes them) instead of
+    /// JSON; a body that cannot be form fields is an `Encode` error, and nothing
+    /// is sent.
+    ///
+    /// ```
+    /// use rdc_rest::{block_on, FakeClient, FakeResponse, RestEndpoint};
+    /// let client = FakeClient::default();
+    /// client.on("POST", "/login", FakeResponse::json(rdc_core::json!({ "ok": true })));
+    /// let login = RestEndpoint::post("/login").form().client(client.clone());
+    /// let body = rdc_core::json!({ "user": "ada", "password": "x&y" });
+    /// block_on(login.fetch(std::sync::Arc::new(client.clone()), &Default::default(), Some(body)))?;
+    /// let sent = &client.requests()[0];
+    /// assert_eq!(sent.body.as_deref(), Some("user=ada&password=x%26y"));
+    /// assert!(sent.headers.iter().any(|(n, v)| n == "Content-Type" && v == "application/x-www-form-urlencoded"));
+    /// # Ok::<(), rdc_rest::RestError>(())
+    /// ```
+    pub fn form(&self) -> Self {
+        self.with(|o| o.form = true)
     }
 
     /// How a failed request is tried again (see [`Retry`](crate::Retry)):
