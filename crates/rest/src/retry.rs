@@ -69,8 +69,8 @@ impl Retry {
         };
         let doubled = self.base.saturating_mul(1u32.checked_shl(attempt).unwrap_or(u32::MAX)).min(self.max);
         // Less up to half, by a hash of the URL and attempt.
-        let share = fnv1a(url.as_bytes(), attempt) % 1024;
-        Some(doubled - doubled / 2 * u32::try_from(share).unwrap_or(0) / 1024)
+        let share = u32::try_from(fnv1a(url.as_bytes(), attempt) % 1024).unwrap_or(0);
+        Some(doubled - doubled / 2 / 1024 * share)
     }
 }
 

@@ -80,3 +80,14 @@ fn retry_after_as_a_date_counts_from_the_servers_own_date() {
     tasks.run();
     assert_eq!(client.requests().len(), 2, "five seconds after the server's Date");
 }
+
+/// However long an app lets waits grow, working one out never overflows.
+#[test]
+fn the_longest_waits_are_worked_out_without_overflow() {
+    let retry = Retry { attempts: 64, base: std::time::Duration::MAX, max: std::time::Duration::MAX };
+    let down = rdc_rest::RestError::Transport { endpoint: "GET /x".into(), url: "/x".into(), message: "down".into() };
+    for attempt in [0, 1, 31, 32, 63] {
+        let wait = retry.wait(&down, attempt).unwrap();
+        assert!(wait >= std::time::Duration::MAX / 2, "attempt {attempt}: {wait:?}");
+    }
+}
