@@ -1,8 +1,8 @@
 //! # rdc-core
 //!
-//! The framework-free heart of rdc: schemas, the normalized store, memoized typed
-//! reads, expiry policy and the controller logic. No web or Leptos dependency; every
-//! rule here is tested natively with `cargo test`. Core never reads a clock: times
+//! The framework-free heart of rdc: schemas, the normalized store and memoized
+//! typed reads (the controller over them is `rdc-controller`). No web or Leptos
+//! dependency; every rule here is tested natively with `cargo test`. Core never reads a clock: times
 //! are passed in as milliseconds.
 //!
 //! ```

@@ -26,7 +26,7 @@ use super::{EntityDef, Object, Schema, SchemaOf};
 /// assert_eq!(list.len(), 2);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Collection {
     pub(crate) def: &'static EntityDef,
     pub(crate) item: Schema,
@@ -251,17 +251,6 @@ pub enum ListEdit {
     Remove,
     /// Leaves the lists it no longer matches, joins those it newly matches.
     Move,
-}
-
-impl Clone for Collection {
-    fn clone(&self) -> Self {
-        Collection {
-            def: self.def,
-            item: self.item.clone(),
-            non_filter: Arc::clone(&self.non_filter),
-            page_field: self.page_field.clone(),
-        }
-    }
 }
 
 /// The (one per name and kind) type description of a collection table: lists

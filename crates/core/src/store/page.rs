@@ -77,11 +77,11 @@ impl State {
     /// assert_eq!(browser.result("GET /a").map(|r| r.meta.fetched_at), Some(500));
     /// ```
     pub fn take_up(&mut self, page: State, shift: impl Fn(Millis) -> Millis) -> usize {
-        let shift_all = |times: [&mut Millis; 3]| {
+        let shift_all = |times: &mut [&mut Millis]| {
             for at in times {
                 // "Never" stays never.
-                if *at != Millis::MAX {
-                    *at = shift(*at);
+                if **at != Millis::MAX {
+                    **at = shift(**at);
                 }
             }
         };
@@ -91,7 +91,7 @@ impl State {
         for (type_key, table) in page.entities {
             let own = self.entities.entry(type_key).or_default();
             for (pk, mut row) in table.rows {
-                shift_all([&mut row.meta.fetched_at, &mut row.meta.date, &mut row.meta.expires_at]);
+                shift_all(&mut [&mut row.meta.fetched_at, &mut row.meta.date, &mut row.meta.expires_at]);
                 if own.rows.get(&pk).is_some_and(|held| held.meta.not_older_than(&row.meta)) {
                     continue;
                 }
@@ -101,7 +101,7 @@ impl State {
             own.version = version;
         }
         for (key, mut result) in page.results {
-            shift_all([&mut result.meta.fetched_at, &mut result.meta.date, &mut result.meta.expires_at]);
+            shift_all(&mut [&mut result.meta.fetched_at, &mut result.meta.date, &mut result.meta.expires_at]);
             let held = self.results.get(&key).map(|r| (r.meta.fetched_at, r.meta.seq));
             if held.is_some_and(|held| held >= (result.meta.fetched_at, result.meta.seq)) {
                 continue;
@@ -113,8 +113,7 @@ impl State {
             if self.results.contains_key(&key) || self.errors.contains_key(&key) {
                 continue;
             }
-            let mut never = Millis::MAX;
-            shift_all([&mut error.date, &mut error.expires_at, &mut never]);
+            shift_all(&mut [&mut error.date, &mut error.expires_at]);
             self.errors.insert(key, error);
         }
         self.log(|log| log.everything = true);
