@@ -642,6 +642,17 @@ fn quote() -> rdc::rest::RestEndpoint<Product, (), Ticker> {
         .data_expiry(std::time::Duration::from_millis(300))
 }
 
+/// A ticker read's trade id, once it resolves.
+fn trades(
+    read: AsyncDerived<rdc::leptos::DataResult<rdc::rest::RestEndpoint<Product, (), Ticker>>, LocalStorage>,
+) -> impl IntoView {
+    view! {
+        <Suspense fallback=|| "loading">
+            {move || Suspend::new(async move { read.await.map(|t| format!("trade={}", t.trade_id)) })}
+        </Suspense>
+    }
+}
+
 /// Dispatches `event` on `target` ("window" or "document").
 fn dispatch(target: &str, event: &str) {
     let event = web_sys::Event::new(event).unwrap();
@@ -663,14 +674,7 @@ async fn stale_data_is_fetched_again_on_focus_visibility_and_network_return() {
         let p = p.clone();
         view! {
             <DataProvider>
-                {
-                    let t = use_suspense(quote(), Product { product_id: p });
-                    view! {
-                        <Suspense fallback=|| "loading">
-                            {move || Suspend::new(async move { t.await.map(|t| format!("trade={}", t.trade_id)) })}
-                        </Suspense>
-                    }
-                }
+                {trades(use_suspense(quote(), Product { product_id: p }))}
             </DataProvider>
         }
     });
@@ -706,14 +710,7 @@ async fn polling_waits_while_offline_and_resumes_when_back_online() {
         let p = p.clone();
         view! {
             <DataProvider>
-                {
-                    let t = use_live(ticker(), Product { product_id: p });
-                    view! {
-                        <Suspense fallback=|| "loading">
-                            {move || Suspend::new(async move { t.await.map(|t| format!("trade={}", t.trade_id)) })}
-                        </Suspense>
-                    }
-                }
+                {trades(use_live(ticker(), Product { product_id: p }))}
             </DataProvider>
         }
     });

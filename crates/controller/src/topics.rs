@@ -58,9 +58,9 @@ impl Topics {
         // entity and what it references) skip it.
         const SLOTS: usize = 64;
         // At most one per dependency of the read.
-        let count = topics.size_hint().1.unwrap_or(usize::MAX);
+        let count = topics.size_hint().1.unwrap_or(0);
         let mut seen = (count > 8).then_some([(ByAddress(""), 0usize, usize::MAX); SLOTS]);
-        self.rows.reserve(count.min(1 << 16));
+        self.rows.reserve(count);
         for record in topics {
             let (table, index) = record.topic.order();
             let slot = ((table.address() ^ index.wrapping_mul(0x9e37_79b9)).wrapping_mul(0x9e37_79b9) >> 7) % SLOTS;

@@ -12,11 +12,17 @@ fn backoff(error: &str, attempt: u32) -> Option<u64> {
     (error.starts_with('5') && attempt < 3).then(|| 1000 << attempt)
 }
 
+/// `GET /users`, retried by [`backoff`].
+fn retried_users(server: &std::rc::Rc<std::cell::RefCell<Server>>) -> Api {
+    let mut users = Api::new(server, "GET", "/users", None);
+    users.retry = Some(backoff);
+    users
+}
+
 #[test]
 fn a_failed_read_is_sent_again_after_each_wait_until_it_answers() {
     let (c, time, tasks, server) = setup();
-    let mut users = Api::new(&server, "GET", "/users", None);
-    users.retry = Some(backoff);
+    let users = retried_users(&server);
     let out = spawn_fetch(&c, &tasks, &users, json!({}), None);
     server.borrow_mut().answer("GET /users", Err("503 busy".into()));
     tasks.run();
@@ -41,8 +47,7 @@ fn a_failed_read_is_sent_again_after_each_wait_until_it_answers() {
 #[test]
 fn a_hard_error_and_the_last_retry_give_up_with_their_error() {
     let (c, time, tasks, server) = setup();
-    let mut users = Api::new(&server, "GET", "/users", None);
-    users.retry = Some(backoff);
+    let users = retried_users(&server);
     let out = spawn_fetch(&c, &tasks, &users, json!({}), None);
     server.borrow_mut().answer("GET /users", Err("404 not found".into()));
     tasks.run();
@@ -67,8 +72,7 @@ fn a_hard_error_and_the_last_retry_give_up_with_their_error() {
 #[test]
 fn a_retry_stops_when_nobody_wants_the_answer() {
     let (c, time, tasks, server) = setup();
-    let mut users = Api::new(&server, "GET", "/users", None);
-    users.retry = Some(backoff);
+    let users = retried_users(&server);
     // A mounted reader's fetch: the key is retained, the future dropped.
     c.retain("GET /users");
     drop(c.fetch(&users, json!({}), None));
