@@ -14,7 +14,7 @@ use crate::hooks::suspense::Readable;
 type NextArgs<R, A> = Box<dyn Fn(&R) -> Option<A>>;
 
 /// What [`use_pages`] returns: `Copy`, so view closures can share it.
-pub struct Pages<R: Send + Sync + 'static, E: Send + Sync + 'static, A: 'static> {
+pub struct Pages<R: Send + Sync + 'static, E: Send + Sync + 'static> {
     /// The list with every page fetched so far, and the last page's information.
     pub data: Signal<Option<Arc<R>>>,
     /// Whether the last page fetched names a next one.
@@ -24,18 +24,17 @@ pub struct Pages<R: Send + Sync + 'static, E: Send + Sync + 'static, A: 'static>
     /// The first page's error, else the last next page's.
     pub error: Signal<Option<FetchError<E>>>,
     load: StoredValue<Box<dyn Fn()>, LocalStorage>,
-    _args: std::marker::PhantomData<fn() -> A>,
 }
 
-impl<R: Send + Sync, E: Send + Sync, A> Clone for Pages<R, E, A> {
+impl<R: Send + Sync, E: Send + Sync> Clone for Pages<R, E> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<R: Send + Sync, E: Send + Sync, A> Copy for Pages<R, E, A> {}
+impl<R: Send + Sync, E: Send + Sync> Copy for Pages<R, E> {}
 
-impl<R: Send + Sync, E: Send + Sync, A> std::fmt::Debug for Pages<R, E, A> {
+impl<R: Send + Sync, E: Send + Sync> std::fmt::Debug for Pages<R, E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pages")
             .field("has_next", &self.has_next)
@@ -44,7 +43,7 @@ impl<R: Send + Sync, E: Send + Sync, A> std::fmt::Debug for Pages<R, E, A> {
     }
 }
 
-impl<R: Send + Sync, E: Send + Sync, A> Pages<R, E, A> {
+impl<R: Send + Sync, E: Send + Sync> Pages<R, E> {
     /// Fetches the next page, unless a page is in flight or there is none.
     pub fn load_next(&self) {
         self.load.with_value(|load| load());
@@ -91,7 +90,7 @@ pub fn use_pages<C, N>(
     args: impl Into<Signal<Option<C::Args>>>,
     next_page: N,
     next_args: impl Fn(&C::Result) -> Option<N::Args> + 'static,
-) -> Pages<C::Result, C::Error, N::Args>
+) -> Pages<C::Result, C::Error>
 where
     C: Readable,
     C::Result: DeserializeOwned + Send + Sync,
@@ -118,5 +117,5 @@ where
             next.run_with(args, N::Body::default());
         }
     });
-    Pages { data, has_next, loading, error, load: StoredValue::new_local(load), _args: std::marker::PhantomData }
+    Pages { data, has_next, loading, error, load: StoredValue::new_local(load) }
 }
