@@ -462,6 +462,7 @@ const RENAME: Never = Never { key: "PUT /user", schema: || User::schema().into()
 impl Endpoint for Never {
     type Output = Value;
     type Error = String;
+    type Body = Value;
 
     fn key(&self, _: &Value) -> Result<String, String> {
         Ok(self.key.to_owned())

@@ -50,6 +50,9 @@ pub trait Endpoint: 'static {
     type Output: Clone + 'static;
     /// What a failed fetch gives.
     type Error: Clone + std::fmt::Display + 'static;
+    /// What a mutation sends: JSON for most endpoints; a REST endpoint also
+    /// sends text, blobs and multipart forms. Cloned for each retry.
+    type Body: Clone + 'static;
 
     /// The cache key for `args` (the same for equal args in any order).
     ///
@@ -77,7 +80,7 @@ pub trait Endpoint: 'static {
     }
 
     /// Sends the request.
-    fn fetch(&self, args: &Value, body: Option<Value>) -> LocalFuture<Result<Self::Output, Self::Error>>;
+    fn fetch(&self, args: &Value, body: Option<Self::Body>) -> LocalFuture<Result<Self::Output, Self::Error>>;
 
     /// Sends the request as the controller does: with the controller's
     /// services, cancelled when the context's abort fires. The default calls
@@ -85,7 +88,7 @@ pub trait Endpoint: 'static {
     fn fetch_in(
         &self,
         args: &Value,
-        body: Option<Value>,
+        body: Option<Self::Body>,
         _context: &super::FetchContext,
     ) -> LocalFuture<Result<Self::Output, Self::Error>> {
         self.fetch(args, body)
@@ -99,7 +102,7 @@ pub trait Endpoint: 'static {
     /// fetched data with the earlier layers on it) when the mutation is sent
     /// and again after every write while it is pending, so "one more than
     /// stored" stays one more than what was fetched since.
-    fn optimistic(&self, _store: &State, _args: &Value, _body: Option<&Value>) -> Option<Value> {
+    fn optimistic(&self, _store: &State, _args: &Value, _body: Option<&Self::Body>) -> Option<Value> {
         None
     }
 }
@@ -140,11 +143,11 @@ pub trait TypedEndpoint: Clone + 'static {
     /// When they cannot be JSON (nothing is fetched).
     fn encode_args(&self, args: &Self::Args) -> Result<Value, Self::Error>;
 
-    /// The body as JSON (`None`: no body).
+    /// The body as the endpoint sends it (`None`: no body).
     ///
     /// # Errors
-    /// When it cannot be JSON (nothing is sent).
-    fn encode_body(&self, body: Self::Body) -> Result<Option<Value>, Self::Error>;
+    /// When it cannot be encoded (nothing is sent).
+    fn encode_body(&self, body: Self::Body) -> Result<Option<<Self::Endpoint as Endpoint>::Body>, Self::Error>;
 
     /// The result of a call, from what the endpoint produced.
     ///
@@ -174,7 +177,7 @@ pub trait TypedEndpoint: Clone + 'static {
 
 impl<E: Endpoint + Clone> TypedEndpoint for E {
     type Args = Value;
-    type Body = Option<Value>;
+    type Body = Option<E::Body>;
     type Result = E::Output;
     type Error = E::Error;
     type Endpoint = E;
@@ -187,7 +190,7 @@ impl<E: Endpoint + Clone> TypedEndpoint for E {
         Ok(args.clone())
     }
 
-    fn encode_body(&self, body: Option<Value>) -> Result<Option<Value>, E::Error> {
+    fn encode_body(&self, body: Option<E::Body>) -> Result<Option<E::Body>, E::Error> {
         Ok(body)
     }
 

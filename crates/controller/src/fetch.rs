@@ -30,7 +30,7 @@ impl Controller {
         &self,
         endpoint: &E,
         args: Value,
-        body: Option<Value>,
+        body: Option<E::Body>,
     ) -> LocalFuture<Result<E::Output, FetchError<E::Error>>> {
         let key = match endpoint.key(&args) {
             Ok(key) => key,
@@ -94,7 +94,7 @@ impl Controller {
         endpoint: E,
         key: String,
         args: Value,
-        body: Option<Value>,
+        body: Option<E::Body>,
         shared: Rc<Shared>,
         abort: Option<Abort>,
     ) -> LocalFuture<()> {
@@ -302,8 +302,11 @@ fn downcast<E: Endpoint>(outcome: shared::Outcome) -> Result<E::Output, FetchErr
     }
 }
 
-/// The JSON args and body of a typed call.
-fn encode<C: TypedEndpoint>(endpoint: &C, args: &C::Args, body: C::Body) -> Result<(Value, Option<Value>), C::Error> {
+/// The JSON args and the encoded body of a typed call.
+type Encoded<C> = (Value, Option<<<C as TypedEndpoint>::Endpoint as Endpoint>::Body>);
+
+/// Encodes a typed call's args and body.
+fn encode<C: TypedEndpoint>(endpoint: &C, args: &C::Args, body: C::Body) -> Result<Encoded<C>, C::Error> {
     Ok((endpoint.encode_args(args)?, endpoint.encode_body(body)?))
 }
 

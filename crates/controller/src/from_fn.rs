@@ -82,6 +82,7 @@ impl<E> std::fmt::Debug for FnCall<E> {
 impl<E: Clone + std::fmt::Display + 'static> Endpoint for FnCall<E> {
     type Output = Value;
     type Error = FnError<E>;
+    type Body = ();
 
     /// The name, then the args in canonical order (none for `()` args).
     fn key(&self, args: &Value) -> Result<String, FnError<E>> {
@@ -103,7 +104,7 @@ impl<E: Clone + std::fmt::Display + 'static> Endpoint for FnCall<E> {
         false
     }
 
-    fn fetch(&self, args: &Value, _body: Option<Value>) -> LocalFuture<Result<Value, FnError<E>>> {
+    fn fetch(&self, args: &Value, _body: Option<()>) -> LocalFuture<Result<Value, FnError<E>>> {
         (self.call)(args)
     }
 
@@ -233,7 +234,7 @@ where
             .map_err(|e| FnError::Json { endpoint: self.call.name.to_string(), message: format!("args: {e}") })
     }
 
-    fn encode_body(&self, _body: ()) -> Result<Option<Value>, FnError<E>> {
+    fn encode_body(&self, _body: ()) -> Result<Option<()>, FnError<E>> {
         Ok(None)
     }
 

@@ -170,6 +170,7 @@ struct Inner {
 /// impl Endpoint for Hello {
 ///     type Output = Value;
 ///     type Error = String;
+///     type Body = Value;
 ///     fn key(&self, _: &Value) -> Result<String, String> { Ok("GET /hello".into()) }
 ///     fn schema(&self) -> Option<Schema> { None }
 ///     fn policy(&self) -> Policy { Policy::default() }

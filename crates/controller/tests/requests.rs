@@ -38,6 +38,7 @@ struct AsText(Api);
 impl Endpoint for AsText {
     type Output = String;
     type Error = String;
+    type Body = Value;
     fn key(&self, args: &Value) -> Result<String, String> {
         self.0.key(args)
     }

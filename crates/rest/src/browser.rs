@@ -11,6 +11,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use crate::http::{Blob, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
+use crate::RequestBody;
 
 /// Sends requests with the browser's Fetch API (through gloo-net).
 ///
@@ -38,8 +39,13 @@ fn build(request: &HttpRequest) -> Result<(web_sys::Request, Option<i32>), Strin
         headers.append(name, value).map_err(js_error)?;
     }
     init.set_headers(&headers);
-    if let Some(body) = &request.body {
-        init.set_body(&JsValue::from_str(body));
+    match &request.body {
+        None => {}
+        Some(RequestBody::Json(json)) => init.set_body(&JsValue::from_str(&rdc_core::json_text(json))),
+        Some(RequestBody::Text(text)) => init.set_body(&JsValue::from_str(text)),
+        Some(RequestBody::Blob(blob)) => init.set_body(blob.as_web()),
+        // The browser writes the content type with the boundary.
+        Some(RequestBody::Multipart(form)) => init.set_body(&form.to_form_data().map_err(js_error)?),
     }
     let mut timer = None;
     if request.timeout_ms.is_some() || request.abort.is_some() {

@@ -8,7 +8,7 @@ use std::pin::Pin;
 pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
 /// What to send.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct HttpRequest {
     /// `GET`, `POST`...
     pub method: String,
@@ -17,7 +17,7 @@ pub struct HttpRequest {
     /// Headers, in order.
     pub headers: Vec<(String, String)>,
     /// The body, if any.
-    pub body: Option<String>,
+    pub body: Option<crate::RequestBody>,
     /// Give up (abort the request) after this many milliseconds.
     pub timeout_ms: Option<u64>,
     /// Cancels the request when it fires.
@@ -28,6 +28,11 @@ impl HttpRequest {
     /// The first header named `name` (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The body's text, when it is text (JSON and form fields are, once encoded).
+    pub fn body_text(&self) -> Option<&str> {
+        self.body.as_ref().and_then(crate::RequestBody::as_text)
     }
 }
 
@@ -81,10 +86,17 @@ impl Blob {
         &self.inner
     }
 
-    /// A blob of `bytes` (native builds, for tests and servers).
-    #[cfg(not(target_arch = "wasm32"))]
+    /// A blob of `bytes` with MIME type `mime` (in the browser, a new `Blob`).
+    ///
+    /// ```
+    /// let blob = rdc_rest::Blob::from_bytes(b"hi".to_vec(), "text/plain");
+    /// assert_eq!((blob.size(), blob.mime_type().as_str()), (2, "text/plain"));
+    /// ```
     pub fn from_bytes(bytes: Vec<u8>, mime: &str) -> Blob {
-        Blob { bytes, mime: mime.to_owned() }
+        #[cfg(not(target_arch = "wasm32"))]
+        return Blob { bytes, mime: mime.to_owned() };
+        #[cfg(target_arch = "wasm32")]
+        return Blob::from_web(web_blob(&bytes, mime));
     }
 
     /// The bytes (native builds).
@@ -172,17 +184,17 @@ impl ResponseBody for BytesBody {
     }
 
     fn blob(self: Box<Self>) -> LocalBoxFuture<'static, Result<Blob, String>> {
-        #[cfg(not(target_arch = "wasm32"))]
-        return Box::pin(async move { Ok(Blob::from_bytes(self.bytes, &self.mime)) });
-        #[cfg(target_arch = "wasm32")]
-        return Box::pin(async move {
-            let array = js_sys::Uint8Array::from(self.bytes.as_slice());
-            let parts = js_sys::Array::of1(&array);
-            let options = web_sys::BlobPropertyBag::new();
-            options.set_type(&self.mime);
-            web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
-                .map(Blob::from_web)
-                .map_err(|e| format!("{e:?}"))
-        });
+        Box::pin(async move { Ok(Blob::from_bytes(self.bytes, &self.mime)) })
     }
+}
+
+/// A browser `Blob` holding a copy of `bytes`.
+#[cfg(target_arch = "wasm32")]
+fn web_blob(bytes: &[u8], mime: &str) -> web_sys::Blob {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    // The constructor throws only for parts that are not blob parts.
+    #[allow(clippy::expect_used)]
+    web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options).expect("a Uint8Array is a blob part")
 }

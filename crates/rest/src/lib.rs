@@ -34,6 +34,7 @@ mod native;
 mod params;
 mod path;
 pub mod recipes;
+mod request_body;
 mod resource;
 mod retry;
 pub mod transform;
@@ -51,5 +52,6 @@ pub use http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxF
 #[cfg(all(feature = "reqwest", not(target_arch = "wasm32")))]
 pub use native::{same_origin_redirects, ReqwestClient};
 pub use path::{encode, ParamError, PathTemplate};
+pub use request_body::{IntoRequestBody, Multipart, Part, RequestBody};
 pub use resource::{resource, Resource};
 pub use retry::Retry;

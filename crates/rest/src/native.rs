@@ -10,6 +10,7 @@ use futures_util::future::{AbortHandle, Abortable};
 use url::Url;
 
 use crate::http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
+use crate::RequestBody;
 
 /// Sends requests with reqwest. Cheap to clone and to make per request: every
 /// client made by [`ReqwestClient::new`] shares one connection pool. That pool
@@ -77,8 +78,19 @@ impl ReqwestClient {
             headers.append(name, value);
         }
         let mut builder = self.client.request(method, url).headers(headers);
-        if let Some(body) = &request.body {
-            builder = builder.body(body.clone());
+        match &request.body {
+            None => {}
+            Some(RequestBody::Json(json)) => builder = builder.body(rdc_core::json_text(json)),
+            Some(RequestBody::Text(text)) => builder = builder.body(text.clone()),
+            Some(RequestBody::Blob(blob)) => builder = builder.body(blob.bytes().to_vec()),
+            Some(RequestBody::Multipart(form)) => {
+                // As `fetch` does for a `FormData`: a content type set by hand wins.
+                let (content_type, bytes) = form.encode();
+                if request.header("content-type").is_none() {
+                    builder = builder.header(reqwest::header::CONTENT_TYPE, content_type);
+                }
+                builder = builder.body(bytes);
+            }
         }
         if let Some(ms) = request.timeout_ms {
             builder = builder.timeout(std::time::Duration::from_millis(ms));

@@ -24,7 +24,7 @@ use crate::transform::{
 /// camelCase, recursively; nulls and non-objects as they are.
 pub fn key_case<A, B, R>(endpoint: &RestEndpoint<A, B, R>) -> RestEndpoint<A, B, R> {
     endpoint
-        .with_request_init(|body, sup| sup(body.map(|b| deep_rename_keys(b, &snake_case))))
+        .with_request_init(|body, sup| sup(body.map(|b| b.map_json(|b| deep_rename_keys(b, &snake_case)))))
         .process(|value, _| deep_rename_keys(value, &camel_case))
 }
 
@@ -36,7 +36,7 @@ pub fn rename_keys<A, B, R>(
 ) -> RestEndpoint<A, B, R> {
     endpoint
         .with_request_init(move |body, sup| {
-            sup(body.map(|b| pairs.iter().fold(b, |b, (ours, theirs)| rename_key(b, ours, theirs))))
+            sup(body.map(|b| b.map_json(|b| pairs.iter().fold(b, |b, (ours, theirs)| rename_key(b, ours, theirs)))))
         })
         .process(move |value, _| rename_all(value, pairs))
 }

@@ -152,7 +152,7 @@ impl<E: Entity, A: 'static, L: 'static, B: 'static> Resource<E, A, L, B> {
     /// let mut store = State::default();
     /// let ada = json!({ "id": "1", "name": "Ada", "email": "ada@example.com" });
     /// store.write_entities(&User::schema().into(), ada, &json!(null), WriteMeta::at(0, 1000))?;
-    /// let shown = users.partial_update.endpoint().optimistic(&store, &json!({ "id": "1" }), Some(&json!({ "name": "Ada L." })));
+    /// let shown = users.partial_update.endpoint().optimistic(&store, &json!({ "id": "1" }), Some(&json!({ "name": "Ada L." }).into()));
     /// assert_eq!(shown, Some(json!({ "id": "1", "name": "Ada L.", "email": "ada@example.com" })));
     /// # Ok::<(), rdc_core::NormalizeError>(())
     /// ```

@@ -21,7 +21,7 @@ fn endpoint(method: &str, path: &str) -> RestEndpoint {
 }
 
 async fn run(e: &rdc_rest::RestCall, args: Value, body: Option<Value>) -> Result<Body, RestError> {
-    e.fetch(Arc::new(BrowserClient), &args.as_object().cloned().unwrap_or_else(Args::new), body).await
+    e.fetch(Arc::new(BrowserClient), &args.as_object().cloned().unwrap_or_else(Args::new), body.map(Into::into)).await
 }
 
 #[wasm_bindgen_test]

@@ -77,7 +77,8 @@ fn a_form_body_that_is_not_fields_is_refused_before_sending() {
     client.on("POST", "/search", rdc_rest::FakeResponse::json(rdc_core::json!({})));
     let search = rdc_rest::RestEndpoint::post("/search").form().client(client.clone());
     let nested = rdc_core::json!({ "filter": { "tag": "a" } });
-    let sent = rdc_rest::block_on(search.fetch(std::sync::Arc::new(client.clone()), &Default::default(), Some(nested)));
+    let sent =
+        rdc_rest::block_on(search.fetch(std::sync::Arc::new(client.clone()), &Default::default(), Some(nested.into())));
     assert!(matches!(sent, Err(rdc_rest::RestError::Encode { part: "body", .. })), "{sent:?}");
     assert!(client.requests().is_empty());
 }

@@ -68,6 +68,7 @@ impl Future for Wait {
 impl Endpoint for Api {
     type Output = Value;
     type Error = String;
+    type Body = Value;
 
     fn key(&self, args: &Value) -> Result<String, String> {
         match args.get("id") {

@@ -115,7 +115,7 @@ impl RestCall {
         &self,
         client: Arc<dyn HttpClient>,
         args: &Args,
-        body: Option<Value>,
+        body: Option<RequestBody>,
     ) -> LocalBoxFuture<'static, Result<Body, RestError>> {
         self.fetch_with_abort(client, args, body, None)
     }
@@ -129,7 +129,7 @@ impl RestCall {
         &self,
         client: Arc<dyn HttpClient>,
         args: &Args,
-        body: Option<Value>,
+        body: Option<RequestBody>,
         abort: Option<rdc_controller::Abort>,
     ) -> LocalBoxFuture<'static, Result<Body, RestError>> {
         let endpoint = self.clone();
@@ -149,7 +149,7 @@ impl RestCall {
     ///
     /// # Errors
     /// A missing param, a refused transform, or an invalid header.
-    pub fn prepare(&self, args: &Args, body: Option<Value>) -> Result<HttpRequest, RestError> {
+    pub fn prepare(&self, args: &Args, body: Option<RequestBody>) -> Result<HttpRequest, RestError> {
         let url = self.url(args)?;
         let init = (self.options.request_init)(self, body)?;
         let mut headers = init.headers;
@@ -202,6 +202,7 @@ impl RestCall {
 impl rdc_controller::Endpoint for RestCall {
     type Output = Body;
     type Error = RestError;
+    type Body = RequestBody;
 
     fn key(&self, args: &Value) -> Result<String, RestError> {
         RestCall::key(self, &self.params(args)?)
@@ -233,14 +234,14 @@ impl rdc_controller::Endpoint for RestCall {
         self.options.error_policy.is_soft(error)
     }
 
-    fn fetch(&self, args: &Value, body: Option<Value>) -> rdc_controller::LocalFuture<Result<Body, RestError>> {
+    fn fetch(&self, args: &Value, body: Option<RequestBody>) -> rdc_controller::LocalFuture<Result<Body, RestError>> {
         self.fetch_in(args, body, &rdc_controller::FetchContext::default())
     }
 
     fn fetch_in(
         &self,
         args: &Value,
-        body: Option<Value>,
+        body: Option<RequestBody>,
         context: &rdc_controller::FetchContext,
     ) -> rdc_controller::LocalFuture<Result<Body, RestError>> {
         let params = match self.params(args) {
@@ -281,9 +282,10 @@ impl rdc_controller::Endpoint for RestCall {
         Some(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX))
     }
 
-    fn optimistic(&self, store: &rdc_core::State, args: &Value, body: Option<&Value>) -> Option<Value> {
+    fn optimistic(&self, store: &rdc_core::State, args: &Value, body: Option<&RequestBody>) -> Option<Value> {
         let optimistic = self.options.optimistic.as_ref()?;
-        optimistic(store, &self.params(args).ok()?, body)
+        let body = body.and_then(RequestBody::json_view);
+        optimistic(store, &self.params(args).ok()?, body.as_deref())
     }
 }
 

@@ -24,8 +24,9 @@ use serde::Serialize;
 use crate::error::{NetworkError, RestError};
 use crate::http::{Blob, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture};
 use crate::path::{ParamError, PathTemplate};
+use crate::request_body::{IntoRequestBody, RequestBody};
 
-type RequestInitFn = Arc<dyn Fn(&RestCall, Option<Value>) -> Result<RequestInit, RestError> + Send + Sync>;
+type RequestInitFn = Arc<dyn Fn(&RestCall, Option<RequestBody>) -> Result<RequestInit, RestError> + Send + Sync>;
 type ProcessFn = Arc<dyn Fn(&RestCall, Body, &Args) -> Result<Body, RestError> + Send + Sync>;
 type FetchResponseFn = Arc<
     dyn Fn(RestCall, Arc<dyn HttpClient>, HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>>

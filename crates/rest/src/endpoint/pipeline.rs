@@ -3,14 +3,14 @@
 use super::*;
 
 /// The request to send, before the URL and endpoint headers are added.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RequestInit {
     /// Method.
     pub method: String,
     /// Headers set by the step (content type...).
     pub headers: Vec<(String, String)>,
-    /// Encoded body.
-    pub body: Option<String>,
+    /// The body to send (JSON is text by now).
+    pub body: Option<RequestBody>,
 }
 
 /// The step an override replaced, for `fetch_response` overrides.
@@ -66,23 +66,29 @@ pub(super) fn check_header(endpoint: &str, name: &str, value: &str) -> Result<()
     Ok(())
 }
 
-/// The default `request_init`: the method, and a body when there is one:
-/// JSON, or form fields for a [`form`](RestEndpoint::form) endpoint.
-pub(super) fn default_request_init(endpoint: &RestCall, body: Option<Value>) -> Result<RequestInit, RestError> {
+/// The default `request_init`: the method, and the body with its content
+/// type: JSON as JSON text, or as form fields for a [`form`](RestEndpoint::form)
+/// endpoint; text as `text/plain`; a blob with its MIME type; a multipart form
+/// as it is (the client writes its content type, which holds the boundary).
+pub(super) fn default_request_init(endpoint: &RestCall, body: Option<RequestBody>) -> Result<RequestInit, RestError> {
     let mut init = RequestInit { method: endpoint.options.method.clone(), headers: Vec::new(), body: None };
     let Some(body) = body else { return Ok(init) };
-    let (content_type, text) = if endpoint.options.form {
-        let fields = crate::form_fields(&body).map_err(|message| RestError::Encode {
-            endpoint: endpoint.name(),
-            part: "body",
-            message,
-        })?;
-        ("application/x-www-form-urlencoded", fields)
-    } else {
-        ("application/json", rdc_core::json_text(&body))
+    let (content_type, body) = match body {
+        RequestBody::Json(json) if endpoint.options.form => {
+            let fields = crate::form_fields(&json).map_err(|message| RestError::Encode {
+                endpoint: endpoint.name(),
+                part: "body",
+                message,
+            })?;
+            (Some("application/x-www-form-urlencoded".to_owned()), RequestBody::Text(fields))
+        }
+        RequestBody::Json(json) => (Some("application/json".to_owned()), RequestBody::Text(rdc_core::json_text(&json))),
+        RequestBody::Text(text) => (Some("text/plain;charset=UTF-8".to_owned()), RequestBody::Text(text)),
+        RequestBody::Blob(blob) => (Some(blob.mime_type()).filter(|mime| !mime.is_empty()), RequestBody::Blob(blob)),
+        form @ RequestBody::Multipart(_) => (None, form),
     };
-    init.headers.push(("Content-Type".to_owned(), content_type.to_owned()));
-    init.body = Some(text);
+    init.headers.extend(content_type.map(|value| ("Content-Type".to_owned(), value)));
+    init.body = Some(body);
     Ok(init)
 }
 

@@ -69,7 +69,7 @@ impl std::fmt::Debug for RestCall {
 impl<A, B, R> rdc_controller::TypedEndpoint for RestEndpoint<A, B, R>
 where
     A: 'static,
-    B: Serialize + 'static,
+    B: IntoRequestBody,
     R: 'static,
 {
     type Args = A;
@@ -93,12 +93,8 @@ where
         Ok(json)
     }
 
-    fn encode_body(&self, body: B) -> Result<Option<Value>, RestError> {
-        match rdc_core::json::to_value(&body) {
-            Ok(Value::Null) => Ok(None),
-            Ok(value) => Ok(Some(value)),
-            Err(e) => Err(RestError::Encode { endpoint: self.name(), part: "body", message: e.to_string() }),
-        }
+    fn encode_body(&self, body: B) -> Result<Option<RequestBody>, RestError> {
+        body.into_request_body().map_err(|message| RestError::Encode { endpoint: self.name(), part: "body", message })
     }
 
     fn decode_result(&self, output: Body) -> Result<R, RestError> {
@@ -217,8 +213,10 @@ impl<A, B, R> RestEndpoint<A, B, R> {
         self.retyped(Arc::new(encode_args::<T>), self.typing.result.clone())
     }
 
-    /// Sends a body of type `T` (any `Serialize`; one that serializes to
-    /// `null`, such as `()` or `None`, sends none).
+    /// Sends a body of type `T`: any `Serialize` as JSON (one that serializes
+    /// to `null`, such as `()` or `None`, sends none), or a
+    /// [`Multipart`](crate::Multipart) form, a [`Blob`](crate::Blob) or a
+    /// [`RequestBody`](crate::RequestBody) (see [`IntoRequestBody`](crate::IntoRequestBody)).
     ///
     /// ```
     /// #[derive(serde::Serialize)]
@@ -226,7 +224,7 @@ impl<A, B, R> RestEndpoint<A, B, R> {
     /// let create = rdc_rest::RestEndpoint::post("/users").args::<()>().body::<NewUser>();
     /// # let _ = create;
     /// ```
-    pub fn body<T: Serialize + 'static>(&self) -> RestEndpoint<A, T, R> {
+    pub fn body<T: IntoRequestBody>(&self) -> RestEndpoint<A, T, R> {
         self.retyped(self.typing.args.clone(), self.typing.result.clone())
     }
 
@@ -376,9 +374,9 @@ impl<A, B, R> RestEndpoint<A, B, R> {
     /// client.on("POST", "/login", FakeResponse::json(rdc_core::json!({ "ok": true })));
     /// let login = RestEndpoint::post("/login").form().client(client.clone());
     /// let body = rdc_core::json!({ "user": "ada", "password": "x&y" });
-    /// block_on(login.fetch(std::sync::Arc::new(client.clone()), &Default::default(), Some(body)))?;
+    /// block_on(login.fetch(std::sync::Arc::new(client.clone()), &Default::default(), Some(body.into())))?;
     /// let sent = &client.requests()[0];
-    /// assert_eq!(sent.body.as_deref(), Some("user=ada&password=x%26y"));
+    /// assert_eq!(sent.body_text(), Some("user=ada&password=x%26y"));
     /// assert!(sent.headers.iter().any(|(n, v)| n == "Content-Type" && v == "application/x-www-form-urlencoded"));
     /// # Ok::<(), rdc_rest::RestError>(())
     /// ```
@@ -440,8 +438,8 @@ impl<A, B, R> RestEndpoint<A, B, R> {
     pub fn with_request_init(
         &self,
         f: impl Fn(
-                Option<Value>,
-                &dyn Fn(Option<Value>) -> Result<RequestInit, RestError>,
+                Option<RequestBody>,
+                &dyn Fn(Option<RequestBody>) -> Result<RequestInit, RestError>,
             ) -> Result<RequestInit, RestError>
             + Send
             + Sync
