@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use tower_http::cors::{Any, CorsLayer};
 
 use crate::state::{AppState, User};
-use crate::tools;
+use crate::{tools, uploads};
 
 /// Builds the whole API: spec endpoints, test tools and CORS.
 pub fn router(state: AppState) -> Router {
@@ -33,6 +33,8 @@ pub fn router(state: AppState) -> Router {
         .route("/products/{product_id}/ticker", get(ticker))
         .route("/products/{product_id}/ticker/count", get(ticker_count))
         .route("/files/{id}/download", get(download))
+        .route("/uploads", get(uploads::list).post(uploads::create).layer(uploads::size_limit()))
+        .route("/uploads/{id}/content", get(uploads::content))
         .route("/echo", any(tools::echo))
         .route("/echo/{*rest}", any(tools::echo))
         .route("/status/{code}", any(tools::status))

@@ -11,6 +11,7 @@
 mod api;
 mod state;
 mod tools;
+mod uploads;
 
 use std::net::{Ipv4Addr, SocketAddr};
 

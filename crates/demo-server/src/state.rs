@@ -29,6 +29,8 @@ pub struct Inner {
     /// Every API request since the last reset, as `METHOD /path?query`
     /// (the server-rendering test counts what a page asked for).
     pub request_log: Vec<String>,
+    /// Files uploaded to `/uploads`, oldest first.
+    pub uploads: Vec<crate::uploads::Stored>,
 }
 
 /// Tagged `/slow` requests: started, answered, and cancelled (the client went
