@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use rdc::core::{entry, All, Entity, Schema, SchemaOf, Union};
-use rdc::rest::{recipes, FileDownload, Resource, RestEndpoint};
+use rdc::core::{entry, All, Collection, Entity, Schema, SchemaOf, Union};
+use rdc::rest::{recipes, FileDownload, Multipart, Resource, RestEndpoint};
 use rdc::{resource, rest};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
@@ -148,7 +148,7 @@ pub struct ItemList {
 
 /// The `ItemList` collection: the growing list's items.
 pub fn item_collection() -> SchemaOf<Vec<Item>> {
-    rdc::core::Collection::of("ItemList", <Item as rdc::core::Entity>::schema())
+    Collection::of("ItemList", Item::schema())
 }
 
 /// The first page of the growing list (no cursor).
@@ -159,6 +159,32 @@ pub fn item_list() -> RestEndpoint<(), (), ItemList> {
 /// A further page of it: its items join the list.
 pub fn next_items() -> RestEndpoint<Cursor, (), ItemList> {
     item_list().paginated("cursor").args::<Cursor>()
+}
+
+/// A file kept by the demo server.
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+pub struct Upload {
+    pub id: u64,
+    pub title: String,
+    pub filename: String,
+    pub content_type: String,
+    pub size: u64,
+}
+
+/// The `UploadList` collection: every upload, oldest first.
+pub fn upload_collection() -> SchemaOf<Vec<Upload>> {
+    Collection::of("UploadList", Upload::schema())
+}
+
+/// The uploads the server keeps.
+pub fn uploads() -> RestEndpoint<(), (), Vec<Upload>> {
+    rest!(GET "/api/uploads", schema = upload_collection())
+}
+
+/// Sends a form with a `file` (and a `title`); the upload the server answers
+/// joins the end of the list.
+pub fn upload() -> RestEndpoint<(), Multipart, Upload> {
+    rest!(POST "/api/uploads", body = Multipart, schema = Collection::push(&upload_collection()))
 }
 
 /// Data that fails on demand (`/api/flaky`): soft errors keep it showing. No

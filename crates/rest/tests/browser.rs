@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rdc_core::json;
 use rdc_core::json::Value;
-use rdc_rest::{recipes, Args, Body, BrowserClient, Content, RestEndpoint, RestError};
+use rdc_rest::{recipes, Args, Body, BrowserClient, Content, Multipart, RestEndpoint, RestError};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -56,6 +56,36 @@ async fn a_form_body_reaches_the_server_as_form_fields() {
     // A body that cannot be form fields is refused before anything is sent.
     let refused = run(&e, json!({}), Some(json!({ "user": { "id": 1 } }))).await;
     assert!(matches!(refused, Err(RestError::Encode { part: "body", .. })), "{refused:?}");
+}
+
+/// A file as `<input type=file>` gives it.
+fn picked_file(bytes: &[u8], name: &str, mime: &str) -> web_sys::File {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let options = web_sys::FilePropertyBag::new();
+    options.set_type(mime);
+    web_sys::File::new_with_u8_array_sequence_and_options(&parts, name, &options).unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn a_picked_file_is_uploaded_as_multipart_and_served_back_byte_for_byte() {
+    let bytes: Vec<u8> = (0..=255u8).collect();
+    let form = Multipart::new().text("title", "From the browser").web_file("file", &picked_file(&bytes, "dot.png", "image/png"));
+    let sent = endpoint("POST", "/uploads").fetch(Arc::new(BrowserClient), &Args::new(), Some(form.into())).await.unwrap();
+    let upload = sent.json().unwrap();
+    assert_eq!((upload["title"].as_str(), upload["filename"].as_str()), (Some("From the browser"), Some("dot.png")));
+    assert_eq!((upload["content_type"].as_str(), upload["size"].as_u64()), (Some("image/png"), Some(256)));
+    let content = endpoint("GET", "/uploads/:id/content").content(Content::ArrayBuffer);
+    let served = run(&content, json!({ "id": upload["id"].clone() }), None).await.unwrap();
+    assert_eq!(served, Body::Bytes(bytes));
+}
+
+#[wasm_bindgen_test]
+async fn a_blob_body_is_sent_as_it_is_with_its_type() {
+    let blob = rdc_rest::Blob::from_bytes(b"plain words".to_vec(), "text/plain");
+    let e = endpoint("PUT", "/echo/blob");
+    let echo = e.fetch(Arc::new(BrowserClient), &Args::new(), Some(blob.into())).await.unwrap();
+    let echo = echo.json().unwrap();
+    assert_eq!((echo["headers"]["content-type"].as_str(), echo["body"].as_str()), (Some("text/plain"), Some("plain words")));
 }
 
 #[wasm_bindgen_test]

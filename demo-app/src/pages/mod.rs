@@ -8,6 +8,7 @@ pub mod prices;
 pub mod scroll;
 pub mod streams;
 pub mod ticker;
+pub mod uploads;
 pub mod users;
 
 use leptos::prelude::*;

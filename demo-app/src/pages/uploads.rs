@@ -1,0 +1,60 @@
+//! Uploads: a picked file sent as a multipart form; the server's answer joins
+//! the `UploadList` collection without a refetch.
+
+use leptos::prelude::*;
+use rdc::leptos::{use_mutation, use_suspense};
+use rdc::rest::Multipart;
+
+use crate::api::{upload, uploads, Upload};
+
+/// One upload: its title and file, and the image itself when it is one.
+fn upload_view(u: &Upload) -> impl IntoView {
+    let image = u.content_type.starts_with("image/").then(|| {
+        view! { <img src=format!("/api/uploads/{}/content", u.id) alt=u.title.clone() width="48" height="48"/> }
+    });
+    view! {
+        <li data-id=u.id>
+            {image}
+            <strong>{u.title.clone()}</strong>
+            <span class="file">{format!(" {} ({} bytes, {})", u.filename, u.size, u.content_type)}</span>
+        </li>
+    }
+}
+
+#[component]
+pub fn Uploads() -> impl IntoView {
+    let list = use_suspense(uploads(), ());
+    let send = use_mutation(upload());
+    let title = RwSignal::new(String::new());
+    let picker = NodeRef::<leptos::html::Input>::new();
+    let picked = RwSignal::new(false);
+    view! {
+        <section>
+            <h2>"Uploads"</h2>
+            <p class="hint">"body = Multipart: a FormData with the picked file; the answer joins the UploadList collection."</p>
+            <form class="upload" on:submit=move |ev| {
+                ev.prevent_default();
+                let Some(input) = picker.get_untracked() else { return };
+                let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
+                send.run(Multipart::new().text("title", &title.get_untracked()).web_file("file", &file));
+                title.set(String::new());
+                input.set_value("");
+                picked.set(false);
+            }>
+                <input id="upload-title" placeholder="Title" prop:value=title on:input=move |ev| title.set(event_target_value(&ev))/>
+                <input id="upload-file" type="file" node_ref=picker on:change=move |_| picked.set(true)/>
+                <button type="submit" disabled=move || send.pending.get() || !picked.get()>"Upload"</button>
+                {move || send.error.get().map(|e| view! { <p class="error">{e.to_string()}</p> })}
+            </form>
+            <ErrorBoundary fallback=super::error_view>
+                <Suspense fallback=|| view! { <p class="loading">"Loading uploads…"</p> }>
+                    <ul class="uploads">
+                        {move || Suspend::new(async move {
+                            list.await.map(|all| all.iter().map(upload_view).collect_view())
+                        })}
+                    </ul>
+                </Suspense>
+            </ErrorBoundary>
+        </section>
+    }
+}
