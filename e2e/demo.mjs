@@ -106,6 +106,33 @@ await check('files: download saved under the server\'s filename', async () => {
   await expectText('p.saved', 'report-42-✓.txt');
 });
 
+// A 1x1 PNG, as a user would pick from disk.
+const DOT_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+await check('uploads: a picked file goes as multipart, is stored and joins the list without a refetch', async () => {
+  await visit('/uploads', 'uploads', () => page.locator('ul.uploads').waitFor({ state: 'attached' }));
+  const [lists, posts] = [sent('GET /api/uploads'), sent('POST /api/uploads')];
+  const title = `Dot ${Date.now()}`;
+  const posted = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/uploads');
+  await page.fill('#upload-title', title);
+  await page.setInputFiles('#upload-file', { name: 'dot.png', mimeType: 'image/png', buffer: DOT_PNG });
+  await page.click('form.upload button[type=submit]');
+  const request = await posted;
+  const type = request.headers()['content-type'] ?? '';
+  if (!type.startsWith('multipart/form-data; boundary=')) throw new Error(`sent as ${type}`);
+  await expectText('ul.uploads li', title);
+  const item = page.locator('ul.uploads li', { hasText: title });
+  await expectText('ul.uploads li', `dot.png (${DOT_PNG.length} bytes, image/png)`);
+  // The image is the stored file, served back and decoded by the browser.
+  await item.locator('img').evaluate((img) => img.complete ? null : new Promise((done) => { img.onload = done; img.onerror = done; }));
+  const width = await item.locator('img').evaluate((img) => img.naturalWidth);
+  if (width !== 1) throw new Error(`the stored image decodes ${width} pixels wide, not 1`);
+  await page.waitForTimeout(500);
+  if (sent('POST /api/uploads') !== posts + 1) throw new Error(`${sent('POST /api/uploads') - posts} uploads sent, not 1`);
+  if (sent('GET /api/uploads') !== lists) throw new Error('the list was fetched again after the upload');
+  await page.screenshot({ path: path.join(shots, 'uploads-done.png') });
+});
+
 // Waits until the list shows exactly `want` (item names in order), up to 5 s.
 async function expectItems(want) {
   const names = () => page.locator('ul.items li').allTextContents();

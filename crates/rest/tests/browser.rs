@@ -69,8 +69,11 @@ fn picked_file(bytes: &[u8], name: &str, mime: &str) -> web_sys::File {
 #[wasm_bindgen_test]
 async fn a_picked_file_is_uploaded_as_multipart_and_served_back_byte_for_byte() {
     let bytes: Vec<u8> = (0..=255u8).collect();
-    let form = Multipart::new().text("title", "From the browser").web_file("file", &picked_file(&bytes, "dot.png", "image/png"));
-    let sent = endpoint("POST", "/uploads").fetch(Arc::new(BrowserClient), &Args::new(), Some(form.into())).await.unwrap();
+    let form = Multipart::new()
+        .text("title", "From the browser")
+        .web_file("file", &picked_file(&bytes, "dot.png", "image/png"));
+    let sent =
+        endpoint("POST", "/uploads").fetch(Arc::new(BrowserClient), &Args::new(), Some(form.into())).await.unwrap();
     let upload = sent.json().unwrap();
     assert_eq!((upload["title"].as_str(), upload["filename"].as_str()), (Some("From the browser"), Some("dot.png")));
     assert_eq!((upload["content_type"].as_str(), upload["size"].as_u64()), (Some("image/png"), Some(256)));
@@ -85,7 +88,10 @@ async fn a_blob_body_is_sent_as_it_is_with_its_type() {
     let e = endpoint("PUT", "/echo/blob");
     let echo = e.fetch(Arc::new(BrowserClient), &Args::new(), Some(blob.into())).await.unwrap();
     let echo = echo.json().unwrap();
-    assert_eq!((echo["headers"]["content-type"].as_str(), echo["body"].as_str()), (Some("text/plain"), Some("plain words")));
+    assert_eq!(
+        (echo["headers"]["content-type"].as_str(), echo["body"].as_str()),
+        (Some("text/plain"), Some("plain words"))
+    );
 }
 
 #[wasm_bindgen_test]

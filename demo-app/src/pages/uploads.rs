@@ -7,6 +7,19 @@ use rdc::rest::Multipart;
 
 use crate::api::{upload, uploads, Upload};
 
+/// The form to send: the title and the file picked in `input`, if any.
+#[cfg(target_arch = "wasm32")]
+fn picked_form(input: &web_sys::HtmlInputElement, title: &str) -> Option<Multipart> {
+    let file = input.files()?.get(0)?;
+    Some(Multipart::new().text("title", title).web_file("file", &file))
+}
+
+/// Native builds (the server renderer) have no files to pick.
+#[cfg(not(target_arch = "wasm32"))]
+fn picked_form(_input: &web_sys::HtmlInputElement, _title: &str) -> Option<Multipart> {
+    None
+}
+
 /// One upload: its title and file, and the image itself when it is one.
 fn upload_view(u: &Upload) -> impl IntoView {
     let image = u.content_type.starts_with("image/").then(|| {
@@ -35,8 +48,8 @@ pub fn Uploads() -> impl IntoView {
             <form class="upload" on:submit=move |ev| {
                 ev.prevent_default();
                 let Some(input) = picker.get_untracked() else { return };
-                let Some(file) = input.files().and_then(|files| files.get(0)) else { return };
-                send.run(Multipart::new().text("title", &title.get_untracked()).web_file("file", &file));
+                let Some(form) = picked_form(&input, &title.get_untracked()) else { return };
+                send.run(form);
                 title.set(String::new());
                 input.set_value("");
                 picked.set(false);
