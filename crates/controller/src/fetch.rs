@@ -104,6 +104,7 @@ impl Controller {
             let now = this.now();
             let sent = if policy.mutation { this.inner.order.mutation(now) } else { this.inner.order.now(now) };
             let epoch = this.inner.epoch.get();
+            this.dispatch(Action::Sent { key: &key });
             let optimistic =
                 policy.mutation && this.with_state(|store| endpoint.optimistic(store, &args, body.as_ref())).is_some();
             let layer = match optimistic {
@@ -182,6 +183,11 @@ impl Controller {
                 Err(FetchError::Aborted)
             };
             this.changed();
+            match &outcome {
+                Ok(_) => this.dispatch(Action::Resolved { key: &key }),
+                Err(FetchError::Reset | FetchError::Aborted) => {}
+                Err(error) => this.dispatch(Action::Failed { key: &key, error }),
+            }
             let erased = match outcome {
                 Ok(out) => Ok(Rc::new(out) as Rc<dyn std::any::Any>),
                 Err(err) => Err(Rc::new(err) as Rc<dyn std::any::Any>),

@@ -2,20 +2,32 @@
 //! are dropped, then entities no remaining result reaches and that are expired.
 
 use super::keys;
-use super::Controller;
+use super::{Action, Controller};
 
 impl Controller {
     /// Marks `key` as used by a mounted reader (GC keeps it).
     pub fn retain(&self, key: &str) {
-        keys::entry(&mut self.inner.keys.borrow_mut(), key).retained += 1;
+        let retained = {
+            let mut keys = self.inner.keys.borrow_mut();
+            let state = keys::entry(&mut keys, key);
+            state.retained += 1;
+            state.retained
+        };
+        if retained == 1 {
+            self.dispatch(Action::Retained { key });
+        }
     }
 
     /// Releases one [`Controller::retain`].
     pub fn release(&self, key: &str) {
         let mut keys = self.inner.keys.borrow_mut();
-        if let Some(state) = keys.get_mut(key) {
-            state.retained = state.retained.saturating_sub(1);
-            keys::tidy(&mut keys, key);
+        let Some(state) = keys.get_mut(key) else { return };
+        let was = state.retained;
+        state.retained = was.saturating_sub(1);
+        keys::tidy(&mut keys, key);
+        drop(keys);
+        if was == 1 {
+            self.dispatch(Action::Released { key });
         }
     }
 

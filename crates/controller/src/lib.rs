@@ -13,6 +13,7 @@ mod gc;
 mod hydrate;
 mod keys;
 mod listeners;
+mod manager;
 mod notify;
 mod order;
 mod poll;
@@ -36,6 +37,7 @@ pub use endpoint::{Endpoint, LocalFuture, Policy, TypedEndpoint};
 pub use expiry::{expiry_status, ExpiryStatus};
 pub use from_fn::{from_fn, FnCall, FnEndpoint, FnError};
 pub use hydrate::Dehydrated;
+pub use manager::{Action, Manager};
 pub use poll::Subscription;
 pub use services::FetchContext;
 pub use spawn::{LocalTasks, Spawn};
@@ -155,6 +157,8 @@ struct Inner {
     schemas_unknown: Cell<usize>,
     /// What the app gave this controller's endpoints (`services.rs`).
     services: RefCell<Rc<services::Services>>,
+    /// What sees each action (`manager.rs`).
+    managers: RefCell<Vec<Rc<dyn manager::Manager>>>,
 }
 
 /// The data layer's one entry point. Cheap to clone (all clones share the store).
@@ -227,6 +231,7 @@ impl Controller {
                 keys: RefCell::default(),
                 schemas_unknown: Cell::new(0),
                 services: RefCell::default(),
+                managers: RefCell::default(),
             }),
         }
     }

@@ -28,6 +28,7 @@ mod fake;
 mod form;
 mod http;
 mod link;
+mod logout;
 mod media;
 #[cfg(all(feature = "reqwest", not(target_arch = "wasm32")))]
 mod native;
@@ -49,6 +50,7 @@ pub use error::{NetworkError, RestError};
 pub use fake::{block_on, FakeClient, FakeResponse};
 pub use form::form_fields;
 pub use http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
+pub use logout::logout_on_401;
 #[cfg(all(feature = "reqwest", not(target_arch = "wasm32")))]
 pub use native::{same_origin_redirects, ReqwestClient};
 pub use path::{encode, ParamError, PathTemplate};

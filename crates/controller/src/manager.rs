@@ -1,0 +1,102 @@
+//! Managers: app code that sees what the controller does and acts on it (log
+//! out on a 401, keep a live stream open while someone reads), as Reactive
+//! Data Client's managers do.
+
+use std::any::Any;
+use std::rc::Rc;
+
+use super::{Controller, FetchError};
+
+/// What the controller did, as a [`Manager`] sees it.
+#[derive(Debug, Clone, Copy)]
+pub enum Action<'a> {
+    /// The first mounted reader of `key` came ([`Controller::retain`]).
+    Retained {
+        /// The endpoint key.
+        key: &'a str,
+    },
+    /// The last mounted reader of `key` left ([`Controller::release`]).
+    Released {
+        /// The endpoint key.
+        key: &'a str,
+    },
+    /// A request for `key` was sent.
+    Sent {
+        /// The endpoint key.
+        key: &'a str,
+    },
+    /// A request for `key` answered and its result is stored.
+    Resolved {
+        /// The endpoint key.
+        key: &'a str,
+    },
+    /// A request for `key` failed (after its retries). `error` is the
+    /// [`FetchError`] of the endpoint's error type: see [`Action::error`].
+    Failed {
+        /// The endpoint key.
+        key: &'a str,
+        /// A `FetchError<E>` for the endpoint's error type `E`.
+        error: &'a dyn Any,
+    },
+    /// The store was emptied ([`Controller::reset_entire_store`]).
+    Reset,
+}
+
+impl Action<'_> {
+    /// The error of a [`Action::Failed`] from endpoints whose error type is `E`.
+    ///
+    /// ```
+    /// use rdc_controller::{Action, FetchError};
+    /// let error = FetchError::Endpoint("refused".to_owned());
+    /// let action = Action::Failed { key: "GET /me", error: &error };
+    /// assert!(matches!(action.error::<String>(), Some(FetchError::Endpoint(e)) if e == "refused"));
+    /// assert!(action.error::<u16>().is_none());
+    /// ```
+    pub fn error<E: 'static>(&self) -> Option<&FetchError<E>> {
+        match self {
+            Action::Failed { error, .. } => error.downcast_ref(),
+            _ => None,
+        }
+    }
+}
+
+/// Sees each [`Action`] after the controller took it, and may call the
+/// controller (reset the store, write to it, fetch).
+///
+/// ```
+/// use std::{cell::RefCell, rc::Rc};
+/// use rdc_controller::{Action, Controller, FakeTime, LocalTasks, Manager};
+/// struct Log(Rc<RefCell<Vec<String>>>);
+/// impl Manager for Log {
+///     fn on_action(&self, _: &Controller, action: Action<'_>) {
+///         if let Action::Retained { key } = action { self.0.borrow_mut().push(key.to_owned()) }
+///     }
+/// }
+/// let time = FakeTime::default();
+/// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+/// let seen = Rc::new(RefCell::new(Vec::new()));
+/// controller.add_manager(Log(seen.clone()));
+/// controller.retain("GET /me");
+/// controller.retain("GET /me");
+/// assert_eq!(*seen.borrow(), ["GET /me"], "only the first reader counts");
+/// ```
+pub trait Manager {
+    /// Called once per action, in the order taken.
+    fn on_action(&self, controller: &Controller, action: Action<'_>);
+}
+
+impl Controller {
+    /// Adds `manager`: it sees every action from now on, after those added before it.
+    pub fn add_manager(&self, manager: impl Manager + 'static) {
+        self.inner.managers.borrow_mut().push(Rc::new(manager));
+    }
+
+    /// Tells every manager about `action` (none of the controller's state is
+    /// borrowed meanwhile, so a manager may call back into it).
+    pub(super) fn dispatch(&self, action: Action<'_>) {
+        let managers = self.inner.managers.borrow().clone();
+        for manager in managers {
+            manager.on_action(self, action);
+        }
+    }
+}
