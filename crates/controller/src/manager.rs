@@ -91,6 +91,17 @@ impl Controller {
         self.inner.managers.borrow_mut().push(Rc::new(manager));
     }
 
+    /// Calls `callback` after `delay_ms` on the controller's timers (fake
+    /// time in tests); returns the handle [`Controller::cancel_timer`] takes.
+    pub fn set_timer(&self, delay_ms: u64, callback: Box<dyn FnOnce()>) -> u64 {
+        self.inner.timers.set_timeout(delay_ms, callback)
+    }
+
+    /// Cancels a timer of [`Controller::set_timer`] (nothing when it ran).
+    pub fn cancel_timer(&self, handle: u64) {
+        self.inner.timers.cancel(handle);
+    }
+
     /// Tells every manager about `action` (none of the controller's state is
     /// borrowed meanwhile, so a manager may call back into it).
     pub(super) fn dispatch(&self, action: Action<'_>) {

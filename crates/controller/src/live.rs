@@ -1,0 +1,276 @@
+//! `LiveFeed`: a manager keeping a stream of entities (Server-Sent Events, a
+//! WebSocket) feeding the store while anyone reads what it updates.
+//!
+//! The stream opens when the first watched key gets a reader and closes when
+//! the last one leaves. A dropped stream reopens after a backoff (doubling,
+//! capped), resuming after the last message applied. Messages carry increasing
+//! ids: one whose id is not above the last applied (a duplicate, a message
+//! overtaken by a newer one) is dropped, so the store never goes back in time.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use rdc_core::json::Value;
+use rdc_core::Schema;
+
+use super::{Action, Controller, Manager};
+
+/// What an open stream reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamEvent {
+    /// The stream is open.
+    Opened,
+    /// A message: its id (`None` when it has none) and its text (JSON).
+    Message {
+        /// The message's id: ids increase along the stream.
+        id: Option<u64>,
+        /// The message's JSON text.
+        data: String,
+    },
+    /// The stream failed or ended; the feed closes it and reopens it later.
+    Failed(String),
+}
+
+/// Where a feed reads from: `rdc_rest::EventSourceStream` in the browser, a
+/// fake in tests.
+pub trait StreamSource {
+    /// Opens the stream, resuming after message `after` when given; each
+    /// event goes to `events`. Returns what closes it.
+    fn open(&self, after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()>;
+}
+
+/// What a feed did so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LiveStats {
+    /// Times the stream opened.
+    pub opened: u32,
+    /// Messages written to the store.
+    pub applied: u64,
+    /// Messages dropped as duplicates or out of order.
+    pub dropped: u64,
+    /// Messages that were no JSON or did not fit the schema (the store kept what it had).
+    pub rejected: u64,
+    /// Whether the stream is open or opening now.
+    pub connected: bool,
+}
+
+/// Keeps a stream feeding the store while a reader of a watched key is mounted.
+///
+/// ```
+/// use std::{cell::RefCell, rc::Rc};
+/// use rdc_controller::{Controller, FakeTime, LiveFeed, LocalTasks, StreamEvent, StreamSource};
+/// use rdc_core::{json, Entity};
+/// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Price { id: String, price: u32 }
+/// type Sink = Rc<RefCell<Option<Rc<dyn Fn(StreamEvent)>>>>;
+/// struct Fake(Sink);
+/// impl StreamSource for Fake {
+///     fn open(&self, _after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> {
+///         *self.0.borrow_mut() = Some(events);
+///         let sink = self.0.clone();
+///         Box::new(move || *sink.borrow_mut() = None)
+///     }
+/// }
+/// let time = FakeTime::default();
+/// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+/// let sink = Sink::default();
+/// let feed = LiveFeed::new(Fake(sink.clone()), Price::schema().into(), |key| key.starts_with("GET /prices/"));
+/// controller.add_manager(feed.clone());
+/// controller.retain("GET /prices/BTC");
+/// let send = sink.borrow().clone().expect("opened for the first reader");
+/// send(StreamEvent::Message { id: Some(1), data: r#"{"id":"BTC","price":7}"#.into() });
+/// assert_eq!(controller.entity::<Price>("BTC").unwrap().map(|p| p.price), Some(7));
+/// controller.release("GET /prices/BTC");
+/// assert!(sink.borrow().is_none(), "closed when the last reader left");
+/// ```
+#[derive(Clone)]
+pub struct LiveFeed {
+    inner: Rc<Feed>,
+}
+
+struct Feed {
+    source: Box<dyn StreamSource>,
+    schema: Schema,
+    watches: Box<dyn Fn(&str) -> bool>,
+    /// The first wait before reopening, and the longest, in ms.
+    backoff: Cell<(u64, u64)>,
+    state: RefCell<FeedState>,
+}
+
+#[derive(Default)]
+struct FeedState {
+    readers: usize,
+    close: Option<Box<dyn FnOnce()>>,
+    reopen_timer: Option<u64>,
+    /// Counts connections: events of an older one are ignored.
+    connection: u64,
+    last_id: Option<u64>,
+    failures: u32,
+    stats: LiveStats,
+}
+
+impl std::fmt::Debug for LiveFeed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveFeed").field("stats", &self.stats()).finish_non_exhaustive()
+    }
+}
+
+impl LiveFeed {
+    /// A feed from `source` whose messages are written with `schema`, open
+    /// while a key `watches` accepts has a reader. Reopens after 1 s, doubling to 30 s.
+    pub fn new(
+        source: impl StreamSource + 'static,
+        schema: Schema,
+        watches: impl Fn(&str) -> bool + 'static,
+    ) -> LiveFeed {
+        LiveFeed {
+            inner: Rc::new(Feed {
+                source: Box::new(source),
+                schema,
+                watches: Box::new(watches),
+                backoff: Cell::new((1_000, 30_000)),
+                state: RefCell::default(),
+            }),
+        }
+    }
+
+    /// Reopens after `first_ms`, doubling up to `max_ms` while it keeps failing.
+    #[must_use]
+    pub fn backoff(self, first_ms: u64, max_ms: u64) -> LiveFeed {
+        self.inner.backoff.set((first_ms, max_ms.max(first_ms)));
+        self
+    }
+
+    /// What the feed did so far.
+    pub fn stats(&self) -> LiveStats {
+        self.inner.state.borrow().stats
+    }
+}
+
+impl Manager for LiveFeed {
+    fn on_action(&self, controller: &Controller, action: Action<'_>) {
+        match action {
+            Action::Retained { key } if (self.inner.watches)(key) => {
+                let first = {
+                    let mut state = self.inner.state.borrow_mut();
+                    state.readers += 1;
+                    state.readers == 1
+                };
+                if first {
+                    open(&self.inner, controller);
+                }
+            }
+            Action::Released { key } if (self.inner.watches)(key) => {
+                let last = {
+                    let mut state = self.inner.state.borrow_mut();
+                    state.readers = state.readers.saturating_sub(1);
+                    state.readers == 0
+                };
+                if last {
+                    close(&self.inner, controller);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Opens a new connection; events of earlier ones are ignored from now on.
+fn open(feed: &Rc<Feed>, controller: &Controller) {
+    let (connection, after) = {
+        let mut state = feed.state.borrow_mut();
+        state.connection += 1;
+        state.stats.connected = true;
+        (state.connection, state.last_id)
+    };
+    let (weak, controller) = (Rc::downgrade(feed), controller.clone());
+    let events: Rc<dyn Fn(StreamEvent)> = Rc::new(move |event| {
+        if let Some(feed) = weak.upgrade() {
+            if feed.state.borrow().connection == connection {
+                on_event(&feed, &controller, event);
+            }
+        }
+    });
+    let close = feed.source.open(after, events);
+    let mut state = feed.state.borrow_mut();
+    // An event sent while opening may have ended this connection already.
+    match state.connection == connection && state.stats.connected {
+        true => state.close = Some(close),
+        false => {
+            drop(state);
+            close();
+        }
+    }
+}
+
+/// Closes the connection and any pending reopen.
+fn close(feed: &Feed, controller: &Controller) {
+    let (close, timer) = {
+        let mut state = feed.state.borrow_mut();
+        state.connection += 1;
+        state.stats.connected = false;
+        (state.close.take(), state.reopen_timer.take())
+    };
+    if let Some(timer) = timer {
+        controller.cancel_timer(timer);
+    }
+    if let Some(close) = close {
+        close();
+    }
+}
+
+fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
+    match event {
+        StreamEvent::Opened => {
+            let mut state = feed.state.borrow_mut();
+            state.failures = 0;
+            state.stats.opened += 1;
+        }
+        StreamEvent::Message { id, data } => {
+            let mut state = feed.state.borrow_mut();
+            if id.is_some_and(|id| state.last_id.is_some_and(|last| id <= last)) {
+                state.stats.dropped += 1;
+                return;
+            }
+            state.last_id = id.or(state.last_id);
+            drop(state);
+            let written = Value::parse(data)
+                .map_err(|e| e.to_string())
+                .and_then(|value| controller.set(&feed.schema, value).map_err(|e| e.to_string()));
+            let mut state = feed.state.borrow_mut();
+            match written {
+                Ok(()) => state.stats.applied += 1,
+                Err(_) => state.stats.rejected += 1,
+            }
+        }
+        StreamEvent::Failed(_) => {
+            close(feed, controller);
+            let wait = {
+                let mut state = feed.state.borrow_mut();
+                state.failures = state.failures.saturating_add(1);
+                let (first, max) = feed.backoff.get();
+                let doubled = first.saturating_mul(1u64 << (state.failures - 1).min(32)).min(max);
+                // Up to a quarter less, so many clients do not all come back at once.
+                let spread = u128::from(state.connection.wrapping_mul(2_654_435_761) >> 24 & 0xff);
+                doubled - u64::try_from(u128::from(doubled / 4) * spread / 256).unwrap_or(0)
+            };
+            let weak = Rc::downgrade(feed);
+            let again = controller.clone();
+            let timer = controller.set_timer(
+                wait,
+                Box::new(move || {
+                    if let Some(feed) = weak.upgrade() {
+                        let wanted = {
+                            let mut state = feed.state.borrow_mut();
+                            state.reopen_timer = None;
+                            state.readers > 0
+                        };
+                        if wanted {
+                            open(&feed, &again);
+                        }
+                    }
+                }),
+            );
+            feed.state.borrow_mut().reopen_timer = Some(timer);
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! `LiveFeed` on fake time: open while watched keys have readers, duplicates and
+//! overtaken messages dropped, bad messages rejected with the store kept, and a
+//! dropped stream reopened after a doubling backoff, resuming where it was.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rdc_controller::{Controller, FakeTime, LiveFeed, LiveStats, LocalTasks, StreamEvent, StreamSource};
+use rdc_core::Entity;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize, Entity)]
+struct Price {
+    #[allow(dead_code)]
+    id: String,
+    price: u32,
+}
+
+/// A stream source noting each open (`after`) and keeping the latest sink.
+#[derive(Clone, Default)]
+struct Fake {
+    opens: Rc<RefCell<Vec<Option<u64>>>>,
+    sink: Rc<RefCell<Option<Rc<dyn Fn(StreamEvent)>>>>,
+    closes: Rc<RefCell<u32>>,
+}
+
+impl StreamSource for Fake {
+    fn open(&self, after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> {
+        self.opens.borrow_mut().push(after);
+        *self.sink.borrow_mut() = Some(events);
+        let closes = self.closes.clone();
+        Box::new(move || *closes.borrow_mut() += 1)
+    }
+}
+
+impl Fake {
+    fn send(&self, event: StreamEvent) {
+        let sink = self.sink.borrow().clone().expect("a stream was opened");
+        sink(event);
+    }
+
+    fn price(&self, id: u64, price: u32) {
+        self.send(StreamEvent::Message { id: Some(id), data: format!(r#"{{"id":"BTC","price":{price}}}"#) });
+    }
+}
+
+fn setup() -> (Controller, FakeTime, Fake, LiveFeed) {
+    let time = FakeTime::default();
+    let controller = Controller::new(time.clone(), time.clone(), LocalTasks::default());
+    let fake = Fake::default();
+    let feed =
+        LiveFeed::new(fake.clone(), Price::schema().into(), |key| key.starts_with("GET /prices")).backoff(1_000, 4_000);
+    controller.add_manager(feed.clone());
+    (controller, time, fake, feed)
+}
+
+fn shown(controller: &Controller) -> Option<u32> {
+    controller.entity::<Price>("BTC").unwrap().map(|p| p.price)
+}
+
+#[test]
+fn the_stream_is_open_while_a_watched_key_has_readers() {
+    let (controller, _time, fake, feed) = setup();
+    controller.retain("GET /users");
+    assert!(fake.opens.borrow().is_empty(), "an unwatched key opens nothing");
+    controller.retain("GET /prices/BTC");
+    controller.retain("GET /prices/ETH");
+    assert_eq!(*fake.opens.borrow(), [None], "one stream for every watched reader");
+    controller.release("GET /prices/BTC");
+    assert_eq!(*fake.closes.borrow(), 0);
+    controller.release("GET /prices/ETH");
+    assert_eq!((*fake.closes.borrow(), feed.stats().connected), (1, false), "closed when the last reader left");
+}
+
+#[test]
+fn duplicates_and_overtaken_messages_are_dropped_and_bad_ones_leave_the_store_as_it_was() {
+    let (controller, _time, fake, feed) = setup();
+    controller.retain("GET /prices/BTC");
+    fake.send(StreamEvent::Opened);
+    fake.price(1, 10);
+    fake.price(3, 30);
+    fake.price(3, 30);
+    fake.price(2, 20);
+    assert_eq!(shown(&controller), Some(30), "message 2 came after 3: it is older");
+    fake.send(StreamEvent::Message { id: Some(4), data: "{not json".into() });
+    fake.send(StreamEvent::Message { id: Some(5), data: r#"{"price":50}"#.into() });
+    assert_eq!(shown(&controller), Some(30), "the store keeps what it had");
+    fake.price(6, 60);
+    assert_eq!(shown(&controller), Some(60));
+    let stats = feed.stats();
+    assert_eq!((stats.opened, stats.applied, stats.dropped, stats.rejected), (1, 3, 2, 2));
+}
+
+/// The stream reopens within `wait` ms, and not before three quarters of it
+/// (the spread that keeps clients from all coming back at once).
+fn reopens_within(time: &FakeTime, fake: &Fake, wait: u64) {
+    let opens = fake.opens.borrow().len();
+    time.advance(wait / 4 * 3 - 1);
+    assert_eq!(fake.opens.borrow().len(), opens, "not before three quarters of {wait} ms");
+    time.advance(wait / 4 + 1);
+    assert_eq!(fake.opens.borrow().len(), opens + 1, "by {wait} ms");
+}
+
+#[test]
+fn a_dropped_stream_reopens_after_a_doubling_backoff_resuming_after_the_last_message() {
+    let (controller, time, fake, feed) = setup();
+    controller.retain("GET /prices/BTC");
+    fake.send(StreamEvent::Opened);
+    fake.price(7, 70);
+    let stale = fake.sink.borrow().clone().unwrap();
+    fake.send(StreamEvent::Failed("server went away".into()));
+    assert_eq!(*fake.closes.borrow(), 1);
+    reopens_within(&time, &fake, 1_000);
+    assert_eq!(*fake.opens.borrow(), [None, Some(7)], "reopened after 1 s, resuming after message 7");
+    stale(StreamEvent::Message { id: Some(100), data: r#"{"id":"BTC","price":1}"#.into() });
+    assert_eq!(shown(&controller), Some(70), "the old connection's late events are ignored");
+    // Failing again before it opens: 2 s, then 4 s (the cap), then 4 s.
+    for wait in [2_000, 4_000, 4_000] {
+        fake.send(StreamEvent::Failed("refused".into()));
+        reopens_within(&time, &fake, wait);
+    }
+    fake.send(StreamEvent::Opened);
+    fake.send(StreamEvent::Failed("dropped again".into()));
+    time.advance(1_000);
+    assert_eq!(fake.opens.borrow().len(), 6, "opening reset the backoff to 1 s");
+    fake.send(StreamEvent::Failed("once more".into()));
+    controller.release("GET /prices/BTC");
+    time.advance(10_000);
+    assert_eq!(fake.opens.borrow().len(), 6, "no reopen once the last reader left");
+    assert_eq!(feed.stats(), LiveStats { opened: 2, applied: 1, dropped: 0, rejected: 0, connected: false });
+}
