@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use tower_http::cors::{Any, CorsLayer};
 
 use crate::state::{AppState, User};
-use crate::{tools, uploads};
+use crate::{live, tools, uploads};
 
 /// Builds the whole API: spec endpoints, test tools and CORS.
 pub fn router(state: AppState) -> Router {
@@ -33,6 +33,7 @@ pub fn router(state: AppState) -> Router {
         .route("/products/{product_id}/ticker", get(ticker))
         .route("/products/{product_id}/ticker/count", get(ticker_count))
         .route("/files/{id}/download", get(download))
+        .route("/live/prices", get(live::prices))
         .route("/uploads", get(uploads::list).post(uploads::create).layer(uploads::size_limit()))
         .route("/uploads/{id}/content", get(uploads::content))
         .route("/echo", any(tools::echo))

@@ -9,6 +9,7 @@
 //! which is how the end-to-end test runs it (cross-origin isolated, for precise timers).
 
 mod api;
+mod live;
 mod state;
 mod tools;
 mod uploads;

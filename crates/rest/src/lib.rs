@@ -24,6 +24,8 @@ mod browser;
 mod disposition;
 mod endpoint;
 mod error;
+#[cfg(target_arch = "wasm32")]
+mod event_source;
 mod fake;
 mod form;
 mod http;
@@ -47,6 +49,8 @@ pub use endpoint::{
     RestEndpoint,
 };
 pub use error::{NetworkError, RestError};
+#[cfg(target_arch = "wasm32")]
+pub use event_source::EventSourceStream;
 pub use fake::{block_on, FakeClient, FakeResponse};
 pub use form::form_fields;
 pub use http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};

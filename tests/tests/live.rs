@@ -1,0 +1,69 @@
+//! A live feed in headless Chromium against the API server's Server-Sent
+//! Events: prices reach a mounted reader with no polling, the server dropping
+//! the stream every three messages is recovered from, and duplicates and
+//! overtaken messages never move a price back.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::*;
+use leptos::prelude::*;
+use rdc::controller::LiveFeed;
+use rdc::core::Entity;
+use rdc::leptos::{new_controller, use_suspense, DataProvider};
+use rdc::rest::EventSourceStream;
+use rdc_e2e::{api_url, mount_point, sleep};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[component]
+fn BtcPrice() -> impl IntoView {
+    let price = use_suspense(price(), Pair { exchange_pair: "BTC-USD".into() });
+    view! {
+        <Suspense fallback=|| "loading">
+            {move || Suspend::new(async move { price.await.map(|p| p.price.to_string()) })}
+        </Suspense>
+    }
+}
+
+#[wasm_bindgen_test]
+async fn prices_stream_in_through_drops_duplicates_and_overtaken_messages() {
+    let stream = EventSourceStream::new(&api_url("/live/prices?drop_after=3&faulty=1&interval_ms=40"));
+    let feed =
+        LiveFeed::new(stream, ExchangePrice::schema().into(), |key| key.contains("/api/price/")).backoff(50, 400);
+    let controller = new_controller();
+    controller.add_manager(feed.clone());
+    assert!(!feed.stats().connected, "nothing opens before a reader");
+    let root = mount_point();
+    let c = controller.clone();
+    let handle = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <DataProvider controller=c.clone()><BtcPrice/></DataProvider> },
+    );
+
+    // Sample what the page shows until the stream has brought message 15 or later.
+    let mut seen: Vec<f64> = Vec::new();
+    for _ in 0..500 {
+        let shown = root.text_content().unwrap_or_default().parse::<f64>().ok();
+        if let Some(price) = shown.filter(|p| *p < 43_250.0 && seen.last() != Some(p)) {
+            seen.push(price);
+        }
+        if seen.last().is_some_and(|p| *p >= 43_015.0) {
+            break;
+        }
+        sleep(10).await;
+    }
+    assert!(seen.last().is_some_and(|p| *p >= 43_015.0), "the stream brought prices up to {seen:?}");
+    assert!(seen.windows(2).all(|w| w[0] < w[1]), "a price went back: {seen:?}");
+    let stats = feed.stats();
+    assert!(stats.opened >= 5, "the stream ends every 3 messages and was reopened each time: {stats:?}");
+    assert!(stats.dropped >= stats.applied, "every message came twice: {stats:?}");
+    assert_eq!(stats.rejected, 0, "{stats:?}");
+
+    drop(handle);
+    assert!(!feed.stats().connected, "the stream closed with its last reader");
+    let applied = feed.stats().applied;
+    sleep(300).await;
+    assert_eq!(feed.stats().applied, applied, "nothing arrives once closed");
+}
