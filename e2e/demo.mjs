@@ -187,6 +187,27 @@ await check('infinite: pages join one list as its end scrolls into view, each it
   if (JSON.stringify(pagesSent()) !== JSON.stringify(wantPages)) throw new Error(`pages fetched: ${JSON.stringify(pagesSent())}`);
 });
 
+await check('live: prices stream in over Server-Sent Events with no polling', async () => {
+  const from = urls.length;
+  const btc = '.live-quote[data-pair="BTC-USD"] .decimal';
+  await visit('/live', 'live', () => expectText(btc, '430', 8000));
+  const first = Number(await page.textContent(btc));
+  const deadline = Date.now() + 5000;
+  let later = first;
+  while (later === first && Date.now() < deadline) {
+    await page.waitForTimeout(100);
+    later = Number(await page.textContent(btc));
+  }
+  if (!(later > first)) throw new Error(`BTC-USD went from ${first} to ${later}`);
+  await expectText('.live-quote[data-pair="ETH-USD"] .decimal', '23');
+  const sentHere = urls.slice(from);
+  const count = (prefix) => sentHere.filter((u) => u.startsWith(prefix)).length;
+  for (const pair of ['BTC-USD', 'ETH-USD']) {
+    if (count(`GET /api/price/${pair}`) !== 1) throw new Error(`${pair} fetched ${count(`GET /api/price/${pair}`)} times: ${JSON.stringify(sentHere)}`);
+  }
+  if (count('GET /api/live/prices') !== 1) throw new Error(`the stream was opened ${count('GET /api/live/prices')} times`);
+});
+
 await check('faults: typed errors, stale data under a soft error, recovery by retry', async () => {
   await visit('/faults', 'faults', () => expectText('p.flaky', 'data:'));
   await page.click('#boundary-404');

@@ -95,6 +95,19 @@ pub fn price() -> RestEndpoint<Pair, (), ExchangePrice> {
     rest!(GET "/api/price/:exchangePair" -> ExchangePrice, args = Pair)
 }
 
+/// A price read live: the same entity, under a key of its own (`?live=true`)
+/// that the live feed watches.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LivePair {
+    pub exchange_pair: String,
+    pub live: bool,
+}
+
+pub fn live_price() -> RestEndpoint<LivePair, (), ExchangePrice> {
+    rest!(GET "/api/price/:exchangePair" -> ExchangePrice, args = LivePair)
+}
+
 /// A stream's path param.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Username {

@@ -13,6 +13,7 @@ fn current_route() -> String {
 #[component]
 fn App() -> impl IntoView {
     let controller = new_controller();
+    controller.add_manager(pages::live::price_feed());
     let route = RwSignal::new(current_route());
     let _ = window_event_listener(leptos::ev::hashchange, move |_| route.set(current_route()));
     let nav = [
@@ -21,6 +22,7 @@ fn App() -> impl IntoView {
         ("/prices", "Prices"),
         ("/streams/ninja", "Streams"),
         ("/ticker", "Ticker"),
+        ("/live", "Live"),
         ("/files", "Files"),
         ("/uploads", "Uploads"),
         ("/items", "Pages"),
@@ -49,6 +51,7 @@ fn App() -> impl IntoView {
                             ("prices", _) => pages::prices::Prices().into_any(),
                             ("streams", name) => view! { <pages::streams::Streams username=name.unwrap_or("ninja").to_owned()/> }.into_any(),
                             ("ticker", _) => pages::ticker::TickerPage().into_any(),
+                            ("live", _) => pages::live::Live().into_any(),
                             ("files", _) => pages::files::Files().into_any(),
                             ("uploads", _) => pages::uploads::Uploads().into_any(),
                             ("items", _) => pages::items::Items().into_any(),

@@ -4,6 +4,7 @@ pub mod faults;
 pub mod feed;
 pub mod files;
 pub mod items;
+pub mod live;
 pub mod prices;
 pub mod scroll;
 pub mod streams;
