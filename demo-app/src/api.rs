@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use rdc::core::{entry, All, Collection, Entity, Schema, SchemaOf, Union};
-use rdc::rest::{recipes, FileDownload, Multipart, Resource, RestEndpoint};
+use rdc::rest::{recipes, FileDownload, Multipart, Resource, RestEndpoint, Retry};
 use rdc::{resource, rest};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
@@ -201,9 +201,10 @@ pub fn upload() -> RestEndpoint<(), Multipart, Upload> {
 }
 
 /// Data that fails on demand (`/api/flaky`): soft errors keep it showing. No
-/// schema: the JSON as sent.
+/// schema: the JSON as sent. Not retried, so the page shows each error at once
+/// (other reads retry three times in the browser).
 pub fn flaky() -> RestEndpoint<(), (), Json> {
-    rest!(GET "/api/flaky", returns = Json).data_expiry(Duration::from_secs(3))
+    rest!(GET "/api/flaky", returns = Json).data_expiry(Duration::from_secs(3)).retry(Retry::NEVER)
 }
 
 /// Whether `/api/flaky` fails.
@@ -223,10 +224,11 @@ pub struct Status {
 }
 
 pub fn status() -> RestEndpoint<Status, (), Json> {
-    rest!(GET "/api/status/:code", args = Status, returns = Json)
+    rest!(GET "/api/status/:code", args = Status, returns = Json).retry(Retry::NEVER)
 }
 
-/// A probe: `/api/<path>`, never kept.
+/// A probe: `/api/<path>`, never kept, never retried (its error shows at once).
 pub fn probe(path: &'static str) -> RestEndpoint<(), (), Json> {
-    RestEndpoint::get(path).url_prefix("/api").args::<()>().body::<()>().returns::<Json>().data_expiry(Duration::ZERO)
+    let probe = RestEndpoint::get(path).url_prefix("/api").args::<()>().body::<()>().returns::<Json>();
+    probe.data_expiry(Duration::ZERO).retry(Retry::NEVER)
 }

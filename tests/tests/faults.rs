@@ -24,8 +24,16 @@ fn users_at(path: &str) -> RestEndpoint {
     api("GET", path).schema(Schema::array(User::schema()))
 }
 
-async fn seeded(endpoint: &RestEndpoint) -> Controller {
+/// A controller whose requests are not tried again: these tests look at each
+/// error as it comes (the browser's default is three retries).
+fn quick_errors() -> Controller {
     let controller = (*new_controller()).clone();
+    rdc::rest::provide_retry(&controller, rdc::rest::Retry::NEVER);
+    controller
+}
+
+async fn seeded(endpoint: &RestEndpoint) -> Controller {
+    let controller = quick_errors();
     controller.set_response(endpoint, &json!({}), json!([{ "id": "1", "name": "Ada" }])).unwrap();
     controller
 }
@@ -87,7 +95,7 @@ async fn malformed_truncated_and_non_json_bodies_are_parse_errors() {
 #[wasm_bindgen_test]
 async fn a_body_that_does_not_fit_the_schema_is_a_normalize_error() {
     let endpoint = api("GET", "/price/:exchangePair").schema(Schema::array(User::schema()));
-    let controller = (*new_controller()).clone();
+    let controller = quick_errors();
     let error = controller.fetch(&endpoint, json!({ "exchangePair": "BTC-USD" }), None).await.unwrap_err();
     assert!(matches!(error, FetchError::Normalize(_)), "{error:?}");
     assert_eq!(controller.snapshot().entity_count(), 0);
@@ -117,7 +125,7 @@ async fn timeouts_dropped_connections_and_cors_failures_are_transport_errors() {
 #[wasm_bindgen_test]
 async fn a_huge_body_normalizes() {
     let endpoint = api("GET", "/faults/huge").schema(Schema::array(User::schema()));
-    let controller = (*new_controller()).clone();
+    let controller = quick_errors();
     controller.fetch(&endpoint, json!({ "n": 50_000 }), None).await.unwrap();
     assert_eq!(controller.snapshot().entity_count(), 50_000);
     let read = controller.read::<_, Vec<User>>(&endpoint, &json!({ "n": 50_000 })).unwrap();
@@ -128,7 +136,7 @@ async fn a_huge_body_normalizes() {
 async fn a_soft_error_keeps_stale_data_and_a_retry_recovers() {
     let flaky = api("GET", "/flaky").data_expiry(Duration::ZERO.max(Duration::from_millis(1)));
     let switch = api("POST", "/flaky/fail");
-    let controller = (*new_controller()).clone();
+    let controller = quick_errors();
     controller.fetch(&switch, json!({}), Some(json!({ "fail": false }))).await.unwrap();
     controller.fetch(&flaky, json!({}), None).await.unwrap();
     let before = controller.read::<_, Value>(&flaky, &json!({})).unwrap().data.unwrap();
@@ -155,9 +163,24 @@ async fn a_soft_error_keeps_stale_data_and_a_retry_recovers() {
 }
 
 #[wasm_bindgen_test]
+async fn by_default_a_read_rides_out_a_short_outage_with_its_retries() {
+    let flaky = api("GET", "/flaky");
+    let switch = api("POST", "/flaky/fail");
+    let controller = (*new_controller()).clone();
+    controller.fetch(&switch, json!({}), Some(json!({ "fail": true }))).await.unwrap();
+    let read = controller.fetch(&flaky, json!({}), None);
+    let c = controller.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        rdc_e2e::sleep(300).await;
+        c.fetch(&api("POST", "/flaky/fail"), json!({}), Some(json!({ "fail": false }))).await.unwrap();
+    });
+    assert!(read.await.unwrap()["value"].as_u64().is_some(), "the retry after about a second found the server back");
+}
+
+#[wasm_bindgen_test]
 async fn two_fetches_answered_out_of_order_leave_the_newer_data() {
     let user = api("GET", "/faults/user").schema(User::schema());
-    let controller = (*new_controller()).clone();
+    let controller = quick_errors();
     // The older request answers last.
     let slow = controller.fetch(&user, json!({ "ms": 600, "name": "older" }), None);
     rdc_e2e::sleep(50).await;
@@ -174,7 +197,7 @@ async fn two_fetches_for_one_key_answered_out_of_order_leave_the_newer_data() {
     let name = format!("k{}", (js_sys::Math::random() * 1e9) as u64);
     let endpoint = api("GET", "/faults/sequence/:name").schema(User::schema());
     let args = json!({ "name": name });
-    let controller = (*new_controller()).clone();
+    let controller = quick_errors();
     // Two requests for the same key (cancellable ones are never shared): the first
     // is slow, the second starts later and answers first.
     let (first, _a) = controller.fetch_cancellable(&endpoint, args.clone(), None);

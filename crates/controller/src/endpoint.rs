@@ -72,10 +72,11 @@ pub trait Endpoint: 'static {
     /// How long to wait before sending a failed request again, `attempt`
     /// counting the retries made so far (0 before the first), or `None` to
     /// give up with `error`. The endpoint knows which of its errors another
-    /// try can mend (a timeout, a 503) and which not (a 404). The controller
-    /// asks only while someone still wants the answer: a retry stops when its
-    /// readers are gone, its request is aborted or the store is reset.
-    fn retry_after(&self, _error: &Self::Error, _attempt: u32) -> Option<u64> {
+    /// try can mend (a timeout, a 503) and which not (a 404); `context` holds
+    /// what the app gave the controller (an app-wide retry policy, say). The
+    /// controller asks only while someone still wants the answer: a retry
+    /// stops when its readers are gone, its request is aborted or the store is reset.
+    fn retry_after(&self, _error: &Self::Error, _attempt: u32, _context: &super::FetchContext) -> Option<u64> {
         None
     }
 

@@ -137,7 +137,7 @@ impl Controller {
                 };
                 let wait = match &result {
                     Some(Err(error)) if this.still_wanted(&key, &shared, &abort, epoch) => {
-                        endpoint.retry_after(error, attempt)
+                        endpoint.retry_after(error, attempt, &this.fetch_context(abort.clone()))
                     }
                     _ => None,
                 };

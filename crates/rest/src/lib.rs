@@ -45,8 +45,8 @@ pub mod transform;
 #[cfg(target_arch = "wasm32")]
 pub use browser::BrowserClient;
 pub use endpoint::{
-    provide_client, Args, Body, Content, ErrorPolicy, FetchSuper, FileDownload, ParseSuper, RequestInit, RestCall,
-    RestEndpoint,
+    provide_client, provide_retry, Args, Body, Content, ErrorPolicy, FetchSuper, FileDownload, ParseSuper, RequestInit,
+    RestCall, RestEndpoint,
 };
 pub use error::{NetworkError, RestError};
 #[cfg(target_arch = "wasm32")]

@@ -47,6 +47,23 @@ impl Retry {
     /// Never tried again.
     pub const NEVER: Retry = Retry { attempts: 0, base: Duration::ZERO, max: Duration::ZERO };
 
+    /// What an endpoint uses when neither it nor the app chose: in the
+    /// browser [`Retry::default`]; on a server [`Retry::NEVER`], as TanStack
+    /// Query does (a page being rendered should not wait seconds for a retry;
+    /// the browser retries once it hydrates).
+    ///
+    /// ```
+    /// # #[cfg(not(target_arch = "wasm32"))]
+    /// assert_eq!(rdc_rest::Retry::platform(), rdc_rest::Retry::NEVER);
+    /// ```
+    pub fn platform() -> Retry {
+        if cfg!(target_arch = "wasm32") {
+            Retry::default()
+        } else {
+            Retry::NEVER
+        }
+    }
+
     /// How long to wait before retry `attempt` (0: the first) after `error`,
     /// or `None` not to retry.
     pub fn wait(&self, error: &RestError, attempt: u32) -> Option<Duration> {

@@ -91,3 +91,25 @@ fn the_longest_waits_are_worked_out_without_overflow() {
         assert!(wait >= std::time::Duration::MAX / 2, "attempt {attempt}: {wait:?}");
     }
 }
+
+#[test]
+fn an_endpoints_policy_wins_over_the_apps_which_wins_over_the_platforms() {
+    let (c, time, tasks, client) = setup();
+    client.on("GET", "/busy", FakeResponse::status(503));
+    let busy = RestEndpoint::get("/busy").client(client.clone());
+    assert!(tasks.block_on(c.fetch(&busy, json!({}), None)).is_err());
+    assert_eq!((client.requests().len(), time.pending()), (1, 0), "a server renders without retries");
+    rdc_rest::provide_retry(&c, Retry { attempts: 1, ..Retry::default() });
+    let app = c.fetch(&busy, json!({}), None);
+    let patient = RestEndpoint::get("/busy").retry(Retry::NEVER).client(client.clone());
+    assert!(tasks.block_on(c.fetch(&patient.map(|e| e.url_prefix("/own")), json!({}), None)).is_err());
+    let out = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let slot = out.clone();
+    rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(app.await) }));
+    tasks.run();
+    time.advance(1_000);
+    tasks.run();
+    let sent = |url: &str| client.requests().iter().filter(|r| r.url == url).count();
+    assert_eq!((sent("/busy"), sent("/own/busy")), (3, 1), "the app's one retry; the endpoint's none");
+    assert!(matches!(&*out.borrow(), Some(Err(_))), "one retry, then the error");
+}

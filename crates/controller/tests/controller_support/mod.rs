@@ -90,7 +90,7 @@ impl Endpoint for Api {
     fn is_soft(&self, error: &String) -> bool {
         error.starts_with('5')
     }
-    fn retry_after(&self, error: &String, attempt: u32) -> Option<u64> {
+    fn retry_after(&self, error: &String, attempt: u32, _: &rdc_controller::FetchContext) -> Option<u64> {
         self.retry.and_then(|retry| retry(error.as_str(), attempt))
     }
     fn fetch(&self, args: &Value, body: Option<Value>) -> LocalFuture<Result<Value, String>> {

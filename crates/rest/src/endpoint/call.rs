@@ -2,6 +2,7 @@
 
 use super::pipeline::check_header;
 use super::*;
+use crate::Retry;
 
 impl RestCall {
     /// `METHOD path-template`, how errors name this endpoint.
@@ -274,11 +275,14 @@ impl rdc_controller::Endpoint for RestCall {
         }
     }
 
-    fn retry_after(&self, error: &RestError, attempt: u32) -> Option<u64> {
+    fn retry_after(&self, error: &RestError, attempt: u32, context: &rdc_controller::FetchContext) -> Option<u64> {
         if self.is_mutation() && !self.options.idempotent {
             return None;
         }
-        let wait = self.options.retry.wait(error, attempt)?;
+        // The endpoint's own policy, else the app's, else the platform's.
+        let retry =
+            self.options.retry.or_else(|| context.service::<AppRetry>().map(|r| r.0)).unwrap_or_else(Retry::platform);
+        let wait = retry.wait(error, attempt)?;
         Some(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX))
     }
 
@@ -312,6 +316,36 @@ struct ControllerClient(Arc<dyn HttpClient>);
 /// ```
 pub fn provide_client(controller: &rdc_controller::Controller, client: impl HttpClient + 'static) {
     controller.provide(ControllerClient(Arc::new(client)));
+}
+
+/// The retry policy a controller's REST endpoints use (see [`provide_retry`]).
+#[derive(Clone, Copy)]
+struct AppRetry(Retry);
+
+/// Gives `controller`'s REST endpoints `retry` as their policy when they set
+/// none: fewer tries for an app behind a flaky proxy, [`Retry::NEVER`] for
+/// tests that want an error at once. An endpoint's [`RestEndpoint::retry`] wins.
+///
+/// ```
+/// use rdc_controller::{Controller, FakeTime, LocalTasks};
+/// use rdc_rest::{FakeClient, FakeResponse, RestEndpoint, Retry};
+/// let (time, tasks) = (FakeTime::default(), LocalTasks::default());
+/// let controller = Controller::new(time.clone(), time.clone(), tasks.clone());
+/// rdc_rest::provide_retry(&controller, Retry::default());
+/// let client = FakeClient::default();
+/// client.on("GET", "/busy", FakeResponse::status(503));
+/// let busy = RestEndpoint::get("/busy").client(client.clone());
+/// let fetch = controller.fetch(&busy, rdc_core::json!(null), None);
+/// let done = std::rc::Rc::new(std::cell::Cell::new(false));
+/// let seen = done.clone();
+/// rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { let _ = fetch.await; seen.set(true); }));
+/// tasks.run();
+/// time.advance(1_000);
+/// tasks.run();
+/// assert_eq!((client.requests().len(), done.get()), (2, false), "retried once after at most 1 s");
+/// ```
+pub fn provide_retry(controller: &rdc_controller::Controller, retry: Retry) {
+    controller.provide(AppRetry(retry));
 }
 
 #[cfg(target_arch = "wasm32")]

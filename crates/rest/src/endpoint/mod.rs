@@ -8,7 +8,7 @@ mod pipeline;
 mod typed;
 
 pub use body::{Args, Body, Content, ErrorPolicy, FileDownload};
-pub use call::provide_client;
+pub use call::{provide_client, provide_retry};
 pub use pipeline::{FetchSuper, ParseSuper, RequestInit};
 
 use std::sync::Arc;
@@ -58,7 +58,8 @@ struct Options {
     optimistic: Option<OptimisticFn>,
     /// The arg that names a page, left out of the key (see `paginated`).
     page_field: Option<Arc<str>>,
-    retry: crate::Retry,
+    /// `None`: the app's policy (`provide_retry`), else the platform's.
+    retry: Option<crate::Retry>,
     /// Whether the body goes as form fields rather than JSON.
     form: bool,
     /// A mutation that may be sent twice with one effect (then retried too).

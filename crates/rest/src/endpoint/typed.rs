@@ -127,7 +127,7 @@ impl RestEndpoint {
                     client: None,
                     optimistic: None,
                     page_field: None,
-                    retry: crate::Retry::NEVER,
+                    retry: None,
                     form: false,
                     idempotent: false,
                     request_init: Arc::new(default_request_init),
@@ -384,9 +384,10 @@ impl<A, B, R> RestEndpoint<A, B, R> {
         self.with(|o| o.form = true)
     }
 
-    /// How a failed request is tried again (see [`Retry`](crate::Retry)):
-    /// none unless asked; a mutation only when also
-    /// [`idempotent`](RestEndpoint::idempotent).
+    /// How a failed request is tried again (see [`Retry`](crate::Retry)),
+    /// over the app's ([`provide_retry`](crate::provide_retry)) and the
+    /// platform's ([`Retry::platform`](crate::Retry::platform)); a mutation
+    /// only when also [`idempotent`](RestEndpoint::idempotent).
     ///
     /// ```
     /// use rdc_rest::{RestEndpoint, Retry};
@@ -394,7 +395,7 @@ impl<A, B, R> RestEndpoint<A, B, R> {
     /// # let _ = patient;
     /// ```
     pub fn retry(&self, retry: crate::Retry) -> Self {
-        self.with(|o| o.retry = retry)
+        self.with(|o| o.retry = Some(retry))
     }
 
     /// Marks a mutation as safe to send twice (a `PUT` of a whole entity, a
