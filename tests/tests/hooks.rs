@@ -700,6 +700,48 @@ async fn stale_data_is_fetched_again_on_focus_visibility_and_network_return() {
     assert_eq!(ticker_count(&product).await, 4, "an unmounted reader fetches nothing");
 }
 
+/// With the switches off, focus, visibility and network return fetch nothing,
+/// and polls go on while offline.
+#[wasm_bindgen_test]
+async fn a_provider_can_turn_focus_and_network_awareness_off() {
+    let product = format!("NOFOCUS-{}", (js_sys::Math::random() * 1e9) as u64);
+    let root = mount_point();
+    let p = product.clone();
+    let handle = leptos::mount::mount_to(root.clone(), move || {
+        let p = p.clone();
+        view! {
+            <DataProvider refetch_on_focus=false refetch_on_reconnect=false pause_polls_when_away=false>
+                {trades(use_suspense(quote(), Product { product_id: p }))}
+            </DataProvider>
+        }
+    });
+    wait_for_text(&root, 5000, |t| t.contains("trade=")).await;
+    sleep(400).await;
+    for (target, event) in [("window", "focus"), ("window", "online"), ("document", "visibilitychange")] {
+        dispatch(target, event);
+    }
+    sleep(500).await;
+    assert_eq!(ticker_count(&product).await, 1, "stale data is fetched again only when the app asks");
+    drop(handle);
+
+    let polled = format!("AWAYPOLL-{}", (js_sys::Math::random() * 1e9) as u64);
+    let p = polled.clone();
+    let handle = leptos::mount::mount_to(root.clone(), move || {
+        let p = p.clone();
+        view! {
+            <DataProvider pause_polls_when_away=false>
+                {trades(use_live(ticker(), Product { product_id: p }))}
+            </DataProvider>
+        }
+    });
+    wait_for_count(&polled, 5000, |n| n >= 1).await;
+    dispatch("window", "offline");
+    let count = wait_for_count(&polled, 3000, |n| n >= 2).await;
+    assert_eq!(count, 2, "the poll went on while offline");
+    dispatch("window", "online");
+    drop(handle);
+}
+
 /// Offline, polls wait; back online, a poll already due goes at once.
 #[wasm_bindgen_test]
 async fn polling_waits_while_offline_and_resumes_when_back_online() {

@@ -165,9 +165,11 @@ pub(crate) struct WakeUps {
 
 #[cfg(target_arch = "wasm32")]
 impl WakeUps {
-    /// Calls `wake` on each such moment, and `pause(true)` while the page is
-    /// hidden or the browser offline (`pause(false)` once neither), until dropped.
-    pub fn listen(wake: impl Fn() + 'static, pause: impl Fn(bool) + 'static) -> WakeUps {
+    /// Calls `wake(false)` when the window regains focus or the page becomes
+    /// visible, `wake(true)` when the browser comes back online, and
+    /// `pause(true)` while the page is hidden or the browser offline
+    /// (`pause(false)` once neither), until dropped.
+    pub fn listen(wake: impl Fn(bool) + 'static, pause: impl Fn(bool) + 'static) -> WakeUps {
         use std::cell::Cell;
         use std::rc::Rc;
         use wasm_bindgen::JsCast;
@@ -186,14 +188,14 @@ impl WakeUps {
             }
         };
         let focused = Rc::clone(&wake);
-        on(window.clone().into(), "focus", Box::new(move || focused()));
+        on(window.clone().into(), "focus", Box::new(move || focused(false)));
         for (event, offline) in [("online", false), ("offline", true)] {
             let (wake, away, pause) = (Rc::clone(&wake), Rc::clone(&away), Rc::clone(&pause));
             let changed = move || {
                 away.set((away.get().0, offline));
                 pause(away.get());
                 if !offline {
-                    wake();
+                    wake(true);
                 }
             };
             on(window.clone().into(), event, Box::new(changed));
@@ -205,7 +207,7 @@ impl WakeUps {
                 away.set((hidden, away.get().1));
                 pause(away.get());
                 if !hidden {
-                    wake();
+                    wake(false);
                 }
             };
             on(document.into(), "visibilitychange", Box::new(changed));

@@ -32,6 +32,8 @@ pub(crate) fn track_revalidation() {
 /// use rdc_leptos::DataProvider;
 /// # #[component] fn App() -> impl IntoView { view! { <p>"app"</p> } }
 /// let _ = view! { <DataProvider><App/></DataProvider> };
+/// // Only what the app asks for: no refetch on focus, polls even in a hidden tab.
+/// let _ = view! { <DataProvider refetch_on_focus=false pause_polls_when_away=false><App/></DataProvider> };
 /// ```
 #[component]
 pub fn DataProvider(
@@ -43,6 +45,17 @@ pub fn DataProvider(
     /// How often unused, expired data is dropped (default: every 5 minutes; 0: never).
     #[prop(default = 300_000)]
     gc_interval_ms: u64,
+    /// Fetch stale data shown again when the window regains focus or the page
+    /// becomes visible (default: yes, as TanStack Query).
+    #[prop(default = true)]
+    refetch_on_focus: bool,
+    /// Fetch stale data shown again when the browser comes back online (default: yes).
+    #[prop(default = true)]
+    refetch_on_reconnect: bool,
+    /// Hold polls while the page is hidden or the browser offline, and send a
+    /// due one on return (default: yes).
+    #[prop(default = true)]
+    pause_polls_when_away: bool,
 ) -> impl IntoView {
     let controller = controller.map(|c| (*c).clone()).unwrap_or_else(|| Controller::new(Browser, Browser, Browser));
     provide_context(Context(SendWrapper::new(controller.clone())));
@@ -63,13 +76,17 @@ pub fn DataProvider(
         on_cleanup(move || drop(interval));
         // Focus, visibility and network: stale data shown is fetched again.
         let listening = SendWrapper::new(crate::platform::WakeUps::listen(
-            move || revalidate.notify(),
-            move |paused| polls.pause_polls(paused),
+            move |reconnected| {
+                if (reconnected && refetch_on_reconnect) || (!reconnected && refetch_on_focus) {
+                    revalidate.notify();
+                }
+            },
+            move |away| polls.pause_polls(away && pause_polls_when_away),
         ));
         on_cleanup(move || drop(listening));
     }
     #[cfg(not(target_arch = "wasm32"))]
-    let _ = (controller, gc_interval_ms, revalidate);
+    let _ = (controller, gc_interval_ms, revalidate, refetch_on_focus, refetch_on_reconnect, pause_polls_when_away);
     children()
 }
 
