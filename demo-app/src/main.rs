@@ -13,6 +13,8 @@ fn current_route() -> String {
 #[component]
 fn App() -> impl IntoView {
     let controller = new_controller();
+    // Prices streamed into the store while the Live page reads them (a browser `EventSource`).
+    #[cfg(target_arch = "wasm32")]
     controller.add_manager(pages::live::price_feed());
     let route = RwSignal::new(current_route());
     let _ = window_event_listener(leptos::ev::hashchange, move |_| route.set(current_route()));

@@ -128,27 +128,37 @@ impl Controller {
                 }
                 false => None,
             };
+            // A mutation waits its turn: offline, or behind mutations made offline.
+            let turn = policy.mutation.then(|| this.turn_to_send());
+            if let Some(turn) = &turn {
+                turn.await;
+            }
+            let skipped = epoch != this.inner.epoch.get() || abort.as_ref().is_some_and(Abort::is_aborted);
             let mut attempt = 0;
-            let result = loop {
-                let request = endpoint.fetch_in(&args, body.clone(), &this.fetch_context(abort.clone()));
-                let result = match policy.timeout_ms {
-                    Some(ms) => deadline::within(this.inner.timers.as_ref(), ms, request).await,
-                    None => Some(request.await),
-                };
-                let wait = match &result {
-                    Some(Err(error)) if this.still_wanted(&key, &shared, &abort, epoch) => {
-                        endpoint.retry_after(error, attempt, &this.fetch_context(abort.clone()))
+            let result = if skipped {
+                None
+            } else {
+                loop {
+                    let request = endpoint.fetch_in(&args, body.clone(), &this.fetch_context(abort.clone()));
+                    let result = match policy.timeout_ms {
+                        Some(ms) => deadline::within(this.inner.timers.as_ref(), ms, request).await,
+                        None => Some(request.await),
+                    };
+                    let wait = match &result {
+                        Some(Err(error)) if this.still_wanted(&key, &shared, &abort, epoch) => {
+                            endpoint.retry_after(error, attempt, &this.fetch_context(abort.clone()))
+                        }
+                        _ => None,
+                    };
+                    let Some(ms) = wait else { break result };
+                    deadline::sleep(this.inner.timers.as_ref(), ms).await;
+                    if !this.still_wanted(&key, &shared, &abort, epoch) {
+                        break result;
                     }
-                    _ => None,
-                };
-                let Some(ms) = wait else { break result };
-                deadline::sleep(this.inner.timers.as_ref(), ms).await;
-                if !this.still_wanted(&key, &shared, &abort, epoch) {
-                    break result;
+                    attempt += 1;
                 }
-                attempt += 1;
             };
-            let timed_out = result.is_none();
+            let timed_out = result.is_none() && !skipped;
             if timed_out {
                 if let Some(abort) = &abort {
                     abort.abort();
@@ -173,6 +183,8 @@ impl Controller {
             }
             let outcome = if epoch != this.inner.epoch.get() {
                 Err(FetchError::Reset)
+            } else if skipped {
+                Err(FetchError::Aborted)
             } else if let (None, Some(ms)) = (&result, policy.timeout_ms) {
                 this.timed_out::<E>(&key, ms, policy.error_expiry_ms)
             } else if abort.as_ref().is_some_and(Abort::is_aborted) {
@@ -183,6 +195,9 @@ impl Controller {
                 Err(FetchError::Aborted)
             };
             this.changed();
+            if turn.as_ref().is_some_and(|turn| turn.was_held()) {
+                this.held_one_answered();
+            }
             match &outcome {
                 Ok(_) => this.dispatch(Action::Resolved { key: &key }),
                 Err(FetchError::Reset | FetchError::Aborted) => {}

@@ -16,6 +16,7 @@ mod listeners;
 mod live;
 mod manager;
 mod notify;
+mod offline;
 mod order;
 mod poll;
 mod reads;
@@ -161,6 +162,8 @@ struct Inner {
     services: RefCell<Rc<services::Services>>,
     /// What sees each action (`manager.rs`).
     managers: RefCell<Vec<Rc<dyn manager::Manager>>>,
+    /// Mutations waiting to be sent (`offline.rs`).
+    queue: offline::Queue,
 }
 
 /// The data layer's one entry point. Cheap to clone (all clones share the store).
@@ -234,6 +237,7 @@ impl Controller {
                 schemas_unknown: Cell::new(0),
                 services: RefCell::default(),
                 managers: RefCell::default(),
+                queue: offline::Queue::default(),
             }),
         }
     }

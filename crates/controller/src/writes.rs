@@ -62,6 +62,7 @@ impl Controller {
         self.inner.schemas_unknown.set(0);
         self.inner.memo.borrow_mut().clear();
         self.changed();
+        self.drop_held();
         self.dispatch(crate::Action::Reset);
     }
 

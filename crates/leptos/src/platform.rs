@@ -167,9 +167,8 @@ pub(crate) struct WakeUps {
 impl WakeUps {
     /// Calls `wake(false)` when the window regains focus or the page becomes
     /// visible, `wake(true)` when the browser comes back online, and
-    /// `pause(true)` while the page is hidden or the browser offline
-    /// (`pause(false)` once neither), until dropped.
-    pub fn listen(wake: impl Fn(bool) + 'static, pause: impl Fn(bool) + 'static) -> WakeUps {
+    /// `away(hidden, offline)` now and whenever either changes, until dropped.
+    pub fn listen(wake: impl Fn(bool) + 'static, away: impl Fn(bool, bool) + 'static) -> WakeUps {
         use std::cell::Cell;
         use std::rc::Rc;
         use wasm_bindgen::JsCast;
@@ -177,8 +176,9 @@ impl WakeUps {
         let wake = Rc::new(wake);
         // (hidden, offline), and what pausing follows from them.
         let hidden = window.document().is_some_and(|d| d.visibility_state() != web_sys::VisibilityState::Visible);
-        let away = Rc::new(Cell::new((hidden, false)));
-        let pause = Rc::new(move |(hidden, offline): (bool, bool)| pause(hidden || offline));
+        let offline = !window.navigator().on_line();
+        let pause = Rc::new(move |(hidden, offline): (bool, bool)| away(hidden, offline));
+        let away = Rc::new(Cell::new((hidden, offline)));
         pause(away.get());
         let mut listening = Vec::new();
         let mut on = |target: web_sys::EventTarget, event: &'static str, callback: Box<dyn FnMut()>| {

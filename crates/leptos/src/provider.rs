@@ -56,6 +56,11 @@ pub fn DataProvider(
     /// due one on return (default: yes).
     #[prop(default = true)]
     pause_polls_when_away: bool,
+    /// Hold mutations made offline, their optimistic updates shown, and send
+    /// them in order once online (default: yes; see `use_queued_mutations`).
+    /// Off, a mutation offline fails at once as its request does.
+    #[prop(default = true)]
+    hold_mutations_offline: bool,
 ) -> impl IntoView {
     let controller = controller.map(|c| (*c).clone()).unwrap_or_else(|| Controller::new(Browser, Browser, Browser));
     provide_context(Context(SendWrapper::new(controller.clone())));
@@ -81,12 +86,17 @@ pub fn DataProvider(
                     revalidate.notify();
                 }
             },
-            move |away| polls.pause_polls(away && pause_polls_when_away),
+            move |hidden, offline| {
+                polls.pause_polls((hidden || offline) && pause_polls_when_away);
+                polls.set_online(!offline || !hold_mutations_offline);
+            },
         ));
         on_cleanup(move || drop(listening));
     }
     #[cfg(not(target_arch = "wasm32"))]
-    let _ = (controller, gc_interval_ms, revalidate, refetch_on_focus, refetch_on_reconnect, pause_polls_when_away);
+    let _ = (controller, gc_interval_ms, revalidate);
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = (refetch_on_focus, refetch_on_reconnect, pause_polls_when_away, hold_mutations_offline);
     children()
 }
 

@@ -135,3 +135,30 @@ where
     });
     Mutation { start: StoredValue::new_local(start), pending: pending.into(), error: error.into(), value: value.into() }
 }
+
+/// How many mutations wait to be sent: made offline (a [`DataProvider`](crate::DataProvider)
+/// holds them until the browser is online again), or made while those were
+/// still going out. For a "2 changes not sent yet" badge.
+///
+/// ```no_run
+/// use leptos::prelude::*;
+/// #[component]
+/// fn Unsent() -> impl IntoView {
+///     let waiting = rdc_leptos::use_queued_mutations();
+///     view! { <Show when=move || { waiting.get() > 0 }>{move || format!("{} changes not sent yet", waiting.get())}</Show> }
+/// }
+/// ```
+pub fn use_queued_mutations() -> Signal<usize> {
+    let controller = use_controller();
+    let count = RwSignal::new(0);
+    let reader = controller.clone();
+    let id = controller.listen_reads(move || {
+        let queued = reader.queued_mutations();
+        if count.get_untracked() != queued {
+            count.set(queued);
+        }
+    });
+    let controller = send_wrapper::SendWrapper::new(controller);
+    on_cleanup(move || controller.unlisten(id));
+    count.into()
+}
