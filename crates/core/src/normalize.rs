@@ -129,8 +129,14 @@ impl<'a> Normalizer<'a> {
             },
             Schema::Invalidate(def) => self.invalidate(def, value),
             Schema::CollectionEdit(collection, edit) => {
-                let fields = value.as_object().cloned().unwrap_or_default();
-                let reference = self.normalize(&collection.item, value, parent, key)?;
+                // What a list's args are matched with: the item's fields, or
+                // for an assign the write's own args.
+                let fields = match edit {
+                    ListEdit::Assign => self.args.as_object(),
+                    _ => value.as_object(),
+                };
+                let fields = fields.cloned().unwrap_or_default();
+                let reference = self.normalize(collection.edited(*edit), value, parent, key)?;
                 self.staged.list_edits.push(StagedListEdit {
                     collection: Arc::clone(collection),
                     reference: reference.clone(),
@@ -140,9 +146,13 @@ impl<'a> Normalizer<'a> {
                 Ok(reference)
             }
             Schema::Collection(collection) => {
-                let items = self.array(value, parent, key, |n, item, parent, key| {
-                    n.normalize(&collection.item, item, parent, key)
-                })?;
+                let items = match collection.map() {
+                    Some(map) if !value.is_null() => self.normalize(map, value, parent, key)?,
+                    Some(_) => return Err(self.shape("an object", &value)),
+                    None => self.array(value, parent, key, |n, item, parent, key| {
+                        n.normalize(&collection.item, item, parent, key)
+                    })?,
+                };
                 let pk = Text::new(collection.list_key(self.args));
                 let mut row = Object::new();
                 row.insert("items".to_owned(), items);

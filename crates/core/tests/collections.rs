@@ -375,3 +375,71 @@ fn a_moving_item_leaves_lists_it_no_longer_matches_and_joins_new_ones() {
     assert_eq!(ids(&state, "GET /todos?userId=2"), [2, 9]);
     assert_eq!(ids(&state, "GET /todos"), [1, 2, 9]);
 }
+
+fn todo_maps() -> SchemaOf<std::collections::BTreeMap<String, Todo>> {
+    Collection::of_values("TodoMap", Todo::schema())
+}
+
+fn names(state: &State, key: &str) -> Vec<(String, String)> {
+    let map: Arc<std::collections::BTreeMap<String, Todo>> =
+        MemoCache::default().read_result(state, key, &todo_maps()).unwrap().unwrap();
+    map.iter().map(|(name, todo)| (name.clone(), todo.title.clone())).collect()
+}
+
+#[test]
+fn assigned_members_join_the_maps_whose_args_match_and_a_member_of_that_name_is_replaced() {
+    let mut state = State::default();
+    let first = json!({ "a": { "id": 1, "userId": 1, "title": "a" } });
+    state.write_result("GET /maps?userId=1", &todo_maps(), first, &json!({ "userId": 1 }), meta(1)).unwrap();
+    state.write_result("GET /maps?userId=2", &todo_maps(), json!({}), &json!({ "userId": 2 }), meta(1)).unwrap();
+    state.write_result("GET /maps", &todo_maps(), json!({}), NO_ARGS, meta(1)).unwrap();
+    let assign: Schema = Collection::assign(&todo_maps()).into();
+    let added = json!({ "a": { "id": 3, "userId": 1, "title": "c" }, "b": { "id": 4, "userId": 1, "title": "d" } });
+    let read = state.write_entities(&assign, added, &json!({ "userId": 1 }), meta(2)).unwrap();
+    assert_eq!(read.as_object().map(|m| m.len()), Some(2), "the members normalized to references");
+    assert_eq!(names(&state, "GET /maps?userId=1"), [("a".into(), "c".into()), ("b".into(), "d".into())]);
+    assert_eq!(names(&state, "GET /maps?userId=2"), [], "another user's map is not touched");
+    assert_eq!(names(&state, "GET /maps"), [("a".into(), "c".into()), ("b".into(), "d".into())], "no filter: all");
+    // The entities are shared with lists; removing one empties it from maps too.
+    let Schema::Collection(maps) = Schema::from(todo_maps()) else { unreachable!() };
+    let remove = Schema::CollectionEdit(maps, rdc_core::ListEdit::Remove);
+    state.write_entities(&remove, json!({ "id": 4, "userId": 1, "title": "d" }), NO_ARGS, meta(3)).unwrap();
+    assert_eq!(names(&state, "GET /maps"), [("a".into(), "c".into())]);
+}
+
+#[test]
+fn a_map_collection_refuses_a_list_and_keeps_what_it_had() {
+    let mut state = State::default();
+    state
+        .write_result(
+            "GET /maps",
+            &todo_maps(),
+            json!({ "a": { "id": 1, "userId": 1, "title": "a" } }),
+            NO_ARGS,
+            meta(1),
+        )
+        .unwrap();
+    let refused = state.write_result(
+        "GET /maps",
+        &todo_maps(),
+        json!([{ "id": 2, "userId": 1, "title": "b" }]),
+        NO_ARGS,
+        meta(2),
+    );
+    assert!(refused.is_err());
+    assert_eq!(names(&state, "GET /maps"), [("a".into(), "a".into())]);
+}
+
+#[test]
+fn a_kept_map_keeps_its_members_through_a_sweep() {
+    let mut state = State::default();
+    let maps: Schema = todo_maps().into();
+    let answer = json!({ "a": { "id": 1, "userId": 1, "title": "a" } });
+    state.write_result("GET /maps", &maps, answer, NO_ARGS, rdc_core::WriteMeta::at(0, 10)).unwrap();
+    // Past expiry, but retained: the map and its member stay.
+    let swept = state.sweep(100, |key| key == "GET /maps", |_| Some(maps.clone()));
+    assert_eq!((swept.results.len(), swept.entities), (0, 0));
+    assert_eq!(names(&state, "GET /maps"), [("a".into(), "a".into())]);
+    let swept = state.sweep(100, |_| false, |_| Some(maps.clone()));
+    assert_eq!((swept.results.len(), swept.entities), (1, 2), "the result, then its map and member");
+}

@@ -35,6 +35,9 @@ pub struct Collection {
     /// The arg that names a page (a cursor, a page number): left out of the
     /// list's key, so every page joins one list (see [`Collection::paginated`]).
     page_field: Option<Arc<str>>,
+    /// For a collection of maps ([`Collection::of_values`]), `Values(item)`:
+    /// how its stored items are read; `None` for lists.
+    map: Option<Schema>,
 }
 
 impl Collection {
@@ -46,7 +49,63 @@ impl Collection {
             item: item.into(),
             non_filter: Arc::new([]),
             page_field: None,
+            map: None,
         })))
+    }
+
+    /// A collection named `name` of maps from a name to an item with schema
+    /// `item` (the JSON objects an endpoint answers, data-client's
+    /// `Collection(Values(..))`), one per set of args. [`Collection::assign`]
+    /// adds members to them without a refetch.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use rdc_core::{json, Collection, Entity, MemoCache, State, WriteMeta};
+    /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Stat { id: String, value: u32 }
+    /// let stats = Collection::of_values("StatMap", Stat::schema());
+    /// let mut state = State::default();
+    /// let answer = json!({ "cpu": { "id": "cpu", "value": 7 } });
+    /// state.write_result("GET /stats", &stats, answer, &json!({}), WriteMeta::at(0, 1000))?;
+    /// let read: std::sync::Arc<BTreeMap<String, Stat>> = MemoCache::default().read_result(&state, "GET /stats", &stats)?.unwrap();
+    /// assert_eq!(read["cpu"].value, 7);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn of_values<T>(name: &'static str, item: SchemaOf<T>) -> SchemaOf<std::collections::BTreeMap<String, T>> {
+        let item: Schema = item.into();
+        SchemaOf::unchecked(Schema::Collection(Arc::new(Collection {
+            def: table_def(name, false),
+            map: Some(Schema::values(item.clone())),
+            item,
+            non_filter: Arc::new([]),
+            page_field: None,
+        })))
+    }
+
+    /// The schema of an endpoint answering members to add to `collection`'s
+    /// maps (a map of name to item): each map whose filtering args equal the
+    /// endpoint's args of the same name gets them, a member of the same name
+    /// replaced. It reads as the members sent.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use rdc_core::{json, Collection, Entity, MemoCache, State, WriteMeta};
+    /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Stat { id: String, value: u32 }
+    /// let stats = Collection::of_values("StatMap", Stat::schema());
+    /// let mut state = State::default();
+    /// let (host_a, host_b) = (json!({ "host": "a" }), json!({ "host": "b" }));
+    /// state.write_result("GET /stats?host=a", &stats, json!({}), &host_a, WriteMeta::at(0, 1000))?;
+    /// state.write_result("GET /stats?host=b", &stats, json!({}), &host_b, WriteMeta::at(0, 1000))?;
+    /// let added = json!({ "mem": { "id": "mem", "value": 3 } });
+    /// state.write_entities(&Collection::assign(&stats).into(), added, &host_a, WriteMeta::at(1, 1000))?;
+    /// let read = |key| -> Result<Vec<String>, rdc_core::ReadError> {
+    ///     let map: std::sync::Arc<BTreeMap<String, Stat>> = MemoCache::default().read_result(&state, key, &stats)?.unwrap();
+    ///     Ok(map.keys().cloned().collect())
+    /// };
+    /// assert_eq!((read("GET /stats?host=a")?, read("GET /stats?host=b")?), (vec!["mem".to_owned()], vec![]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn assign<M>(collection: &SchemaOf<M>) -> SchemaOf<M> {
+        SchemaOf::unchecked(Collection::edit(collection, ListEdit::Assign))
     }
 
     /// `collection` with args `names` that key its lists without filtering
@@ -238,6 +297,25 @@ impl Collection {
     pub fn item(&self) -> &Schema {
         &self.item
     }
+
+    /// How the stored items read: `Array(item)` for a list, `Values(item)` for maps.
+    pub(crate) fn items_schema(&self) -> Schema {
+        self.map.clone().unwrap_or_else(|| Schema::array(self.item.clone()))
+    }
+
+    /// How what an edit endpoint answers reads: the members of an assign,
+    /// else one item.
+    pub(crate) fn edited(&self, edit: ListEdit) -> &Schema {
+        match (edit, &self.map) {
+            (ListEdit::Assign, Some(map)) => map,
+            _ => &self.item,
+        }
+    }
+
+    /// For maps: how they read (`Values(item)`).
+    pub(crate) fn map(&self) -> Option<&Schema> {
+        self.map.as_ref()
+    }
 }
 
 /// How an item edits the lists of a collection (see [`Schema::CollectionEdit`]).
@@ -251,6 +329,9 @@ pub enum ListEdit {
     Remove,
     /// Leaves the lists it no longer matches, joins those it newly matches.
     Move,
+    /// Its members join each map (of a [`Collection::of_values`]) whose
+    /// filtering args equal the write's.
+    Assign,
 }
 
 /// The (one per name and kind) type description of a collection table: lists

@@ -49,11 +49,7 @@ impl State {
         let refs = |v: &Value| {
             pk_string_ref(v).is_some_and(|p| p == pk) || v.get("id").and_then(pk_string_ref).is_some_and(|p| p == pk)
         };
-        self.edit_lists(c, |_, items| {
-            let before = items.len();
-            items.retain(|v| !refs(v));
-            items.len() != before
-        });
+        self.edit_lists(c, |_, items| without(items, refs));
     }
 
     fn collection_add(
@@ -84,6 +80,7 @@ impl State {
         let matches = |args: &Object| collection.accepts(args, fields);
         match edit {
             ListEdit::Push | ListEdit::Unshift => self.edit_lists(collection, |args, items| {
+                let Value::Array(items) = items else { return false };
                 if !matches(args) || items.contains(reference) {
                     return false;
                 }
@@ -94,12 +91,9 @@ impl State {
                 }
                 true
             }),
-            ListEdit::Remove => self.edit_lists(collection, |_, items| {
-                let count = items.len();
-                items.retain(|item| item != reference);
-                items.len() != count
-            }),
+            ListEdit::Remove => self.edit_lists(collection, |_, items| without(items, |item| item == reference)),
             ListEdit::Move => self.edit_lists(collection, |args, items| {
+                let Value::Array(items) = items else { return false };
                 let (was, is) = (before.is_some_and(|before| collection.accepts(args, before)), matches(args));
                 let listed = items.contains(reference);
                 if listed && !is {
@@ -112,6 +106,17 @@ impl State {
                     false
                 }
             }),
+            ListEdit::Assign => self.edit_lists(collection, |args, items| {
+                let (Value::Object(map), Value::Object(members)) = (items, reference) else { return false };
+                let mut changed = false;
+                for (name, member) in members.iter().filter(|_| matches(args)) {
+                    if map.get(name) != Some(member) {
+                        map.insert(name.clone(), member.clone());
+                        changed = true;
+                    }
+                }
+                changed
+            }),
         }
     }
 
@@ -123,8 +128,9 @@ impl State {
         self.row(def.key, &pk)?.value.clone()
     }
 
-    /// Applies `edit(args, items)` to every stored list; lists it changes get a new version.
-    fn edit_lists(&mut self, c: &Collection, mut edit: impl FnMut(&Object, &mut Vec<Value>) -> bool) {
+    /// Applies `edit(args, items)` to every stored list (or map); those it
+    /// changes get a new version.
+    fn edit_lists(&mut self, c: &Collection, mut edit: impl FnMut(&Object, &mut Value) -> bool) {
         if !self.entities.contains_key(c.name()) {
             return;
         }
@@ -141,7 +147,8 @@ impl State {
                 Ok(Value::Object(args)) => args,
                 _ => Object::new(),
             };
-            let mut items = object.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+            let empty = || if c.map().is_some() { Value::Object(Object::new()) } else { Value::Array(Vec::new()) };
+            let mut items = object.get("items").cloned().unwrap_or_else(empty);
             if edit(&args, &mut items) {
                 // The row with its new list (the old one not copied first),
                 // and the fields that changed: the list's, when it was there.
@@ -152,15 +159,14 @@ impl State {
                             .iter()
                             .enumerate()
                             .map(|(i, (key, value))| {
-                                let value =
-                                    if i == at { Value::Array(std::mem::take(&mut items)) } else { value.clone() };
+                                let value = if i == at { std::mem::take(&mut items) } else { value.clone() };
                                 (key.clone(), value)
                             })
                             .collect(),
                     ),
                     None => {
                         let mut updated = object.clone();
-                        updated.insert("items".to_owned(), Value::Array(items));
+                        updated.insert("items".to_owned(), items);
                         updated
                     }
                 };
@@ -180,5 +186,22 @@ impl State {
             self.version = version;
             self.log(|log| log.rows.extend(rows));
         }
+    }
+}
+
+/// Drops the items (of a list) or members (of a map) `gone` accepts; whether any went.
+fn without(items: &mut Value, gone: impl Fn(&Value) -> bool) -> bool {
+    match items {
+        Value::Array(list) => {
+            let count = list.len();
+            list.retain(|item| !gone(item));
+            list.len() != count
+        }
+        Value::Object(map) if map.values().any(&gone) => {
+            let kept = map.iter().filter(|(_, member)| !gone(member)).map(|(k, v)| (k.clone(), v.clone())).collect();
+            *map = Object::from_unique(kept);
+            true
+        }
+        _ => false,
     }
 }

@@ -226,11 +226,11 @@ fn mark_value<'a>(state: &'a State, schema: Schema, value: &'a Value, out: &mut 
                 return;
             }
             if let Some(items) = row.value.as_ref().and_then(|r| r.get("items")) {
-                todo.push(Mark::Value(Schema::array(collection.item().clone()), items));
+                todo.push(Mark::Value(collection.items_schema(), items));
             }
         }
         Schema::Lazy(_) => todo.push(Mark::Value(schema.resolved().into_owned(), value)),
-        Schema::CollectionEdit(c, _) => todo.push(Mark::Value(c.item.clone(), value)),
+        Schema::CollectionEdit(c, edit) => todo.push(Mark::Value(c.edited(edit).clone(), value)),
     }
 }
 

@@ -241,7 +241,7 @@ impl<'a> Ctx<'a> {
                 None => false,
             },
             Schema::Lazy(_) => self.value_valid(&schema.resolved(), value),
-            Schema::CollectionEdit(c, _) => self.value_valid(&c.item, value),
+            Schema::CollectionEdit(c, edit) => self.value_valid(c.edited(*edit), value),
             Schema::Array(_) | Schema::Values(_) | Schema::Object(_) | Schema::All(_) | Schema::Collection(_) => true,
         }
     }

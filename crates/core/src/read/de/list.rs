@@ -112,7 +112,7 @@ pub(crate) fn resolves(ctx: &Ctx<'_>, schema: &Schema, item: &Value) -> bool {
 pub(crate) fn is_reference(schema: &Schema) -> bool {
     match schema {
         Schema::Entity(_) | Schema::Union(_) | Schema::Invalidate(_) | Schema::Lazy(_) => true,
-        Schema::CollectionEdit(c, _) => is_reference(&c.item),
+        Schema::CollectionEdit(c, edit) => is_reference(c.edited(*edit)),
         _ => false,
     }
 }

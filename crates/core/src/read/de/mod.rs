@@ -119,8 +119,18 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
                 Value::Object(map) => Presented::Map(members(map, Fields::Named(&fields[..]), self.revisit)),
                 other => Presented::Plain(other),
             },
-            Schema::CollectionEdit(collection, _) => {
-                ValueDe { value, schema: &collection.item, ctx, revisit: self.revisit, token: 0 }.presented()?
+            Schema::CollectionEdit(collection, edit) => {
+                ValueDe { value, schema: collection.edited(*edit), ctx, revisit: self.revisit, token: 0 }.presented()?
+            }
+            Schema::Collection(collection) if collection.map().is_some() => {
+                let stored = pk_string_ref(value)
+                    .and_then(|pk| ctx.lookup(collection.def, &pk))
+                    .and_then(|(_, row)| row.get("items"))
+                    .and_then(Value::as_object);
+                match stored {
+                    Some(map) if !self.revisit => Presented::Map(members(map, Fields::All(&collection.item), false)),
+                    _ => Presented::Map(members(&EMPTY, Fields::All(&collection.item), false)),
+                }
             }
             Schema::Collection(collection) => {
                 let pk = pk_string_ref(value);
@@ -189,8 +199,8 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
                     pk_string_ref(self.value)
                 }
                 Schema::Union(poly) => poly.reference(self.value).map(|(_, pk)| pk.into()),
-                Schema::CollectionEdit(c, _) => {
-                    let item = ValueDe { schema: &c.item, ..self };
+                Schema::CollectionEdit(c, edit) => {
+                    let item = ValueDe { schema: c.edited(*edit), ..self };
                     return item.deserialize_newtype_struct(name, visitor);
                 }
                 Schema::Lazy(_) => {

@@ -230,7 +230,7 @@ pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
             None
         }
         Schema::Array(item) => entity(item),
-        Schema::Collection(collection) => entity(&collection.item),
+        Schema::Collection(collection) if collection.map().is_none() => entity(&collection.item),
         Schema::All(all) => match **all {
             All::Single(def) => Some(def),
             All::Poly(_) => None,
