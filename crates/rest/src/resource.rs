@@ -139,10 +139,11 @@ impl<E: 'static, A: 'static, L: 'static, B: 'static> Resource<E, A, L, B> {
 
 impl<E: Entity, A: 'static, L: 'static, B: 'static> Resource<E, A, L, B> {
     /// The same endpoints with optimistic writes, shown at once and replaced
-    /// by the answers: `update` shows its args and body as the entity,
-    /// `partial_update` them over the stored entity (nothing when none is
-    /// stored), and `delete` removes the entity. (A create's new key is the
-    /// server's to give: it waits for the answer.)
+    /// by the answers: `create` shows its body as the new entity, joining the
+    /// lists, when the body carries the key (an id the client made; a key the
+    /// server gives is waited for); `update` shows its args and body as the
+    /// entity, `partial_update` them over the stored entity (nothing when none
+    /// is stored), and `delete` removes the entity.
     ///
     /// ```
     /// use rdc_controller::{Endpoint, TypedEndpoint};
@@ -162,7 +163,11 @@ impl<E: Entity, A: 'static, L: 'static, B: 'static> Resource<E, A, L, B> {
         Resource {
             get: self.get.clone(),
             get_list: self.get_list.clone(),
-            create: self.create.clone(),
+            create: self.create.optimistic_with(move |_, args, body| {
+                let made = overlaid(None, args, body);
+                pk(made.as_object()?)?;
+                Some(made)
+            }),
             update: self.update.optimistic_with(|_, args, body| Some(overlaid(None, args, body))),
             partial_update: self.partial_update.optimistic_with(move |store, args, body| {
                 let stored = store.entity(key, &pk(args)?)?.value.clone()?;

@@ -168,6 +168,12 @@ fn an_optimistic_resource_shows_its_writes_at_once() {
         users.partial_update.endpoint().optimistic(&store, &one, Some(&rename)),
         Some(json!({ "id": "1", "name": "Ada L." }))
     );
+    // A create shows at once when its body carries the key (an id the client made).
+    let made = rdc_rest::RequestBody::from(json!({ "id": "c0ffee", "name": "Grace" }));
+    let no_key = rdc_rest::RequestBody::from(json!({ "name": "Grace" }));
+    let create = users.create.endpoint();
+    assert_eq!(create.optimistic(&store, &json!({}), Some(&made)), Some(json!({ "id": "c0ffee", "name": "Grace" })));
+    assert_eq!(create.optimistic(&store, &json!({}), Some(&no_key)), None, "the server gives the key: wait for it");
     // Without `.optimistic()`, nothing is shown before the answer.
     let plain = resource::<User>("/users/:id", "UserList");
     assert_eq!(plain.update.endpoint().optimistic(&store, &one, Some(&rename)), None);
