@@ -6,6 +6,8 @@
 //! capped), resuming after the last message applied. Messages carry increasing
 //! ids: one whose id is not above the last applied (a duplicate, a message
 //! overtaken by a newer one) is dropped, so the store never goes back in time.
+//! A reopened stream's first message is taken whatever its id (a restarted
+//! server numbers anew) and counts from there.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -104,6 +106,9 @@ struct FeedState {
     /// Counts connections: events of an older one are ignored.
     connection: u64,
     last_id: Option<u64>,
+    /// Whether this connection has brought a message yet: its first one
+    /// sets where ids count from (a restarted server numbers anew).
+    counting: bool,
     failures: u32,
     stats: LiveStats,
 }
@@ -180,6 +185,7 @@ fn open(feed: &Rc<Feed>, controller: &Controller) {
         let mut state = feed.state.borrow_mut();
         state.connection += 1;
         state.stats.connected = true;
+        state.counting = false;
         (state.connection, state.last_id)
     };
     let (weak, controller) = (Rc::downgrade(feed), controller.clone());
@@ -227,10 +233,11 @@ fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
         }
         StreamEvent::Message { id, data } => {
             let mut state = feed.state.borrow_mut();
-            if id.is_some_and(|id| state.last_id.is_some_and(|last| id <= last)) {
+            if state.counting && id.is_some_and(|id| state.last_id.is_some_and(|last| id <= last)) {
                 state.stats.dropped += 1;
                 return;
             }
+            state.counting = true;
             state.last_id = id.or(state.last_id);
             drop(state);
             let written = Value::parse(data)

@@ -129,3 +129,19 @@ fn a_dropped_stream_reopens_after_a_doubling_backoff_resuming_after_the_last_mes
     assert_eq!(fake.opens.borrow().len(), 6, "no reopen once the last reader left");
     assert_eq!(feed.stats(), LiveStats { opened: 2, applied: 1, dropped: 0, rejected: 0, connected: false });
 }
+
+#[test]
+fn a_server_that_restarted_its_ids_is_followed_from_its_first_message() {
+    let (controller, time, fake, _feed) = setup();
+    controller.retain("GET /prices/BTC");
+    fake.send(StreamEvent::Opened);
+    fake.price(900, 90);
+    fake.send(StreamEvent::Failed("server restarted".into()));
+    time.advance(1_000);
+    fake.send(StreamEvent::Opened);
+    fake.price(1, 91);
+    assert_eq!(shown(&controller), Some(91), "a new connection's first message sets where it counts from");
+    fake.price(1, 92);
+    fake.price(2, 93);
+    assert_eq!(shown(&controller), Some(93), "then duplicates are dropped again");
+}
