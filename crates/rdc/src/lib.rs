@@ -9,6 +9,8 @@ pub use rdc_core as core;
 pub use rdc_leptos as leptos;
 pub use rdc_rest as rest;
 
+pub mod testing;
+
 /// `#[derive(Entity)]` (an entity type), `#[derive(Schema)]` (a plain struct
 /// holding entities: its `Object` schema), and `rest!` / `resource!` (typed
 /// endpoints whose path params are checked against their args at compile time).
