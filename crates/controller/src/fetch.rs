@@ -104,7 +104,6 @@ impl Controller {
             let now = this.now();
             let sent = if policy.mutation { this.inner.order.mutation(now) } else { this.inner.order.now(now) };
             let epoch = this.inner.epoch.get();
-            this.dispatch(Action::Sent { key: &key });
             let optimistic =
                 policy.mutation && this.with_state(|store| endpoint.optimistic(store, &args, body.as_ref())).is_some();
             let layer = match optimistic {
@@ -129,11 +128,15 @@ impl Controller {
                 false => None,
             };
             // A mutation waits its turn: offline, or behind mutations made offline.
-            let turn = policy.mutation.then(|| this.turn_to_send());
+            let turn = policy.mutation.then(|| this.turn_to_send(abort.as_ref()));
             if let Some(turn) = &turn {
                 turn.await;
             }
+            let on_the_wire = turn.as_ref().and_then(|turn| this.took_turn(turn));
             let skipped = epoch != this.inner.epoch.get() || abort.as_ref().is_some_and(Abort::is_aborted);
+            if !skipped {
+                this.dispatch(Action::Sent { key: &key });
+            }
             let mut attempt = 0;
             let result = if skipped {
                 None
@@ -195,9 +198,8 @@ impl Controller {
                 Err(FetchError::Aborted)
             };
             this.changed();
-            if turn.as_ref().is_some_and(|turn| turn.was_held()) {
-                this.held_one_answered();
-            }
+            // Answered: the next held mutation may go.
+            drop(on_the_wire);
             match &outcome {
                 Ok(_) => this.dispatch(Action::Resolved { key: &key }),
                 Err(FetchError::Reset | FetchError::Aborted) => {}

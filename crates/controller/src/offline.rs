@@ -8,31 +8,42 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use super::Controller;
+use super::{Abort, Controller};
 
 /// The key readers of the queue's length note, so they wake when it changes.
 const QUEUE_KEY: &str = "rdc:offline-queue";
 
 /// A held mutation: whether it may go, and the task to wake when it may.
 #[derive(Default)]
-struct Ticket {
+pub(crate) struct Ticket {
     go: Cell<bool>,
     waker: RefCell<Option<Waker>>,
 }
 
-/// The held mutations, oldest first, and whether one of them is on the wire.
+impl Ticket {
+    fn release(&self) {
+        self.go.set(true);
+        if let Some(waker) = self.waker.borrow_mut().take() {
+            waker.wake();
+        }
+    }
+}
+
+/// The held mutations, oldest first, and the one on the wire.
 #[derive(Default)]
 pub(crate) struct Queue {
     offline: Cell<bool>,
     held: RefCell<VecDeque<Rc<Ticket>>>,
-    sending: Cell<bool>,
+    sending: RefCell<Option<Rc<Ticket>>>,
 }
 
 impl Controller {
     /// Tells the controller whether the browser is online (`DataProvider`
     /// does, from the `online` and `offline` events). Offline, mutations wait
     /// with their optimistic updates shown; online again, they are sent in the
-    /// order they were made, each after the one before it answered.
+    /// order they were made, each after the one before it answered (or timed
+    /// out: a mutation without a time limit whose server never answers holds
+    /// the ones behind it).
     ///
     /// ```
     /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
@@ -61,49 +72,56 @@ impl Controller {
         self.inner.queue.held.borrow().len()
     }
 
-    /// Resolves when a mutation may be sent: at once when online with none
-    /// held before it; else when its turn comes.
-    pub(super) fn turn_to_send(&self) -> Turn {
+    /// A mutation's turn to be sent: at once when online with none held or
+    /// on the wire before it; else when the ones before it answered.
+    pub(super) fn turn_to_send(&self, abort: Option<&Abort>) -> Turn {
         let queue = &self.inner.queue;
-        if !queue.offline.get() && !queue.sending.get() && queue.held.borrow().is_empty() {
-            return Turn(None);
+        if !queue.offline.get() && queue.sending.borrow().is_none() && queue.held.borrow().is_empty() {
+            return Turn { ticket: None, abort: None, watching: Cell::new(false) };
         }
         let ticket = Rc::new(Ticket::default());
         queue.held.borrow_mut().push_back(Rc::clone(&ticket));
         self.queue_changed();
-        Turn(Some(ticket))
+        Turn { ticket: Some(ticket), abort: abort.cloned(), watching: Cell::new(false) }
     }
 
-    /// Called when a mutation whose turn came (a held one) has its answer: the next may go.
-    pub(super) fn held_one_answered(&self) {
-        self.inner.queue.sending.set(false);
-        self.send_next_held();
+    /// After a turn ends: a held mutation that was let go is now on the wire
+    /// (the guard lets the next go when dropped, once it answered); one that
+    /// was aborted while held leaves the queue.
+    pub(super) fn took_turn(&self, turn: &Turn) -> Option<OnTheWire> {
+        let ticket = turn.ticket.as_ref()?;
+        let queue = &self.inner.queue;
+        if queue.sending.borrow().as_ref().is_some_and(|sending| Rc::ptr_eq(sending, ticket)) {
+            return Some(OnTheWire { controller: self.clone(), ticket: Rc::clone(ticket) });
+        }
+        let held = queue.held.borrow().iter().position(|t| Rc::ptr_eq(t, ticket));
+        if let Some(at) = held {
+            queue.held.borrow_mut().remove(at);
+            self.queue_changed();
+        }
+        None
     }
 
     /// Lets every held mutation go at once, after a store reset: each finds
     /// the store reset and is not sent (nothing of one session goes out in the next).
     pub(super) fn drop_held(&self) {
         let held: Vec<Rc<Ticket>> = self.inner.queue.held.borrow_mut().drain(..).collect();
-        for ticket in held {
-            ticket.go.set(true);
-            if let Some(waker) = ticket.waker.borrow_mut().take() {
-                waker.wake();
-            }
+        if held.is_empty() {
+            return;
         }
+        held.iter().for_each(|ticket| ticket.release());
+        self.queue_changed();
     }
 
     /// Lets the oldest held mutation go, when online and none is on the wire.
     fn send_next_held(&self) {
         let queue = &self.inner.queue;
-        if queue.offline.get() || queue.sending.get() {
+        if queue.offline.get() || queue.sending.borrow().is_some() {
             return;
         }
         let Some(ticket) = queue.held.borrow_mut().pop_front() else { return };
-        queue.sending.set(true);
-        ticket.go.set(true);
-        if let Some(waker) = ticket.waker.borrow_mut().take() {
-            waker.wake();
-        }
+        *queue.sending.borrow_mut() = Some(Rc::clone(&ticket));
+        ticket.release();
         self.queue_changed();
     }
 
@@ -113,26 +131,45 @@ impl Controller {
     }
 }
 
-/// A mutation's turn: ready at once (`None`: it was never held) or when its
-/// ticket is let go. [`Turn::was_held`] says whether to call
-/// `held_one_answered` once it has its answer.
-pub(crate) struct Turn(Option<Rc<Ticket>>);
+/// A held mutation on the wire: when dropped (it answered, or its task
+/// went), the next held one may go.
+pub(crate) struct OnTheWire {
+    controller: Controller,
+    ticket: Rc<Ticket>,
+}
 
-impl Turn {
-    pub(crate) fn was_held(&self) -> bool {
-        self.0.is_some()
+impl Drop for OnTheWire {
+    fn drop(&mut self) {
+        let queue = &self.controller.inner.queue;
+        let mine = queue.sending.borrow().as_ref().is_some_and(|sending| Rc::ptr_eq(sending, &self.ticket));
+        if mine {
+            *queue.sending.borrow_mut() = None;
+            self.controller.send_next_held();
+        }
     }
+}
+
+/// A mutation's turn: ready at once (never held), when its ticket is let go,
+/// or when its request is aborted while it waits.
+pub(crate) struct Turn {
+    ticket: Option<Rc<Ticket>>,
+    abort: Option<Abort>,
+    /// Whether the abort handle wakes this turn already.
+    watching: Cell<bool>,
 }
 
 impl Future for &Turn {
     type Output = ();
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        match &self.0 {
-            Some(ticket) if !ticket.go.get() => {
-                *ticket.waker.borrow_mut() = Some(cx.waker().clone());
-                Poll::Pending
-            }
-            _ => Poll::Ready(()),
+        let Some(ticket) = &self.ticket else { return Poll::Ready(()) };
+        if ticket.go.get() || self.abort.as_ref().is_some_and(Abort::is_aborted) {
+            return Poll::Ready(());
         }
+        *ticket.waker.borrow_mut() = Some(cx.waker().clone());
+        if let (Some(abort), false) = (&self.abort, self.watching.replace(true)) {
+            let waker = cx.waker().clone();
+            abort.on_abort(move || waker.wake());
+        }
+        Poll::Pending
     }
 }

@@ -78,3 +78,44 @@ fn a_reset_drops_held_mutations_unsent() {
     tasks.run();
     assert!(server.borrow().requests.is_empty(), "the last session's mutation never went out");
 }
+
+#[test]
+fn an_aborted_held_mutation_ends_at_once_and_leaves_the_queue() {
+    let (controller, _time, tasks, server) = setup();
+    let add = add_todo(&server);
+    controller.set_online(false);
+    let (fetch, abort) = controller.fetch_cancellable(&add, json!(null), Some(json!({ "id": 1, "title": "milk" })));
+    let out = Rc::new(std::cell::RefCell::new(None));
+    let slot = out.clone();
+    rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(fetch.await) }));
+    tasks.run();
+    assert_eq!((controller.queued_mutations(), controller.entity::<Todo>("1").unwrap().is_some()), (1, true));
+    abort.abort();
+    tasks.run();
+    assert!(matches!(&*out.borrow(), Some(Err(FetchError::Aborted))), "ended without waiting to be online");
+    assert_eq!((controller.queued_mutations(), controller.entity::<Todo>("1").unwrap().is_none()), (0, true));
+    controller.set_online(true);
+    tasks.run();
+    assert!(server.borrow().requests.is_empty());
+}
+
+#[test]
+fn a_reset_while_a_held_mutation_is_sending_keeps_the_next_one_waiting_for_its_answer() {
+    let (controller, _time, tasks, server) = setup();
+    let add = add_todo(&server);
+    controller.set_online(false);
+    let _a = spawn_fetch(&controller, &tasks, &add, json!(null), Some(json!({ "id": 1, "title": "a" })));
+    let _b = spawn_fetch(&controller, &tasks, &add, json!(null), Some(json!({ "id": 2, "title": "b" })));
+    controller.set_online(true);
+    tasks.run();
+    assert_eq!(server.borrow().requests.len(), 1, "a is on the wire, b held");
+    controller.reset_entire_store();
+    tasks.run();
+    assert_eq!(controller.queued_mutations(), 0, "b dropped");
+    let _c = spawn_fetch(&controller, &tasks, &add, json!(null), Some(json!({ "id": 3, "title": "c" })));
+    assert_eq!(server.borrow().requests.len(), 1, "c waits for a's answer");
+    server.borrow_mut().answer("POST /todos", Ok(json!({ "id": 1, "title": "a" })));
+    tasks.run();
+    let sent: Vec<Option<Value>> = server.borrow().requests.iter().map(|(_, body)| body.clone()).collect();
+    assert_eq!(sent, [Some(json!({ "id": 1, "title": "a" })), Some(json!({ "id": 3, "title": "c" }))]);
+}
