@@ -161,7 +161,7 @@ struct Inner {
     /// What the app gave this controller's endpoints (`services.rs`).
     services: RefCell<Rc<services::Services>>,
     /// What sees each action (`manager.rs`).
-    managers: RefCell<Vec<Rc<dyn manager::Manager>>>,
+    managers: manager::Managers,
     /// Mutations waiting to be sent (`offline.rs`).
     queue: offline::Queue,
 }
@@ -236,7 +236,7 @@ impl Controller {
                 keys: RefCell::default(),
                 schemas_unknown: Cell::new(0),
                 services: RefCell::default(),
-                managers: RefCell::default(),
+                managers: manager::Managers::default(),
                 queue: offline::Queue::default(),
             }),
         }

@@ -3,6 +3,8 @@
 //! Data Client's managers do.
 
 use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use super::{Controller, FetchError};
@@ -81,14 +83,57 @@ impl Action<'_> {
 /// assert_eq!(*seen.borrow(), ["GET /me"], "only the first reader counts");
 /// ```
 pub trait Manager {
-    /// Called once per action, in the order taken.
+    /// Called once per action, in the order taken (an action a manager
+    /// takes while told of another reaches every manager after that one).
     fn on_action(&self, controller: &Controller, action: Action<'_>);
+}
+
+/// The managers, and the actions they took while being told of one: those
+/// wait, so every manager hears of an action after the one that caused it.
+#[derive(Default)]
+pub(crate) struct Managers {
+    list: RefCell<Vec<Rc<dyn Manager>>>,
+    telling: Cell<bool>,
+    waiting: RefCell<VecDeque<Waiting>>,
+}
+
+/// An action taken while managers were being told of another (they hold no
+/// borrowed error: a failure always comes from a request's own task).
+enum Waiting {
+    Retained(String),
+    Released(String),
+    Sent(String),
+    Resolved(String),
+    Reset,
+}
+
+impl Waiting {
+    fn of(action: Action<'_>) -> Option<Waiting> {
+        Some(match action {
+            Action::Retained { key } => Waiting::Retained(key.to_owned()),
+            Action::Released { key } => Waiting::Released(key.to_owned()),
+            Action::Sent { key } => Waiting::Sent(key.to_owned()),
+            Action::Resolved { key } => Waiting::Resolved(key.to_owned()),
+            Action::Reset => Waiting::Reset,
+            Action::Failed { .. } => return None,
+        })
+    }
+
+    fn action(&self) -> Action<'_> {
+        match self {
+            Waiting::Retained(key) => Action::Retained { key },
+            Waiting::Released(key) => Action::Released { key },
+            Waiting::Sent(key) => Action::Sent { key },
+            Waiting::Resolved(key) => Action::Resolved { key },
+            Waiting::Reset => Action::Reset,
+        }
+    }
 }
 
 impl Controller {
     /// Adds `manager`: it sees every action from now on, after those added before it.
     pub fn add_manager(&self, manager: impl Manager + 'static) {
-        self.inner.managers.borrow_mut().push(Rc::new(manager));
+        self.inner.managers.list.borrow_mut().push(Rc::new(manager));
     }
 
     /// Calls `callback` after `delay_ms` on the controller's timers (fake
@@ -103,11 +148,48 @@ impl Controller {
     }
 
     /// Tells every manager about `action` (none of the controller's state is
-    /// borrowed meanwhile, so a manager may call back into it).
+    /// borrowed meanwhile, so a manager may call back into it). An action a
+    /// manager takes meanwhile is told once every manager heard of this one.
     pub(super) fn dispatch(&self, action: Action<'_>) {
-        let managers = self.inner.managers.borrow().clone();
-        for manager in managers {
+        let managers = &self.inner.managers;
+        if managers.telling.get() {
+            if let Some(waiting) = Waiting::of(action) {
+                managers.waiting.borrow_mut().push_back(waiting);
+                return;
+            }
+        }
+        let outer = !managers.telling.replace(true);
+        let _telling = Telling { managers, outer };
+        self.tell(action);
+        if !outer {
+            return;
+        }
+        loop {
+            // Taken out first: a manager told of it may queue another.
+            let next = managers.waiting.borrow_mut().pop_front();
+            let Some(waiting) = next else { break };
+            self.tell(waiting.action());
+        }
+    }
+
+    fn tell(&self, action: Action<'_>) {
+        let list = self.inner.managers.list.borrow().clone();
+        for manager in list {
             manager.on_action(self, action);
+        }
+    }
+}
+
+/// Marks the end of telling, even when a manager panics.
+struct Telling<'m> {
+    managers: &'m Managers,
+    outer: bool,
+}
+
+impl Drop for Telling<'_> {
+    fn drop(&mut self) {
+        if self.outer {
+            self.managers.telling.set(false);
         }
     }
 }

@@ -66,3 +66,41 @@ fn a_manager_sees_readers_requests_and_outcomes_in_order_and_can_reset_the_store
     ];
     assert_eq!(*noting.0.borrow(), want, "one retained and one released for two readers");
 }
+
+/// Resets the store when it sees a failure.
+struct ResetOnFailure;
+
+impl Manager for ResetOnFailure {
+    fn on_action(&self, controller: &Controller, action: Action<'_>) {
+        if matches!(action, Action::Failed { .. }) {
+            controller.reset_entire_store();
+        }
+    }
+}
+
+#[test]
+fn an_action_taken_by_a_manager_reaches_every_manager_after_the_one_that_caused_it() {
+    let (controller, _time, tasks, server) = setup();
+    controller.add_manager(ResetOnFailure);
+    let noting = Noting::default();
+    controller.add_manager(noting.clone());
+    let me = Api::new(&server, "GET", "/me", None);
+    let _ = spawn_fetch(&controller, &tasks, &me, json!(null), None);
+    server.borrow_mut().answer("GET /me", Err("500".into()));
+    tasks.run();
+    assert_eq!(*noting.0.borrow(), ["sent GET /me", "failed GET /me: 500", "reset"]);
+}
+
+#[test]
+fn a_mutation_held_offline_is_sent_only_when_it_goes_out() {
+    let (controller, _time, tasks, server) = setup();
+    let noting = Noting::default();
+    controller.add_manager(noting.clone());
+    let add = Api::new(&server, "POST", "/todos", None);
+    controller.set_online(false);
+    let _ = spawn_fetch(&controller, &tasks, &add, json!(null), Some(json!({ "id": 1 })));
+    assert!(noting.0.borrow().is_empty(), "not sent while held");
+    controller.set_online(true);
+    tasks.run();
+    assert_eq!(*noting.0.borrow(), ["sent POST /todos"]);
+}
