@@ -8,6 +8,13 @@ use std::rc::Rc;
 pub trait Clock {
     /// Now.
     fn now(&self) -> u64;
+
+    /// A random number, to spread reconnects between clients that failed
+    /// together (the browser's `Math.random`). The default is worked out from
+    /// the time: repeatable, for fakes.
+    fn random(&self) -> u64 {
+        self.now().wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
 }
 
 /// One-shot timers.

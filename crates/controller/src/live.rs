@@ -3,7 +3,7 @@
 //!
 //! The stream opens when the first watched key gets a reader and closes when
 //! the last one leaves. A dropped stream reopens after a backoff (doubling,
-//! capped), resuming after the last message applied. Messages carry increasing
+//! capped), resuming after the last message received. Messages carry increasing
 //! ids: one whose id is not above the last applied (a duplicate, a message
 //! overtaken by a newer one) is dropped, so the store never goes back in time.
 //! A reopened stream's first message is taken whatever its id (a restarted
@@ -256,8 +256,9 @@ fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
                 state.failures = state.failures.saturating_add(1);
                 let (first, max) = feed.backoff.get();
                 let doubled = first.saturating_mul(1u64 << (state.failures - 1).min(32)).min(max);
-                // Up to a quarter less, so many clients do not all come back at once.
-                let spread = u128::from(state.connection.wrapping_mul(2_654_435_761) >> 24 & 0xff);
+                // Up to a quarter less, at random, so clients that lost the
+                // stream together do not all come back at once.
+                let spread = u128::from(controller.inner.clock.random() % 256);
                 doubled - u64::try_from(u128::from(doubled / 4) * spread / 256).unwrap_or(0)
             };
             let weak = Rc::downgrade(feed);

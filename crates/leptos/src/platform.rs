@@ -16,6 +16,13 @@ impl Clock for Browser {
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
             .unwrap_or(0);
     }
+
+    fn random(&self) -> u64 {
+        #[cfg(target_arch = "wasm32")]
+        return (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
+        #[cfg(not(target_arch = "wasm32"))]
+        return std::hash::BuildHasher::hash_one(&std::collections::hash_map::RandomState::new(), self.now());
+    }
 }
 
 impl Timers for Browser {

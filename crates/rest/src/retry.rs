@@ -9,8 +9,7 @@ use crate::{HttpResponse, RestError};
 /// 429. A 429 or 503 waits what its `Retry-After` asks, when that is at most
 /// [`Retry::max`] (longer: no retry; the error stands). Others wait
 /// [`Retry::base`] doubled each time, at most `max`, less up to half of it
-/// (each URL and attempt its own share, so clients that failed together do
-/// not come back together). Other errors (a 404, a parse error) are not tried
+/// at random (so clients that failed together do not come back together). Other errors (a 404, a parse error) are not tried
 /// again.
 ///
 /// ```
@@ -70,7 +69,7 @@ impl Retry {
         if attempt >= self.attempts {
             return None;
         }
-        let url = match error {
+        match error {
             RestError::Network { source, .. } => {
                 let status = source.status;
                 if !(status >= 500 || status == 408 || status == 429) {
@@ -79,25 +78,24 @@ impl Retry {
                 if let (429 | 503, Some(asked)) = (status, source.retry_after) {
                     return (asked <= self.max).then_some(asked);
                 }
-                &source.url
             }
-            RestError::Transport { url, .. } => url,
+            RestError::Transport { .. } => {}
             _ => return None,
-        };
+        }
         let doubled = self.base.saturating_mul(1u32.checked_shl(attempt).unwrap_or(u32::MAX)).min(self.max);
-        // Less up to half, by a hash of the URL and attempt.
-        let share = u32::try_from(fnv1a(url.as_bytes(), attempt) % 1024).unwrap_or(0);
+        // Less up to half, at random, so clients that failed together do not
+        // come back together.
+        let share = u32::try_from(random() % 1024).unwrap_or(0);
         Some(doubled - doubled / 2 / 1024 * share)
     }
 }
 
-/// FNV-1a over `bytes` and `attempt`.
-fn fnv1a(bytes: &[u8], attempt: u32) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in bytes.iter().copied().chain(attempt.to_le_bytes()) {
-        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
+/// A random number: the browser's `Math.random`, natively a fresh `RandomState`'s hash.
+fn random() -> u64 {
+    #[cfg(target_arch = "wasm32")]
+    return (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
+    #[cfg(not(target_arch = "wasm32"))]
+    return std::hash::BuildHasher::hash_one(&std::collections::hash_map::RandomState::new(), 0u8);
 }
 
 /// The wait a response's `Retry-After` asks for: delay-seconds, or an
