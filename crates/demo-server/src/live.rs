@@ -17,7 +17,7 @@ fn price_event(id: u64) -> Event {
     let (pair, base) = if id % 2 == 1 { ("BTC-USD", 43_000) } else { ("ETH-USD", 2_300) };
     let data = json!({
         "exchangePair": pair,
-        "price": format!("{}.{:02}", base + id, id % 100),
+        "price": format!("{}.{:02}", id.saturating_add(base), id % 100),
         "updatedAt": "2026-11-25T12:34:56.789Z",
     });
     Event::default().id(id.to_string()).data(data.to_string())
@@ -42,7 +42,7 @@ pub async fn prices(
             return None;
         }
         tokio::time::sleep(interval).await;
-        let id = last + 1;
+        let id = last.saturating_add(1);
         let mut events = vec![price_event(id)];
         if faulty {
             events.push(price_event(id));

@@ -7,7 +7,9 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
 /// A Server-Sent Events stream at a URL (the browser's `EventSource`). Each
-/// message's `id:` is its id; a reopened stream asks to resume with
+/// message's `id:` is its id: give every message one, as a message without
+/// one carries the stream's last id (the browser's `lastEventId`) and is
+/// dropped as a duplicate. A reopened stream asks to resume with
 /// `lastEventId=<id>` in the query (an `EventSource` cannot set headers). The
 /// browser's own reconnecting is stopped: the feed reopens with its backoff.
 ///

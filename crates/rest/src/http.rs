@@ -42,8 +42,9 @@ impl HttpRequest {
 pub struct Blob {
     #[cfg(target_arch = "wasm32")]
     inner: web_sys::Blob,
+    /// Shared, so a body sent again (a retry) is not copied.
     #[cfg(not(target_arch = "wasm32"))]
-    bytes: Vec<u8>,
+    bytes: std::sync::Arc<[u8]>,
     #[cfg(not(target_arch = "wasm32"))]
     mime: String,
 }
@@ -94,7 +95,7 @@ impl Blob {
     /// ```
     pub fn from_bytes(bytes: Vec<u8>, mime: &str) -> Blob {
         #[cfg(not(target_arch = "wasm32"))]
-        return Blob { bytes, mime: mime.to_owned() };
+        return Blob { bytes: bytes.into(), mime: mime.to_owned() };
         #[cfg(target_arch = "wasm32")]
         return Blob::from_web(web_blob(&bytes, mime));
     }

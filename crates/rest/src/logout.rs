@@ -6,7 +6,8 @@ use rdc_controller::{Action, Controller, FetchError, Manager};
 use crate::RestError;
 
 /// Empties the store when any REST request answers `401`, then calls
-/// `on_logout` (to show a sign-in page, say).
+/// `on_logout` (to show a sign-in page, say). Any endpoint counts, a sign-in
+/// refusing a wrong password too: its store holds no one's data yet.
 ///
 /// ```
 /// use std::{cell::Cell, rc::Rc};

@@ -263,8 +263,8 @@ impl Multipart {
                 }
                 Part::File { blob, filename } => {
                     let mime = blob.mime_type();
-                    let mime =
-                        if mime.is_empty() || mime.contains(['\r', '\n']) { "application/octet-stream" } else { &mime };
+                    let unsafe_mime = mime.is_empty() || mime.contains(['\r', '\n', '\0']);
+                    let mime = if unsafe_mime { "application/octet-stream" } else { &mime };
                     body.extend_from_slice(
                         format!("\"; filename=\"{}\"\r\nContent-Type: {mime}\r\n\r\n", escaped(filename)).as_bytes(),
                     );
@@ -286,11 +286,12 @@ impl Multipart {
             hasher.write_usize(self.parts.len());
             let boundary = format!("----rdc-form-{:016x}", hasher.finish());
             let inside = |bytes: &[u8]| bytes.windows(boundary.len()).any(|w| w == boundary.as_bytes());
+            // Names and filenames as written (escaped), contents as they are.
             let clash = self.parts.iter().any(|(name, part)| {
-                inside(name.as_bytes())
+                inside(escaped(name).as_bytes())
                     || match part {
                         Part::Text(text) => inside(text.as_bytes()),
-                        Part::File { blob, filename } => inside(blob.bytes()) || inside(filename.as_bytes()),
+                        Part::File { blob, filename } => inside(blob.bytes()) || inside(escaped(filename).as_bytes()),
                     }
             });
             if !clash {

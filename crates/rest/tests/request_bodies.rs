@@ -109,3 +109,11 @@ fn an_encoded_form_escapes_hostile_names_and_its_boundary_is_in_no_part() {
     let (again, _) = form.encode();
     assert_ne!(content_type, again, "each encoding draws a new boundary");
 }
+
+#[test]
+fn a_mime_type_with_a_nul_is_not_written_either() {
+    let form = Multipart::new().file("file", Blob::from_bytes(b"x".to_vec(), "image/png\0"), "x.png");
+    let (content_type, body) = form.encode();
+    let parts = parts_of(&content_type, &body);
+    assert!(parts[0].contains("Content-Type: application/octet-stream\r\n"), "{:?}", parts[0]);
+}
