@@ -33,6 +33,16 @@ async function visit(route, shot, ready) {
   await page.screenshot({ path: path.join(shots, `${shot}.png`) });
 }
 
+// Opens the devtools panel (collapsed by default) at `tab`.
+async function devtools(tab) {
+  if ((await page.textContent('.rdc-devtools-toggle')) === 'rdc devtools') await page.click('.rdc-devtools-toggle');
+  await page.click(`.rdc-devtools-tab[data-tab="${tab}"]`);
+}
+
+async function closeDevtools() {
+  if ((await page.textContent('.rdc-devtools-toggle')) !== 'rdc devtools') await page.click('.rdc-devtools-toggle');
+}
+
 // Every request the page sends, as "METHOD /path".
 const requests = [];
 page.on('request', (r) => requests.push(`${r.method()} ${new URL(r.url()).pathname}`));
@@ -49,7 +59,9 @@ await check('users: list from All(User), create appears without refetch', async 
   await page.fill('#new-user', name);
   await page.click('button[type=submit]');
   await expectText('ul.users', name);
-  await expectText('.inspector .entities', 'User');
+  await devtools('Entities');
+  await expectText('.rdc-devtools-tables', 'User');
+  await closeDevtools();
   // Time for a refetch, had the create triggered one.
   await page.waitForTimeout(500);
   if (sent('POST /api/users') !== creates + 1) throw new Error(`${sent('POST /api/users') - creates} creates sent, not 1`);
@@ -87,7 +99,9 @@ await check('ticker: polls every 2 s while shown, stops when leaving', async () 
   if (later < first + 2) throw new Error(`expected two polls within 7 s, trade went ${first} -> ${later}`);
   if (took < 3000) throw new Error(`two polls came ${took} ms after the first: faster than every 2 s`);
   // Exactly one poll timer (not 10 or 11: the text must end at the digit).
-  await expectText('.inspector .counts', /\bpoll timers: 1(?!\d)/);
+  await devtools('Readers');
+  await expectText('.rdc-devtools-readers', /\bpoll timers: 1(?!\d)/);
+  await closeDevtools();
   await page.goto(`${base}/#/users`);
   await expectText('ul.users', 'Ada');
   const count = async () => (await (await fetch(`${base}/api/products/BTC-USD/ticker/count`)).json()).count;
@@ -206,6 +220,26 @@ await check('live: prices stream in over Server-Sent Events with no polling', as
     if (count(`GET /api/price/${pair}`) !== 1) throw new Error(`${pair} fetched ${count(`GET /api/price/${pair}`)} times: ${JSON.stringify(sentHere)}`);
   }
   if (count('GET /api/live/prices') !== 1) throw new Error(`the stream was opened ${count('GET /api/live/prices')} times`);
+});
+
+await check('devtools: entities with search and referrers, results, the action log', async () => {
+  await visit('/users', 'users-again', () => expectText('ul.users', 'Ada Lovelace'));
+  if ((await page.locator('.rdc-devtools-body').count()) !== 0) throw new Error('the panel is open before it is asked for');
+  await devtools('Entities');
+  await page.fill('.rdc-devtools-search', 'Grace');
+  await expectText('.rdc-devtools-tables li[data-table="User"]', 'Grace Hopper');
+  const listed = await page.locator('.rdc-devtools-tables li[data-table="User"] .rdc-devtools-entity').allTextContents();
+  if (listed.length !== 1) throw new Error(`the search for Grace lists ${JSON.stringify(listed)}`);
+  await page.click('.rdc-devtools-entity');
+  await expectText('.rdc-devtools-detail', 'Grace Hopper');
+  await expectText('.rdc-devtools-referrers', 'result GET /api/users');
+  await page.screenshot({ path: path.join(shots, 'devtools.png') });
+  await devtools('Results');
+  await expectText('.rdc-devtools-results li[data-status="valid"]', 'GET /api/users');
+  await devtools('Log');
+  await expectText('.rdc-devtools-log', 'stored GET /api/users');
+  await closeDevtools();
+  if ((await page.locator('.rdc-devtools-body').count()) !== 0) throw new Error('the panel stayed open');
 });
 
 await check('faults: typed errors, stale data under a soft error, recovery by retry', async () => {

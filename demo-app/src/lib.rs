@@ -3,5 +3,4 @@
 //! one in `demo-ssr/`.
 
 pub mod api;
-pub mod inspector;
 pub mod pages;

@@ -1,9 +1,9 @@
-//! The rdc demo: every example of the specification as a page, with a store
-//! inspector. Served by `trunk serve` (see the README's demo command).
+//! The rdc demo: every example of the specification as a page, with rdc's
+//! devtools. Served by `trunk serve` (see the README's demo command).
 
 use leptos::prelude::*;
 use rdc::leptos::{new_controller, DataProvider};
-use rdc_demo::{inspector, pages};
+use rdc_demo::pages;
 
 /// The page named by the URL hash (`#/users`, `#/streams/ninja`...).
 fn current_route() -> String {
@@ -31,9 +31,9 @@ fn App() -> impl IntoView {
         ("/scroll", "Infinite"),
         ("/faults", "Faults"),
     ];
-    let inspected = controller.clone();
     view! {
         <DataProvider controller=controller>
+            <rdc_devtools::Devtools/>
             <header>
                 <h1>"rdc demo"</h1>
                 <nav>
@@ -63,7 +63,6 @@ fn App() -> impl IntoView {
                         }
                     }}
                 </main>
-                <inspector::Inspector controller=inspected/>
             </div>
         </DataProvider>
     }
