@@ -133,10 +133,77 @@ impl Controller {
     pub fn hydrate(&self, dehydrated: Dehydrated) {
         let (from, to) = (dehydrated.taken_at, self.now());
         let shift = |at: Millis| if to >= from { at.saturating_add(to - from) } else { at.saturating_sub(from - to) };
-        let taken = self.write_base(|base| base.take_up(dehydrated.state, shift));
+        let taken = self.not_shared(|| self.write_base(|base| base.take_up(dehydrated.state, shift)));
         // Their schemas come with their first reads.
         self.inner.schemas_unknown.set(self.inner.schemas_unknown.get() + taken);
         self.inner.memo.borrow_mut().clear();
         self.changed();
+    }
+}
+
+impl Controller {
+    /// Calls `sink` after each write to the fetched data (a fetch's result,
+    /// a `set`, a collection edit, a delete; not optimistic layers, not data
+    /// taken from elsewhere) with what it changed, as a store slice another
+    /// controller takes with [`Controller::take_shared`]: how
+    /// `rdc_leptos::sync_tabs` keeps the app's tabs showing the same data.
+    ///
+    /// ```
+    /// use std::{cell::RefCell, rc::Rc};
+    /// use rdc_core::{json, Entity};
+    /// use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// let time = FakeTime::default();
+    /// let (one, two) = (Controller::new(time.clone(), time.clone(), LocalTasks::default()), Controller::new(time.clone(), time, LocalTasks::default()));
+    /// let sent = Rc::new(RefCell::new(Vec::new()));
+    /// let outbox = sent.clone();
+    /// one.share_writes(move |slice| outbox.borrow_mut().push(slice));
+    /// one.set(&User::schema(), json!({ "id": "1", "name": "Ada" }))?;
+    /// for slice in sent.borrow_mut().drain(..) { two.take_shared(slice) }
+    /// assert_eq!(two.entity::<User>("1")?.unwrap().name, "Ada");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn share_writes(&self, sink: impl Fn(Dehydrated) + 'static) {
+        self.inner.sharing.replace(Some(std::rc::Rc::new(sink)));
+    }
+
+    /// Takes up what another controller shared ([`Controller::share_writes`]):
+    /// as [`Controller::hydrate`], but what it wrote in the same millisecond
+    /// as what is held replaces it, and nothing taken is shared on.
+    pub fn take_shared(&self, shared: Dehydrated) {
+        // Another tab of this machine: one clock, nothing to shift.
+        let state = shared.state;
+        let taken = self.not_shared(|| self.write_base(|base| base.take_up_shared(state)));
+        self.inner.schemas_unknown.set(self.inner.schemas_unknown.get() + taken);
+        self.inner.memo.borrow_mut().clear();
+        self.changed();
+    }
+
+    /// Runs `f` with sharing off: what it writes came from elsewhere.
+    fn not_shared<R>(&self, f: impl FnOnce() -> R) -> R {
+        let sharing = self.inner.sharing.replace(None);
+        let out = f();
+        self.inner.sharing.replace(sharing);
+        out
+    }
+
+    /// Where the change log stands, when writes are shared.
+    pub(super) fn share_mark(&self) -> Option<rdc_core::ChangeMark> {
+        let sharing = self.inner.sharing.take();
+        let mark = sharing.as_ref().and_then(|_| self.inner.base.borrow().change_mark());
+        self.inner.sharing.set(sharing);
+        mark
+    }
+
+    /// Hands a write's changes to the sink (nothing borrowed meanwhile).
+    pub(super) fn share(&self, slice: State) {
+        if slice.is_empty() {
+            return;
+        }
+        let sharing = self.inner.sharing.take();
+        self.inner.sharing.set(sharing.clone());
+        if let Some(sink) = sharing {
+            sink(Dehydrated { taken_at: self.now(), state: slice });
+        }
     }
 }

@@ -164,6 +164,8 @@ struct Inner {
     managers: manager::Managers,
     /// Mutations waiting to be sent (`offline.rs`).
     queue: offline::Queue,
+    /// Where each write's changes go (`share_writes`, in `hydrate.rs`).
+    sharing: Cell<Option<Rc<dyn Fn(Dehydrated)>>>,
 }
 
 /// The data layer's one entry point. Cheap to clone (all clones share the store).
@@ -238,6 +240,7 @@ impl Controller {
                 services: RefCell::default(),
                 managers: manager::Managers::default(),
                 queue: offline::Queue::default(),
+                sharing: Cell::new(None),
             }),
         }
     }

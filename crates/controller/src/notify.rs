@@ -121,8 +121,13 @@ impl Controller {
     /// through the change log like any others.
     pub(super) fn write_base<R>(&self, write_fn: impl FnOnce(&mut State) -> R) -> R {
         let taken = self.take_layers_back();
+        let mark = self.share_mark();
         let out = write_fn(&mut self.inner.base.borrow_mut());
+        let shared = mark.map(|mark| self.inner.base.borrow().changed_since(mark));
         self.put_layers_on(taken);
+        if let Some(slice) = shared {
+            self.share(slice);
+        }
         out
     }
 

@@ -52,7 +52,7 @@ pub use schema::{
     FieldError, HasSchema, ListEdit, NestedField, Object, ObjectSchema, Polymorphic, Schema, SchemaOf, Union,
 };
 pub use store::{
-    field_bit, fields_changed, sort_rows, Changes, EntityMeta, EntityTable, ErrorEntry, FastMap, FieldMask,
+    field_bit, fields_changed, sort_rows, ChangeMark, Changes, EntityMeta, EntityTable, ErrorEntry, FastMap, FieldMask,
     ResultEntry, ResultMeta, Row, RowChange, State, StoredEntity, Swept, TakenBack, Topic, TopicFields, TopicKind,
     WriteMeta, LAYOUT,
 };

@@ -4,6 +4,7 @@ mod changes;
 mod collection_ops;
 mod lookup;
 mod page;
+pub use page::ChangeMark;
 mod reach;
 mod state;
 mod topic;

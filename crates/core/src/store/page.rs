@@ -1,7 +1,7 @@
 //! A store sent with a server-rendered page: the copy taken on the server and
 //! how the browser's store takes it up.
 
-use crate::store::State;
+use crate::store::{State, StoredEntity};
 use crate::Millis;
 
 impl State {
@@ -77,6 +77,28 @@ impl State {
     /// assert_eq!(browser.result("GET /a").map(|r| r.meta.fetched_at), Some(500));
     /// ```
     pub fn take_up(&mut self, page: State, shift: impl Fn(Millis) -> Millis) -> usize {
+        self.take_up_by(page, shift, false)
+    }
+
+    /// [`State::take_up`] for what another live store just wrote (another
+    /// tab's, say): a row or result fetched in the same millisecond as the one
+    /// held replaces it (the other store wrote it after telling its last
+    /// write; sequence numbers of two stores do not compare).
+    ///
+    /// ```
+    /// # use rdc_core::{State, WriteMeta};
+    /// let mut other = State::default();
+    /// other.write_plain_result("GET /a", rdc_core::json!("theirs"), WriteMeta::at(1_000, 60_000));
+    /// let mut mine = State::default();
+    /// mine.write_plain_result("GET /a", rdc_core::json!("mine"), WriteMeta { seq: 9, ..WriteMeta::at(1_000, 60_000) });
+    /// mine.take_up_shared(other.page_copy());
+    /// assert_eq!(*mine.result("GET /a").unwrap().value, rdc_core::json!("theirs"));
+    /// ```
+    pub fn take_up_shared(&mut self, page: State) -> usize {
+        self.take_up_by(page, |at| at, true)
+    }
+
+    fn take_up_by(&mut self, page: State, shift: impl Fn(Millis) -> Millis, ties_to_page: bool) -> usize {
         let shift_all = |times: &mut [&mut Millis]| {
             for at in times {
                 // "Never" stays never.
@@ -92,7 +114,11 @@ impl State {
             let own = self.entities.entry(type_key).or_default();
             for (pk, mut row) in table.rows {
                 shift_all(&mut [&mut row.meta.fetched_at, &mut row.meta.date, &mut row.meta.expires_at]);
-                if own.rows.get(&pk).is_some_and(|held| held.meta.not_older_than(&row.meta)) {
+                let keep = |held: &StoredEntity| match ties_to_page {
+                    true => held.meta.fetched_at > row.meta.fetched_at,
+                    false => held.meta.not_older_than(&row.meta),
+                };
+                if own.rows.get(&pk).is_some_and(keep) {
                     continue;
                 }
                 row.version = version;
@@ -103,7 +129,11 @@ impl State {
         for (key, mut result) in page.results {
             shift_all(&mut [&mut result.meta.fetched_at, &mut result.meta.date, &mut result.meta.expires_at]);
             let held = self.results.get(&key).map(|r| (r.meta.fetched_at, r.meta.seq));
-            if held.is_some_and(|held| held >= (result.meta.fetched_at, result.meta.seq)) {
+            let keep = |held: (Millis, u64)| match ties_to_page {
+                true => held.0 > result.meta.fetched_at,
+                false => held >= (result.meta.fetched_at, result.meta.seq),
+            };
+            if held.is_some_and(keep) {
                 continue;
             }
             result.version = version;
@@ -129,5 +159,60 @@ impl State {
                 self.log(|log| log.keys.push(key));
             }
         }
+    }
+}
+
+/// Where the change log stood: [`State::changed_since`] takes what came after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChangeMark {
+    rows: usize,
+    alive: usize,
+    keys: usize,
+}
+
+impl State {
+    /// Where the change log stands now (`None` when changes are not tracked).
+    pub fn change_mark(&self) -> Option<ChangeMark> {
+        let log = self.changes.as_deref()?;
+        Some(ChangeMark { rows: log.rows.len(), alive: log.alive.len(), keys: log.keys.len() })
+    }
+
+    /// A store holding what changed since `mark`: the rows written (live or
+    /// deleted) and the results written, as they now stand (another tab takes
+    /// it up as a page's store, newer data winning).
+    ///
+    /// ```
+    /// # use rdc_core::{State, WriteMeta};
+    /// let mut state = State::default();
+    /// state.track_changes();
+    /// state.write_plain_result("GET /a", rdc_core::json!(1), WriteMeta::at(0, 1000));
+    /// let mark = state.change_mark().unwrap();
+    /// state.write_plain_result("GET /b", rdc_core::json!(2), WriteMeta::at(1, 1000));
+    /// let slice = state.changed_since(mark);
+    /// assert_eq!((slice.result("GET /a").is_some(), slice.result("GET /b").is_some()), (false, true));
+    /// ```
+    pub fn changed_since(&self, mark: ChangeMark) -> State {
+        let mut slice = State::default();
+        let Some(log) = self.changes.as_deref() else { return slice };
+        let rows =
+            log.rows.iter().skip(mark.rows).map(|change| change.row).chain(log.alive.iter().skip(mark.alive).copied());
+        for row in rows {
+            let Some((pk, stored)) = self.entities.get(row.table).and_then(|t| t.rows.get_index(row.index)) else {
+                continue;
+            };
+            slice.entities.entry(row.table.to_owned()).or_default().rows.insert(pk.clone(), stored.clone());
+        }
+        for key in log.keys.iter().skip(mark.keys) {
+            if let Some(result) = self.results.get(key) {
+                slice.results.insert(key.clone(), result.clone());
+            }
+        }
+        slice.version = self.version;
+        slice
+    }
+
+    /// Whether the store holds no rows and no results.
+    pub fn is_empty(&self) -> bool {
+        self.results.is_empty() && self.entities.values().all(|t| t.rows.is_empty())
     }
 }
