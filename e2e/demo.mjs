@@ -242,6 +242,28 @@ await check('devtools: entities with search and referrers, results, the action l
   if ((await page.locator('.rdc-devtools-body').count()) !== 0) throw new Error('the panel stayed open');
 });
 
+await check('tabs: a user created in one tab shows in another without a request', async () => {
+  // Two tabs of one browser profile (a context): they share BroadcastChannels.
+  const context = await browser.newContext({ viewport: { width: 1200, height: 760 } });
+  const [one, other] = [await context.newPage(), await context.newPage()];
+  const otherRequests = [];
+  other.on('request', (r) => otherRequests.push(`${r.method()} ${new URL(r.url()).pathname}`));
+  for (const tab of [other, one]) {
+    await tab.goto(`${base}/#/users`);
+    await tab.locator('ul.users').filter({ hasText: 'Ada Lovelace' }).first().waitFor({ timeout: 5000 });
+  }
+  const before = otherRequests.length;
+  const name = `Tab ${Date.now()}`;
+  await one.fill('#new-user', name);
+  await one.click('button[type=submit]');
+  await other.locator('ul.users').filter({ hasText: name }).first().waitFor({ timeout: 3000 });
+  await other.waitForTimeout(300);
+  const later = otherRequests.slice(before).filter((r) => r.includes('/api/'));
+  if (later.length !== 0) throw new Error(`the other tab requested ${JSON.stringify(later)}`);
+  await other.screenshot({ path: path.join(shots, 'tabs-other.png') });
+  await context.close();
+});
+
 await check('faults: typed errors, stale data under a soft error, recovery by retry', async () => {
   await visit('/faults', 'faults', () => expectText('p.flaky', 'data:'));
   await page.click('#boundary-404');

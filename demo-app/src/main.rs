@@ -13,6 +13,8 @@ fn current_route() -> String {
 #[component]
 fn App() -> impl IntoView {
     let controller = new_controller();
+    // Every open tab of the demo shows the same data.
+    rdc::leptos::sync_tabs(&controller, "rdc-demo");
     // Prices streamed into the store while the Live page reads them (a browser `EventSource`).
     #[cfg(target_arch = "wasm32")]
     controller.add_manager(pages::live::price_feed());

@@ -14,6 +14,7 @@ mod hooks;
 mod page_data;
 mod platform;
 mod provider;
+mod tabs;
 mod watch;
 
 pub use hooks::{
@@ -23,4 +24,5 @@ pub use hooks::{
 };
 pub use platform::{pending_timeouts, Browser};
 pub use provider::{new_controller, use_controller, DataProvider};
+pub use tabs::sync_tabs;
 pub use watch::Snapshot;

@@ -1,0 +1,40 @@
+//! Keeping every open tab of an app showing the same data.
+
+use rdc_controller::Controller;
+
+/// Posts each write to `controller`'s fetched data on the `BroadcastChannel`
+/// named `channel`, and takes up what the app's other tabs post there, so a
+/// change fetched or made in one tab shows in all of them without a refetch
+/// (see `Controller::share_writes`). Optimistic updates stay in their tab
+/// until their answer comes. Call it once per controller, before the app
+/// mounts; it lasts as long as the page. Natively it does nothing.
+///
+/// ```no_run
+/// let controller = rdc_leptos::new_controller();
+/// rdc_leptos::sync_tabs(&controller, "my-app");
+/// ```
+pub fn sync_tabs(controller: &Controller, channel: &str) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        use wasm_bindgen::closure::Closure;
+        use wasm_bindgen::{JsCast, JsValue};
+        let Ok(port) = web_sys::BroadcastChannel::new(channel) else { return };
+        let sender = port.clone();
+        controller.share_writes(move |slice| {
+            let _ = sender.post_message(&JsValue::from_str(&slice.to_script_text()));
+        });
+        let receiver = controller.clone();
+        let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+            // Another tab of the same origin; what does not read as a slice is left.
+            let Some(text) = event.data().as_string() else { return };
+            if let Ok(slice) = rdc_controller::Dehydrated::from_script_text(&text) {
+                receiver.take_shared(slice);
+            }
+        });
+        port.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        // The channel and its handler live as long as the page.
+        on_message.forget();
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = (controller, channel);
+}
