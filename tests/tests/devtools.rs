@@ -8,22 +8,12 @@ mod common;
 use common::*;
 use leptos::prelude::*;
 use rdc::core::Entity;
-use rdc::leptos::{new_controller, use_suspense, DataProvider};
+use rdc::leptos::{new_controller, DataProvider};
 use rdc_e2e::{mount_point, wait_for_text};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-#[component]
-fn Names() -> impl IntoView {
-    let users = use_suspense(list_users(), ());
-    view! {
-        <Suspense fallback=|| "loading">
-            {move || Suspend::new(async move { users.await.map(|all| all.iter().map(|u| u.name.clone()).collect::<Vec<_>>().join(", ")) })}
-        </Suspense>
-    }
-}
 
 /// Clicks the first element matching `selector` under `root`.
 fn click(root: &web_sys::HtmlElement, selector: &str) {
@@ -42,7 +32,7 @@ async fn the_panel_opens_on_demand_and_follows_the_store() {
     let controller = new_controller();
     let c = controller.clone();
     let _handle = leptos::mount::mount_to(root.clone(), move || {
-        view! { <DataProvider controller=c.clone()><Names/><rdc_devtools::Devtools/></DataProvider> }
+        view! { <DataProvider controller=c.clone()><UserNames/><rdc_devtools::Devtools/></DataProvider> }
     });
     wait_for_text(&root, 5000, |t| t.contains("Ada Lovelace")).await;
     assert!(root.query_selector(".rdc-devtools-body").unwrap().is_none(), "collapsed by default");

@@ -7,21 +7,11 @@ mod common;
 use common::*;
 use leptos::prelude::*;
 use rdc::json;
-use rdc::leptos::{new_controller, use_suspense, DataProvider};
+use rdc::leptos::{new_controller, DataProvider};
 use rdc_e2e::{mount_point, wait_for_text};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-#[component]
-fn Names() -> impl IntoView {
-    let users = use_suspense(list_users(), ());
-    view! {
-        <Suspense fallback=|| "loading">
-            {move || Suspend::new(async move { users.await.map(|all| all.iter().map(|u| u.name.clone()).collect::<Vec<_>>().join(", ")) })}
-        </Suspense>
-    }
-}
 
 #[wasm_bindgen_test]
 async fn a_401_empties_the_store_and_the_app_signs_out() {
@@ -34,7 +24,7 @@ async fn a_401_empties_the_store_and_the_app_signs_out() {
         view! {
             <DataProvider controller=c.clone()>
                 <Show when=move || signed_in.get() fallback=|| "Please sign in">
-                    <Names/>
+                    <UserNames/>
                 </Show>
             </DataProvider>
         }

@@ -84,3 +84,24 @@ pub fn ticker() -> RestEndpoint<Product, (), Ticker> {
 pub fn api(method: &str, path: &str) -> RestEndpoint<Value, Option<Value>, Value> {
     at_server(RestEndpoint::new(method, path))
 }
+
+/// A component showing the users' names from `list_users()`, joined by ", ".
+mod names {
+    use leptos::prelude::*;
+    use rdc::leptos::use_suspense;
+
+    #[component]
+    pub fn UserNames() -> impl IntoView {
+        let users = use_suspense(super::list_users(), ());
+        view! {
+            <Suspense fallback=|| "loading">
+                {move || Suspend::new(async move {
+                    users.await.map(|all| all.iter().map(|u| u.name.clone()).collect::<Vec<_>>().join(", "))
+                })}
+            </Suspense>
+        }
+    }
+}
+
+#[allow(unused_imports)]
+pub use names::UserNames;
