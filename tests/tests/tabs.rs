@@ -44,3 +44,44 @@ async fn a_write_in_one_tab_shows_in_the_other_without_a_request() {
     }
     assert_eq!(name(), Some("Nine".into()));
 }
+
+/// Counts the resets a controller takes.
+#[derive(Clone, Default)]
+struct Resets(std::rc::Rc<std::cell::Cell<u32>>);
+
+impl rdc::controller::Manager for Resets {
+    fn on_action(&self, _: &rdc::controller::Controller, action: rdc::controller::Action<'_>) {
+        if matches!(action, rdc::controller::Action::Reset) {
+            self.0.set(self.0.get() + 1);
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_reset_in_one_tab_empties_every_tab_once() {
+    let channel = format!("rdc-test-{}", js_sys::Math::random());
+    let (one, two) = (new_controller(), new_controller());
+    sync_tabs(&one, &channel);
+    sync_tabs(&two, &channel);
+    let (resets_one, resets_two) = (Resets::default(), Resets::default());
+    one.add_manager(resets_one.clone());
+    two.add_manager(resets_two.clone());
+    two.set(&User::schema().into(), rdc::json!({ "id": "signed-in", "name": "Ada" })).unwrap();
+    for _ in 0..100 {
+        if one.entity::<User>("signed-in").unwrap().is_some() {
+            break;
+        }
+        rdc_e2e::sleep(10).await;
+    }
+    assert!(one.entity::<User>("signed-in").unwrap().is_some(), "shared first");
+    one.reset_entire_store();
+    for _ in 0..100 {
+        if two.with_state(|s| s.entity_count()) == 0 {
+            break;
+        }
+        rdc_e2e::sleep(10).await;
+    }
+    rdc_e2e::sleep(200).await;
+    assert_eq!(two.with_state(|s| s.entity_count()), 0, "the other tab holds nothing of the last user");
+    assert_eq!((resets_one.0.get(), resets_two.0.get()), (1, 1), "each tab reset once: no echo");
+}

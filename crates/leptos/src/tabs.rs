@@ -6,7 +6,8 @@ use rdc_controller::Controller;
 /// named `channel`, and takes up what the app's other tabs post there, so a
 /// change fetched or made in one tab shows in all of them without a refetch
 /// (see `Controller::share_writes`). Optimistic updates stay in their tab
-/// until their answer comes. Call it once per controller, before the app
+/// until their answer comes. A store reset (a logout) resets every tab, so
+/// no tab keeps the last user's data. Call it once per controller, before the app
 /// mounts; it lasts as long as the page. Natively it does nothing.
 ///
 /// ```no_run
@@ -23,11 +24,18 @@ pub fn sync_tabs(controller: &Controller, channel: &str) {
         controller.share_writes(move |slice| {
             let _ = sender.post_message(&JsValue::from_str(&slice.to_script_text()));
         });
+        // A reset here resets the other tabs, and one from there is not sent back.
+        let quiet = std::rc::Rc::new(std::cell::Cell::new(false));
+        controller.add_manager(ResetsShared { port: port.clone(), quiet: quiet.clone() });
         let receiver = controller.clone();
         let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
             // Another tab of the same origin; what does not read as a slice is left.
             let Some(text) = event.data().as_string() else { return };
-            if let Ok(slice) = rdc_controller::Dehydrated::from_script_text(&text) {
+            if text == RESET {
+                quiet.set(true);
+                receiver.reset_entire_store();
+                quiet.set(false);
+            } else if let Ok(slice) = rdc_controller::Dehydrated::from_script_text(&text) {
                 receiver.take_shared(slice);
             }
         });
@@ -37,4 +45,24 @@ pub fn sync_tabs(controller: &Controller, channel: &str) {
     }
     #[cfg(not(target_arch = "wasm32"))]
     let _ = (controller, channel);
+}
+
+/// What a tab posts when its store was reset (no store slice reads as it).
+#[cfg(target_arch = "wasm32")]
+const RESET: &str = "rdc:reset";
+
+/// Posts a reset to the other tabs, unless the reset came from one of them.
+#[cfg(target_arch = "wasm32")]
+struct ResetsShared {
+    port: web_sys::BroadcastChannel,
+    quiet: std::rc::Rc<std::cell::Cell<bool>>,
+}
+
+#[cfg(target_arch = "wasm32")]
+impl rdc_controller::Manager for ResetsShared {
+    fn on_action(&self, _: &Controller, action: rdc_controller::Action<'_>) {
+        if matches!(action, rdc_controller::Action::Reset) && !self.quiet.get() {
+            let _ = self.port.post_message(&wasm_bindgen::JsValue::from_str(RESET));
+        }
+    }
 }
