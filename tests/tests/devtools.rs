@@ -57,6 +57,8 @@ async fn the_panel_opens_on_demand_and_follows_the_store() {
     assert!(log.contains("sent GET"), "the log starts with the panel: {log}");
     click(&root, ".rdc-devtools-tab[data-tab='Results']");
     wait_for_text(&root, 1000, |t| t.contains("valid, expires in")).await;
+    let results = text_of(&root, ".rdc-devtools-results");
+    assert!(results.contains("GET") && results.contains("valid, expires in"), "the list's result, valid: {results}");
     click(&root, ".rdc-devtools-tab[data-tab='Readers']");
     let readers = wait_for_text(&root, 1000, |t| t.contains("keys read by mounted readers: 1")).await;
     assert!(readers.contains("keys read by mounted readers: 1"), "{readers}");

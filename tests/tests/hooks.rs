@@ -662,23 +662,33 @@ fn dispatch(target: &str, event: &str) {
     };
 }
 
+/// Mounts a ticker reader of a fresh product named after `prefix` (polling
+/// when `live`) under a `DataProvider` whose focus and network switches are
+/// all `aware`, and waits for its first trade. Returns the product and the
+/// handle that unmounts it.
+async fn mount_trades(prefix: &str, live: bool, aware: bool) -> (String, impl Sized) {
+    let product = format!("{prefix}-{}", (js_sys::Math::random() * 1e9) as u64);
+    let root = mount_point();
+    let p = product.clone();
+    let handle = leptos::mount::mount_to(root.clone(), move || {
+        let args = Product { product_id: p.clone() };
+        view! {
+            <DataProvider refetch_on_focus=aware refetch_on_reconnect=aware pause_polls_when_away=aware>
+                // Read inside the provider.
+                {if live { trades(use_live(ticker(), args)).into_any() } else { trades(use_suspense(quote(), args)).into_any() }}
+            </DataProvider>
+        }
+    });
+    wait_for_text(&root, 5000, |t| t.contains("trade=")).await;
+    (product, handle)
+}
+
 /// Stale data a mounted reader shows is fetched again when the window regains
 /// focus, the page becomes visible or the network comes back; time alone, or
 /// fresh data, fetches nothing; an unmounted reader fetches nothing.
 #[wasm_bindgen_test]
 async fn stale_data_is_fetched_again_on_focus_visibility_and_network_return() {
-    let product = format!("FOCUS-{}", (js_sys::Math::random() * 1e9) as u64);
-    let root = mount_point();
-    let p = product.clone();
-    let handle = leptos::mount::mount_to(root.clone(), move || {
-        let p = p.clone();
-        view! {
-            <DataProvider>
-                {trades(use_suspense(quote(), Product { product_id: p }))}
-            </DataProvider>
-        }
-    });
-    wait_for_text(&root, 5000, |t| t.contains("trade=")).await;
+    let (product, handle) = mount_trades("FOCUS", false, true).await;
     assert_eq!(ticker_count(&product).await, 1);
     // Fresh data: focus fetches nothing.
     dispatch("window", "focus");
@@ -704,18 +714,7 @@ async fn stale_data_is_fetched_again_on_focus_visibility_and_network_return() {
 /// and polls go on while offline.
 #[wasm_bindgen_test]
 async fn a_provider_can_turn_focus_and_network_awareness_off() {
-    let product = format!("NOFOCUS-{}", (js_sys::Math::random() * 1e9) as u64);
-    let root = mount_point();
-    let p = product.clone();
-    let handle = leptos::mount::mount_to(root.clone(), move || {
-        let p = p.clone();
-        view! {
-            <DataProvider refetch_on_focus=false refetch_on_reconnect=false pause_polls_when_away=false>
-                {trades(use_suspense(quote(), Product { product_id: p }))}
-            </DataProvider>
-        }
-    });
-    wait_for_text(&root, 5000, |t| t.contains("trade=")).await;
+    let (product, handle) = mount_trades("NOFOCUS", false, false).await;
     sleep(400).await;
     for (target, event) in [("window", "focus"), ("window", "online"), ("document", "visibilitychange")] {
         dispatch(target, event);
@@ -724,17 +723,7 @@ async fn a_provider_can_turn_focus_and_network_awareness_off() {
     assert_eq!(ticker_count(&product).await, 1, "stale data is fetched again only when the app asks");
     drop(handle);
 
-    let polled = format!("AWAYPOLL-{}", (js_sys::Math::random() * 1e9) as u64);
-    let p = polled.clone();
-    let handle = leptos::mount::mount_to(root.clone(), move || {
-        let p = p.clone();
-        view! {
-            <DataProvider pause_polls_when_away=false>
-                {trades(use_live(ticker(), Product { product_id: p }))}
-            </DataProvider>
-        }
-    });
-    wait_for_count(&polled, 5000, |n| n >= 1).await;
+    let (polled, handle) = mount_trades("AWAYPOLL", true, false).await;
     dispatch("window", "offline");
     let count = wait_for_count(&polled, 3000, |n| n >= 2).await;
     assert_eq!(count, 2, "the poll went on while offline");
@@ -745,18 +734,7 @@ async fn a_provider_can_turn_focus_and_network_awareness_off() {
 /// Offline, polls wait; back online, a poll already due goes at once.
 #[wasm_bindgen_test]
 async fn polling_waits_while_offline_and_resumes_when_back_online() {
-    let product = format!("OFFLINE-{}", (js_sys::Math::random() * 1e9) as u64);
-    let root = mount_point();
-    let p = product.clone();
-    let handle = leptos::mount::mount_to(root.clone(), move || {
-        let p = p.clone();
-        view! {
-            <DataProvider>
-                {trades(use_live(ticker(), Product { product_id: p }))}
-            </DataProvider>
-        }
-    });
-    wait_for_text(&root, 5000, |t| t.contains("trade=")).await;
+    let (product, handle) = mount_trades("OFFLINE", true, true).await;
     dispatch("window", "offline");
     // A poll on the wire as it went offline may still land; none may start after.
     sleep(300).await;
