@@ -22,6 +22,7 @@ pub(crate) type Services = FastMap<TypeId, Rc<dyn Any>>;
 pub struct FetchContext {
     abort: Option<Abort>,
     services: Rc<Services>,
+    clock: Option<Rc<dyn super::Clock>>,
 }
 
 impl std::fmt::Debug for FetchContext {
@@ -31,6 +32,13 @@ impl std::fmt::Debug for FetchContext {
 }
 
 impl FetchContext {
+    /// A random number from the controller's clock ([`Clock::random`](super::Clock::random):
+    /// `Math.random` in the browser, repeatable on fake time), to spread
+    /// retries; 0 outside a controller.
+    pub fn random(&self) -> u64 {
+        self.clock.as_ref().map_or(0, |clock| clock.random())
+    }
+
     /// Fires when the request is no longer wanted (`None`: it cannot be cancelled).
     pub fn abort(&self) -> Option<&Abort> {
         self.abort.as_ref()
@@ -73,6 +81,10 @@ impl Controller {
 
     /// The context of a fetch made now.
     pub(crate) fn fetch_context(&self, abort: Option<Abort>) -> FetchContext {
-        FetchContext { abort, services: Rc::clone(&self.inner.services.borrow()) }
+        FetchContext {
+            abort,
+            services: Rc::clone(&self.inner.services.borrow()),
+            clock: Some(Rc::clone(&self.inner.clock)),
+        }
     }
 }

@@ -20,10 +20,10 @@ use crate::{HttpResponse, RestError};
 ///     source: NetworkError { status, url: "/users".into(), body: String::new(), retry_after: None },
 /// };
 /// let retry = Retry::default();
-/// let first = retry.wait(&busy(503), 0).unwrap();
+/// let first = retry.wait(&busy(503), 0, 700).unwrap();
 /// assert!(first >= Duration::from_millis(500) && first <= Duration::from_secs(1));
-/// assert!(retry.wait(&busy(404), 0).is_none());
-/// assert!(retry.wait(&busy(503), 3).is_none(), "three retries at most");
+/// assert!(retry.wait(&busy(404), 0, 700).is_none());
+/// assert!(retry.wait(&busy(503), 3, 700).is_none(), "three retries at most");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retry {
@@ -64,8 +64,9 @@ impl Retry {
     }
 
     /// How long to wait before retry `attempt` (0: the first) after `error`,
-    /// or `None` not to retry.
-    pub fn wait(&self, error: &RestError, attempt: u32) -> Option<Duration> {
+    /// or `None` not to retry; `random` picks the share taken off (the
+    /// controller gives its clock's, [`FetchContext::random`](rdc_controller::FetchContext::random)).
+    pub fn wait(&self, error: &RestError, attempt: u32, random: u64) -> Option<Duration> {
         if attempt >= self.attempts {
             return None;
         }
@@ -85,17 +86,9 @@ impl Retry {
         let doubled = self.base.saturating_mul(1u32.checked_shl(attempt).unwrap_or(u32::MAX)).min(self.max);
         // Less up to half, at random, so clients that failed together do not
         // come back together.
-        let share = u32::try_from(random() % 1024).unwrap_or(0);
+        let share = u32::try_from(random % 1024).unwrap_or(0);
         Some(doubled - doubled / 2 / 1024 * share)
     }
-}
-
-/// A random number: the browser's `Math.random`, natively a fresh `RandomState`'s hash.
-fn random() -> u64 {
-    #[cfg(target_arch = "wasm32")]
-    return (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
-    #[cfg(not(target_arch = "wasm32"))]
-    return std::hash::BuildHasher::hash_one(&std::collections::hash_map::RandomState::new(), 0u8);
 }
 
 /// The wait a response's `Retry-After` asks for: delay-seconds, or an

@@ -87,7 +87,7 @@ fn the_longest_waits_are_worked_out_without_overflow() {
     let retry = Retry { attempts: 64, base: std::time::Duration::MAX, max: std::time::Duration::MAX };
     let down = rdc_rest::RestError::Transport { endpoint: "GET /x".into(), url: "/x".into(), message: "down".into() };
     for attempt in [0, 1, 31, 32, 63] {
-        let wait = retry.wait(&down, attempt).unwrap();
+        let wait = retry.wait(&down, attempt, u64::MAX).unwrap();
         assert!(wait >= std::time::Duration::MAX / 2, "attempt {attempt}: {wait:?}");
     }
 }

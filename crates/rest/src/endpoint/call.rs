@@ -282,7 +282,7 @@ impl rdc_controller::Endpoint for RestCall {
         // The endpoint's own policy, else the app's, else the platform's.
         let retry =
             self.options.retry.or_else(|| context.service::<AppRetry>().map(|r| r.0)).unwrap_or_else(Retry::platform);
-        let wait = retry.wait(error, attempt)?;
+        let wait = retry.wait(error, attempt, context.random())?;
         Some(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX))
     }
 
