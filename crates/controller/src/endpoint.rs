@@ -29,6 +29,9 @@ pub struct Policy {
     /// (`None`: no limit). A server that never answers must not keep readers
     /// loading forever.
     pub timeout_ms: Option<u64>,
+    /// Whether results outlive the page, where the app keeps the store
+    /// ([`Controller::persist`](super::Controller::persist)).
+    pub persist: bool,
 }
 
 impl Default for Policy {
@@ -40,6 +43,7 @@ impl Default for Policy {
             mutation: false,
             invalid_if_stale: false,
             timeout_ms: Some(60_000),
+            persist: false,
         }
     }
 }

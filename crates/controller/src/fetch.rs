@@ -274,8 +274,7 @@ impl Controller {
                         return Err(error);
                     }
                     let mut keys = self.inner.keys.borrow_mut();
-                    let state = keys::entry(&mut keys, key);
-                    state.schema = Some(schema);
+                    let state = keys::note_stored(&mut keys, key, schema, policy.persist);
                     // Storing the result cleared the key's error in the store.
                     state.typed_error = None;
                 }

@@ -78,6 +78,7 @@ impl Controller {
             for key in &drop_keys {
                 if let Some(state) = keys.get_mut(key) {
                     state.schema = None;
+                    state.persist = false;
                     keys::tidy(&mut keys, key);
                 }
             }

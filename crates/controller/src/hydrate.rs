@@ -35,8 +35,8 @@ use rdc_core::State;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Dehydrated {
     /// The clock of the controller it was taken from, when it was taken.
-    taken_at: Millis,
-    state: State,
+    pub(crate) taken_at: Millis,
+    pub(crate) state: State,
 }
 
 impl Dehydrated {
@@ -157,14 +157,15 @@ impl Controller {
     /// let (one, two) = (Controller::new(time.clone(), time.clone(), LocalTasks::default()), Controller::new(time.clone(), time, LocalTasks::default()));
     /// let sent = Rc::new(RefCell::new(Vec::new()));
     /// let outbox = sent.clone();
-    /// one.share_writes(move |slice| outbox.borrow_mut().push(slice));
+    /// one.share_writes(move |slice| outbox.borrow_mut().push(slice.clone()));
     /// one.set(&User::schema(), json!({ "id": "1", "name": "Ada" }))?;
     /// for slice in sent.borrow_mut().drain(..) { two.take_shared(slice) }
     /// assert_eq!(two.entity::<User>("1")?.unwrap().name, "Ada");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn share_writes(&self, sink: impl Fn(Dehydrated) + 'static) {
-        self.inner.sharing.replace(Some(std::rc::Rc::new(sink)));
+    /// Each call adds a sink (tabs and persistence each have theirs).
+    pub fn share_writes(&self, sink: impl Fn(&Dehydrated) + 'static) {
+        self.inner.sinks.borrow_mut().push(std::rc::Rc::new(sink));
     }
 
     /// Takes up what another controller shared ([`Controller::share_writes`]):
@@ -180,30 +181,30 @@ impl Controller {
     }
 
     /// Runs `f` with sharing off: what it writes came from elsewhere.
-    fn not_shared<R>(&self, f: impl FnOnce() -> R) -> R {
-        let sharing = self.inner.sharing.replace(None);
+    pub(super) fn not_shared<R>(&self, f: impl FnOnce() -> R) -> R {
+        let was = self.inner.not_sharing.replace(true);
         let out = f();
-        self.inner.sharing.replace(sharing);
+        self.inner.not_sharing.set(was);
         out
     }
 
     /// Where the change log stands, when writes are shared.
     pub(super) fn share_mark(&self) -> Option<rdc_core::ChangeMark> {
-        let sharing = self.inner.sharing.take();
-        let mark = sharing.as_ref().and_then(|_| self.inner.base.borrow().change_mark());
-        self.inner.sharing.set(sharing);
-        mark
+        if self.inner.not_sharing.get() || self.inner.sinks.borrow().is_empty() {
+            return None;
+        }
+        self.inner.base.borrow().change_mark()
     }
 
-    /// Hands a write's changes to the sink (nothing borrowed meanwhile).
+    /// Hands a write's changes to the sinks (nothing borrowed meanwhile).
     pub(super) fn share(&self, slice: State) {
         if slice.is_empty() {
             return;
         }
-        let sharing = self.inner.sharing.take();
-        self.inner.sharing.set(sharing.clone());
-        if let Some(sink) = sharing {
-            sink(Dehydrated { taken_at: self.now(), state: slice });
+        let sinks = self.inner.sinks.borrow().clone();
+        let shared = Dehydrated { taken_at: self.now(), state: slice };
+        for sink in sinks {
+            sink(&shared);
         }
     }
 }

@@ -19,6 +19,9 @@ pub(crate) struct KeyState {
     pub retained: usize,
     /// The schema the stored result was written with (`Some(None)`: plain JSON).
     pub schema: Option<Option<Schema>>,
+    /// Whether the stored result outlives the page (its endpoint's
+    /// `Policy::persist`, or it was restored from where the app keeps it).
+    pub persist: bool,
     pub poll: Option<PollState>,
     /// The typed error of the last failed fetch (the store keeps its text).
     pub typed_error: Option<Rc<dyn Any>>,
@@ -49,6 +52,7 @@ impl KeyState {
         self.inflight.is_none()
             && self.retained == 0
             && self.schema.is_none()
+            && !self.persist
             && self.poll.is_none()
             && self.typed_error.is_none()
             && self.unreadable.is_none()
@@ -81,6 +85,20 @@ pub(crate) struct PollState {
     pub(super) timer: Option<u64>,
     pub(super) every_ms: Option<u64>,
     pub(super) refetch: Rc<dyn Fn() -> LocalFuture<()>>,
+}
+
+/// Notes, for the key whose result was just stored, the schema it was written
+/// with and whether it outlives the page.
+pub(crate) fn note_stored<'k>(
+    keys: &'k mut Keys,
+    key: &str,
+    schema: Option<Schema>,
+    persist: bool,
+) -> &'k mut KeyState {
+    let state = entry(keys, key);
+    state.schema = Some(schema);
+    state.persist = persist;
+    state
 }
 
 /// The schema the result at `key` was written with, if known and not plain JSON.

@@ -18,6 +18,7 @@ mod manager;
 mod notify;
 mod offline;
 mod order;
+mod persist;
 mod poll;
 mod reads;
 mod services;
@@ -41,6 +42,7 @@ pub use from_fn::{from_fn, FnCall, FnEndpoint, FnError};
 pub use hydrate::Dehydrated;
 pub use live::{LiveFeed, LiveStats, StreamEvent, StreamSource};
 pub use manager::{Action, Manager};
+pub use persist::{MemoryStorage, Persist, PersistStorage, Restored};
 pub use poll::Subscription;
 pub use services::FetchContext;
 pub use spawn::{LocalTasks, Spawn};
@@ -165,7 +167,9 @@ struct Inner {
     /// Mutations waiting to be sent (`offline.rs`).
     queue: offline::Queue,
     /// Where each write's changes go (`share_writes`, in `hydrate.rs`).
-    sharing: Cell<Option<Rc<dyn Fn(Dehydrated)>>>,
+    sinks: RefCell<Vec<Rc<dyn Fn(&Dehydrated)>>>,
+    /// Set while taking up data from elsewhere: not shared on.
+    not_sharing: Cell<bool>,
 }
 
 /// The data layer's one entry point. Cheap to clone (all clones share the store).
@@ -240,7 +244,8 @@ impl Controller {
                 services: RefCell::default(),
                 managers: manager::Managers::default(),
                 queue: offline::Queue::default(),
-                sharing: Cell::new(None),
+                sinks: RefCell::default(),
+                not_sharing: Cell::new(false),
             }),
         }
     }

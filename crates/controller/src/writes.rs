@@ -55,6 +55,7 @@ impl Controller {
         for state in keys.values_mut() {
             state.inflight = None;
             state.schema = None;
+            state.persist = false;
             state.typed_error = None;
         }
         keys.retain(|_, state| !state.is_empty());
@@ -78,11 +79,12 @@ impl Controller {
     ) -> Result<(), FetchError<C::Error>> {
         let (args, key) = endpoint.json_and_key(args).map_err(FetchError::Endpoint)?;
         let raw = endpoint.endpoint();
-        let meta = self.direct_write_meta(raw.policy().data_expiry_ms);
+        let policy = raw.policy();
+        let meta = self.direct_write_meta(policy.data_expiry_ms);
         let schema = raw.schema();
         self.write_base(|base| write_result(base, &key, schema.as_ref(), value, &args, meta))
             .map_err(FetchError::Normalize)?;
-        keys::entry(&mut self.inner.keys.borrow_mut(), &key).schema = Some(schema);
+        keys::note_stored(&mut self.inner.keys.borrow_mut(), &key, schema, policy.persist);
         self.changed();
         Ok(())
     }

@@ -29,7 +29,7 @@ fn tabs() -> ((Controller, Outbox), (Controller, Outbox), LocalTasks) {
         let controller = Controller::new(time.clone(), time.clone(), tasks.clone());
         let outbox = Outbox::default();
         let out = outbox.clone();
-        controller.share_writes(move |slice| out.borrow_mut().push(slice));
+        controller.share_writes(move |slice| out.borrow_mut().push(slice.clone()));
         (controller, outbox)
     };
     (tab(), tab(), tasks.clone())

@@ -21,7 +21,7 @@ pub fn sync_tabs(controller: &Controller, channel: &str) {
         use wasm_bindgen::{JsCast, JsValue};
         let Ok(port) = web_sys::BroadcastChannel::new(channel) else { return };
         let sender = port.clone();
-        controller.share_writes(move |slice| {
+        controller.share_writes(move |slice: &rdc_controller::Dehydrated| {
             let _ = sender.post_message(&JsValue::from_str(&slice.to_script_text()));
         });
         // A reset here resets the other tabs, and one from there is not sent back.

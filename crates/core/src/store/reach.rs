@@ -81,6 +81,26 @@ impl State {
         keys: impl IntoIterator<Item = &'k str>,
         schema_of: impl Fn(&str) -> Option<Schema>,
     ) -> State {
+        self.slice_with_rows(keys, schema_of, |_, _| false)
+    }
+
+    /// [`State::slice`], with also the rows `also` picks by table key and pk.
+    ///
+    /// ```
+    /// # use rdc_core::{All, Entity, Schema, State, WriteMeta};
+    /// # #[derive(Debug, serde::Deserialize, Entity)] struct User { id: String }
+    /// let mut state = State::default();
+    /// state.write_entities(&Schema::array(User::schema()), rdc_core::json!([{ "id": "1" }, { "id": "2" }]), &rdc_core::json!(null), WriteMeta::at(0, 10))?;
+    /// let slice = state.slice_with_rows([], |_| None, |table, pk| table == "User" && pk == "2");
+    /// assert_eq!((slice.entity("User", "1").is_some(), slice.entity("User", "2").is_some()), (false, true));
+    /// # Ok::<(), rdc_core::NormalizeError>(())
+    /// ```
+    pub fn slice_with_rows<'k>(
+        &self,
+        keys: impl IntoIterator<Item = &'k str>,
+        schema_of: impl Fn(&str) -> Option<Schema>,
+        also: impl Fn(&str, &str) -> bool,
+    ) -> State {
         let keys: Vec<&str> = keys.into_iter().collect();
         let reached = reached_from(self, keys.iter().copied(), &schema_of);
         let mut slice = State { version: self.version, ..State::default() };
@@ -92,15 +112,17 @@ impl State {
             }
         }
         for (type_key, table) in &self.entities {
-            let Some(seen) = reached.rows_of(type_key) else { continue };
+            let seen = reached.rows_of(type_key);
             let rows: crate::store::EntityTable = crate::store::EntityTable {
                 version: table.version,
                 rows: table
                     .rows
                     .iter()
-                    .zip(seen)
-                    .filter(|(_, reached)| **reached)
-                    .map(|((pk, row), _)| (pk.clone(), row.clone()))
+                    .enumerate()
+                    .filter(|(index, (pk, _))| {
+                        seen.and_then(|rows| rows.get(*index)).is_some_and(|reached| *reached) || also(type_key, pk)
+                    })
+                    .map(|(_, (pk, row))| (pk.clone(), row.clone()))
                     .collect(),
             };
             if !rows.rows.is_empty() {

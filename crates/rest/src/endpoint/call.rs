@@ -221,6 +221,7 @@ impl rdc_controller::Endpoint for RestCall {
             poll_ms: self.options.poll_frequency.map(ms),
             mutation: self.is_mutation(),
             invalid_if_stale: self.options.invalid_if_stale,
+            persist: self.options.persist,
             // The endpoint's own timeout answers first, with its typed error; the
             // controller's limit is the backstop a second later.
             timeout_ms: self

@@ -50,6 +50,8 @@ struct Options {
     data_expiry: Duration,
     error_expiry: Duration,
     invalid_if_stale: bool,
+    /// Whether results outlive the page (see `persist`).
+    persist: bool,
     error_policy: ErrorPolicy,
     headers: Vec<(String, String)>,
     dynamic_headers: Option<HeadersFn>,

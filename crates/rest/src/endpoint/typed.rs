@@ -120,6 +120,7 @@ impl RestEndpoint {
                     data_expiry: Duration::from_secs(60),
                     error_expiry: Duration::from_secs(1),
                     invalid_if_stale: false,
+                    persist: false,
                     error_policy: ErrorPolicy::Auto,
                     headers: Vec::new(),
                     dynamic_headers: None,
@@ -305,6 +306,19 @@ impl<A, B, R> RestEndpoint<A, B, R> {
     /// Whether stale data must not be shown while refetching.
     pub fn invalid_if_stale(&self, invalid: bool) -> Self {
         self.with(|o| o.invalid_if_stale = invalid)
+    }
+
+    /// Whether this endpoint's results outlive the page: kept where the app
+    /// keeps its store (`rdc_leptos::persist`, IndexedDB in the browser) with
+    /// the entities they reach, and shown at the next start until refetched.
+    ///
+    /// ```
+    /// use rdc_controller::Endpoint;
+    /// let users = rdc_rest::RestEndpoint::get("/api/users").persist(true);
+    /// assert!(Endpoint::policy(&*users).persist);
+    /// ```
+    pub fn persist(&self, persist: bool) -> Self {
+        self.with(|o| o.persist = persist)
     }
 
     /// Sets the error policy.

@@ -1,0 +1,397 @@
+//! Fetched data that outlives the page: the results of endpoints that ask for
+//! it (`Policy::persist`) with the entities they reach, and every row of the
+//! entity types named, saved where the app keeps them (IndexedDB in the
+//! browser) and taken up again at the next start with their expiry.
+
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+
+use serde::{Deserialize, Serialize};
+
+use super::{keys, Action, Controller, Dehydrated, Inner, LocalFuture, Manager};
+use rdc_core::{Entity, Millis, State};
+
+/// What outlives the page, under which version of the app's data, and how
+/// much of it. Endpoints opt in with `Policy::persist`; entity types here.
+///
+/// ```
+/// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+/// let persist = rdc_controller::Persist::new(3).entity::<User>().max_bytes(500_000);
+/// assert_eq!(persist.version(), 3);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Persist {
+    version: u32,
+    max_bytes: usize,
+    save_after_ms: u64,
+    entity_types: Vec<&'static str>,
+}
+
+impl Persist {
+    /// Keeps the results of endpoints that ask for it, saved 100 ms after a
+    /// write, up to 2 MB. Raise `version` when the shape of the data changes:
+    /// data saved under another version is dropped, not read.
+    ///
+    /// ```
+    /// assert_eq!(rdc_controller::Persist::new(1).version(), 1);
+    /// ```
+    pub fn new(version: u32) -> Persist {
+        Persist { version, max_bytes: 2_000_000, save_after_ms: 100, entity_types: Vec::new() }
+    }
+
+    /// Also keeps every row of entity type `E`, whichever result reached it.
+    ///
+    /// ```
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+    /// let persist = rdc_controller::Persist::new(1).entity::<User>();
+    /// ```
+    pub fn entity<E: Entity>(mut self) -> Persist {
+        self.entity_types.push(E::KEY);
+        self
+    }
+
+    /// The most saved text: over it, the results (and rows) fetched longest
+    /// ago are left out until the rest fits.
+    ///
+    /// ```
+    /// let persist = rdc_controller::Persist::new(1).max_bytes(100_000);
+    /// ```
+    pub fn max_bytes(mut self, bytes: usize) -> Persist {
+        self.max_bytes = bytes;
+        self
+    }
+
+    /// How long after a write to save (writes meanwhile are saved together).
+    ///
+    /// ```
+    /// let persist = rdc_controller::Persist::new(1).save_after_ms(500);
+    /// ```
+    pub fn save_after_ms(mut self, ms: u64) -> Persist {
+        self.save_after_ms = ms;
+        self
+    }
+
+    /// The version data is saved under.
+    ///
+    /// ```
+    /// assert_eq!(rdc_controller::Persist::new(7).version(), 7);
+    /// ```
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+}
+
+/// Where a persisted store is kept: one text, replaced whole. Saves and clears
+/// must take effect in the order they are called.
+pub trait PersistStorage: 'static {
+    /// The text last saved, if any.
+    fn load(&self) -> LocalFuture<Option<String>>;
+    /// Keeps `text` in place of what was kept.
+    fn save(&self, text: String);
+    /// Keeps nothing.
+    fn clear(&self);
+}
+
+/// Storage in memory: for tests, and for a controller started again in one process.
+///
+/// ```
+/// use rdc_controller::{MemoryStorage, PersistStorage};
+/// let storage = MemoryStorage::default();
+/// storage.save("saved".to_owned());
+/// assert_eq!(storage.text().as_deref(), Some("saved"));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct MemoryStorage(Rc<RefCell<Option<String>>>);
+
+impl MemoryStorage {
+    /// What is kept now.
+    pub fn text(&self) -> Option<String> {
+        self.0.borrow().clone()
+    }
+}
+
+impl PersistStorage for MemoryStorage {
+    fn load(&self) -> LocalFuture<Option<String>> {
+        let text = self.text();
+        Box::pin(async move { text })
+    }
+    fn save(&self, text: String) {
+        self.0.replace(Some(text));
+    }
+    fn clear(&self) {
+        self.0.replace(None);
+    }
+}
+
+/// What [`Controller::persist`] found where the store is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Restored {
+    /// Nothing was kept.
+    Nothing,
+    /// These were taken up (data the store held already and fetched later won).
+    Taken {
+        /// Results (each endpoint key's).
+        results: usize,
+        /// Entity rows.
+        entities: usize,
+    },
+    /// It was saved under another version: dropped.
+    OtherVersion {
+        /// The version it was saved under.
+        found: u32,
+    },
+    /// It does not read as a saved store (another program's, or cut short): dropped.
+    Unreadable {
+        /// Why, as the JSON reader said.
+        reason: String,
+    },
+    /// The store was reset while it loaded (a logout): dropped, not shown to the next user.
+    ResetMeanwhile,
+}
+
+/// The saved text.
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    version: u32,
+    store: Dehydrated,
+}
+
+/// Only the version, read first so another version's shape is never parsed.
+#[derive(Deserialize)]
+struct SavedVersion {
+    version: u32,
+}
+
+impl Controller {
+    /// Keeps the fetched data that asks for it in `storage` from now on, and
+    /// takes up what an earlier page saved there: stale data shows at once
+    /// and is fetched again on its first read, fresh data is not fetched. A
+    /// reset (a logout) clears the storage, so the next user finds nothing.
+    /// Await it before mounting the app, so its first reads find what was kept.
+    ///
+    /// ```
+    /// use rdc_controller::{Controller, FakeTime, LocalTasks, MemoryStorage, Persist, Restored};
+    /// use rdc_core::Entity;
+    /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// let (time, tasks, storage) = (FakeTime::default(), LocalTasks::default(), MemoryStorage::default());
+    /// let first = Controller::new(time.clone(), time.clone(), tasks.clone());
+    /// assert_eq!(tasks.block_on(first.persist(Persist::new(1).entity::<User>(), storage.clone())), Restored::Nothing);
+    /// first.set(&User::schema(), rdc_core::json!({ "id": "1", "name": "Ada" }))?;
+    /// time.advance(100); // saved 100 ms after the write
+    ///
+    /// let next = Controller::new(time.clone(), time.clone(), tasks.clone()); // the page loaded again
+    /// let restored = tasks.block_on(next.persist(Persist::new(1).entity::<User>(), storage));
+    /// assert_eq!(restored, Restored::Taken { results: 0, entities: 1 });
+    /// assert_eq!(next.entity::<User>("1")?.unwrap().name, "Ada");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn persist(&self, persist: Persist, storage: impl PersistStorage) -> LocalFuture<Restored> {
+        let keeper = Rc::new(Keeper {
+            controller: Rc::downgrade(&self.inner),
+            persist,
+            storage: Box::new(storage),
+            loaded: Cell::new(false),
+            dirty: Cell::new(false),
+            timer: Cell::new(None),
+            restored_rows: RefCell::default(),
+        });
+        let sink = Rc::clone(&keeper);
+        self.share_writes(move |_| sink.wrote());
+        self.add_manager(ClearsOnReset(Rc::clone(&keeper)));
+        let load = keeper.storage.load();
+        let (controller, epoch) = (self.clone(), self.inner.epoch.get());
+        Box::pin(async move {
+            let text = load.await;
+            let restored = match text {
+                _ if controller.inner.epoch.get() != epoch => Restored::ResetMeanwhile,
+                None => Restored::Nothing,
+                Some(text) => keeper.restore(&controller, &text),
+            };
+            keeper.loaded.set(true);
+            if keeper.dirty.get() {
+                keeper.schedule();
+            }
+            restored
+        })
+    }
+
+    /// Takes up a saved store as it was: one clock (the wall clock) across page loads.
+    fn take_up_saved(&self, state: State) -> (usize, usize) {
+        let results: Vec<String> = state.result_keys().cloned().collect();
+        let entities = state.tables().values().map(|t| t.rows.len()).sum();
+        let taken = self.not_shared(|| self.write_base(|base| base.take_up(state, |at| at)));
+        let mut index = self.inner.keys.borrow_mut();
+        for key in &results {
+            if self.inner.base.borrow().result(key).is_some() {
+                let state = keys::entry(&mut index, key);
+                // Its schema comes with its first read.
+                state.persist |= state.schema.is_none();
+            }
+        }
+        drop(index);
+        self.inner.schemas_unknown.set(self.inner.schemas_unknown.get() + taken);
+        self.inner.memo.borrow_mut().clear();
+        self.changed();
+        (results.len(), entities)
+    }
+
+    /// What is kept now: the persisted results with the rows they reach, the
+    /// rows of the named types, and while a restored result has not been
+    /// read (its schema unknown) the rows restored with it; the newest items
+    /// that fit in `max_bytes`, as saved text.
+    fn persisted_text(&self, persist: &Persist, restored_rows: &RowSet) -> String {
+        let base = self.inner.base.borrow();
+        let index = self.inner.keys.borrow();
+        // Every item that may be kept, newest first.
+        let mut items: Vec<(Millis, Item)> = index
+            .iter()
+            .filter(|(_, state)| state.persist)
+            .filter_map(|(key, state)| {
+                let result = base.result(key)?;
+                Some((result.meta.fetched_at, Item::Result(key.as_str(), state.schema.is_none())))
+            })
+            .collect();
+        for table in &persist.entity_types {
+            let Some(rows) = base.tables().get(*table) else { continue };
+            items.extend(rows.rows.iter().map(|(pk, row)| (row.meta.fetched_at, Item::Row(table, pk.as_ref()))));
+        }
+        items.sort_by(|a, b| b.0.cmp(&a.0));
+        let text_of = |count: usize| {
+            let picked = items.get(..count).unwrap_or(&items);
+            let keys = picked.iter().filter_map(|(_, item)| match item {
+                Item::Result(key, _) => Some(*key),
+                Item::Row(..) => None,
+            });
+            let unread = picked.iter().any(|(_, item)| matches!(item, Item::Result(_, true)));
+            let rows: RowSet = picked
+                .iter()
+                .filter_map(|(_, item)| match item {
+                    Item::Row(table, pk) => Some(((*table).to_owned(), (*pk).to_owned())),
+                    Item::Result(..) => None,
+                })
+                .collect();
+            let state = base.slice_with_rows(
+                keys,
+                |key| keys::schema_of(&index, key),
+                |table, pk| {
+                    let row = (table.to_owned(), pk.to_owned());
+                    rows.contains(&row) || (unread && restored_rows.contains(&row))
+                },
+            );
+            let saved = Saved { version: persist.version, store: Dehydrated { taken_at: self.now(), state } };
+            serde_json::to_string(&saved).unwrap_or_default()
+        };
+        // The most items whose text fits (fewer items never make longer text).
+        let (mut fits, mut over) = (0, items.len() + 1);
+        let mut best = text_of(0);
+        while fits + 1 < over {
+            let mid = (fits + over) / 2;
+            let text = text_of(mid);
+            if text.len() <= persist.max_bytes {
+                (fits, best) = (mid, text);
+            } else {
+                over = mid;
+            }
+        }
+        best
+    }
+}
+
+/// One thing that may be kept: a result (with whether its schema is still
+/// unknown), or an entity row of a named type.
+enum Item<'a> {
+    Result(&'a str, bool),
+    Row(&'a str, &'a str),
+}
+
+/// Entity rows by table key and pk.
+type RowSet = std::collections::HashSet<(String, String)>;
+
+/// Saves the store after writes, clears it on a reset.
+struct Keeper {
+    controller: Weak<Inner>,
+    persist: Persist,
+    storage: Box<dyn PersistStorage>,
+    /// Whether what was kept has been taken up (nothing is saved before:
+    /// it would replace what is not read yet).
+    loaded: Cell<bool>,
+    /// Whether a write came since the last save.
+    dirty: Cell<bool>,
+    timer: Cell<Option<u64>>,
+    /// The rows restored, kept with the results no reader has read yet.
+    restored_rows: RefCell<RowSet>,
+}
+
+impl Keeper {
+    fn controller(&self) -> Option<Controller> {
+        self.controller.upgrade().map(|inner| Controller { inner })
+    }
+
+    fn restore(&self, controller: &Controller, text: &str) -> Restored {
+        let restored = match serde_json::from_str::<SavedVersion>(text) {
+            Err(error) => Restored::Unreadable { reason: error.to_string() },
+            Ok(found) if found.version != self.persist.version => Restored::OtherVersion { found: found.version },
+            Ok(_) => match serde_json::from_str::<Saved>(text) {
+                Err(error) => Restored::Unreadable { reason: error.to_string() },
+                Ok(saved) => {
+                    let state = saved.store.state;
+                    self.restored_rows.replace(
+                        state
+                            .tables()
+                            .iter()
+                            .flat_map(|(table, rows)| rows.rows.keys().map(|pk| (table.clone(), pk.to_string())))
+                            .collect(),
+                    );
+                    let (results, entities) = controller.take_up_saved(state);
+                    return Restored::Taken { results, entities };
+                }
+            },
+        };
+        self.storage.clear();
+        restored
+    }
+
+    fn wrote(self: &Rc<Self>) {
+        self.dirty.set(true);
+        if self.loaded.get() && self.timer.get().is_none() {
+            self.schedule();
+        }
+    }
+
+    fn schedule(self: &Rc<Self>) {
+        let Some(controller) = self.controller() else { return };
+        let keeper = Rc::downgrade(self);
+        let timer = controller.set_timer(
+            self.persist.save_after_ms,
+            Box::new(move || {
+                if let Some(keeper) = keeper.upgrade() {
+                    keeper.save();
+                }
+            }),
+        );
+        self.timer.set(Some(timer));
+    }
+
+    fn save(&self) {
+        self.timer.set(None);
+        self.dirty.set(false);
+        let Some(controller) = self.controller() else { return };
+        self.storage.save(controller.persisted_text(&self.persist, &self.restored_rows.borrow()));
+    }
+}
+
+/// Clears the storage when the store is reset; a save pending is dropped.
+struct ClearsOnReset(Rc<Keeper>);
+
+impl Manager for ClearsOnReset {
+    fn on_action(&self, controller: &Controller, action: Action<'_>) {
+        if matches!(action, Action::Reset) {
+            if let Some(timer) = self.0.timer.take() {
+                controller.cancel_timer(timer);
+            }
+            self.0.dirty.set(false);
+            self.0.restored_rows.borrow_mut().clear();
+            self.0.storage.clear();
+        }
+    }
+}

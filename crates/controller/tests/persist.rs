@@ -1,0 +1,265 @@
+//! `Controller::persist`: what asks to outlive the page is saved after writes
+//! and taken up at the next start with its expiry; versioned, capped, cleared
+//! by a reset.
+
+mod common;
+mod controller_support;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use common::User;
+use controller_support::*;
+use rdc_controller::{
+    Controller, ExpiryStatus, FakeTime, LocalFuture, LocalTasks, MemoryStorage, Persist, PersistStorage, Restored,
+};
+use rdc_core::json;
+use rdc_core::{Entity, Schema};
+
+/// The users list, kept across page loads.
+fn users_api(server: &Rc<RefCell<Server>>) -> Api {
+    let mut api = Api::new(server, "GET", "/users", Some(Schema::array(User::schema())));
+    api.policy.persist = true;
+    api
+}
+
+/// One page load: a controller on the shared clock, its own server, persisting into `storage`.
+struct Page {
+    c: Controller,
+    tasks: LocalTasks,
+    server: Rc<RefCell<Server>>,
+    restored: Restored,
+}
+
+fn load<S: PersistStorage + Clone>(time: &FakeTime, storage: &S, persist: Persist) -> Page {
+    let tasks = LocalTasks::default();
+    let c = Controller::new(time.clone(), time.clone(), tasks.clone());
+    let restored = tasks.block_on(c.persist(persist, storage.clone()));
+    Page { c, tasks, server: Rc::default(), restored }
+}
+
+fn fetch_users(page: &Page, users: rdc_core::json::Value) {
+    page.server.borrow_mut().always(users);
+    page.tasks.block_on(page.c.fetch(&users_api(&page.server), json!({}), None)).unwrap();
+}
+
+fn names(page: &Page) -> Vec<String> {
+    let read = page.c.read::<_, Vec<User>>(&users_api(&page.server), &json!({})).unwrap();
+    read.data.map(|users| users.iter().map(|u| u.name.clone()).collect()).unwrap_or_default()
+}
+
+#[test]
+fn a_kept_list_shows_at_the_next_start_and_is_fetched_again_only_once_stale() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    let first = load(&time, &storage, Persist::new(1));
+    assert_eq!(first.restored, Restored::Nothing);
+    fetch_users(&first, json!([{ "id": "1", "name": "Ada" }, { "id": "2", "name": "Grace" }]));
+    assert!(storage.text().is_none(), "saved once the writes settle, not at each one");
+    time.advance(100);
+    assert!(storage.text().is_some());
+
+    time.advance(10_000);
+    let second = load(&time, &storage, Persist::new(1));
+    assert_eq!(second.restored, Restored::Taken { results: 1, entities: 2 });
+    assert_eq!(names(&second), ["Ada", "Grace"]);
+    let read = second.c.read::<_, Vec<User>>(&users_api(&second.server), &json!({})).unwrap();
+    assert_eq!(read.status, ExpiryStatus::Valid, "fresh for the 50 s it had left: not fetched");
+
+    time.advance(50_000);
+    let third = load(&time, &storage, Persist::new(1));
+    let read = third.c.read::<_, Vec<User>>(&users_api(&third.server), &json!({})).unwrap();
+    assert_eq!(read.status, ExpiryStatus::Stale, "shown at once and fetched again");
+    assert_eq!(names(&third), ["Ada", "Grace"]);
+    assert!(third.server.borrow().requests.is_empty());
+}
+
+#[test]
+fn only_endpoints_and_entity_types_that_ask_are_kept() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    let page = load(&time, &storage, Persist::new(1));
+    let secret = Api::new(&page.server, "GET", "/secret", Some(Schema::array(User::schema())));
+    page.server.borrow_mut().always(json!([{ "id": "9", "name": "Private" }]));
+    page.tasks.block_on(page.c.fetch(&secret, json!({}), None)).unwrap();
+    fetch_users(&page, json!([{ "id": "1", "name": "Ada" }]));
+    time.advance(100);
+    let text = storage.text().unwrap();
+    assert!(text.contains("Ada") && !text.contains("Private") && !text.contains("/secret"), "{text}");
+
+    // Naming the type keeps each of its rows, whichever result reached them.
+    let storage = MemoryStorage::default();
+    let page = load(&time, &storage, Persist::new(1).entity::<User>());
+    let secret = Api::new(&page.server, "GET", "/secret", Some(Schema::array(User::schema())));
+    page.server.borrow_mut().always(json!([{ "id": "9", "name": "Private" }]));
+    page.tasks.block_on(page.c.fetch(&secret, json!({}), None)).unwrap();
+    time.advance(100);
+    let text = storage.text().unwrap();
+    assert!(text.contains("Private") && !text.contains("/secret"), "{text}");
+}
+
+#[test]
+fn data_saved_under_another_version_or_unreadable_is_dropped_and_cleared() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    let first = load(&time, &storage, Persist::new(1));
+    fetch_users(&first, json!([{ "id": "1", "name": "Ada" }]));
+    time.advance(100);
+
+    let next = load(&time, &storage, Persist::new(2));
+    assert_eq!(next.restored, Restored::OtherVersion { found: 1 });
+    assert!(next.c.read::<_, Vec<User>>(&users_api(&next.server), &json!({})).unwrap().data.is_none());
+    assert!(storage.text().is_none(), "cleared");
+
+    for text in ["{\"version\": 2, \"store\": 7}", "not json", "{\"version\": 2"] {
+        storage.save(text.to_owned());
+        let next = load(&time, &storage, Persist::new(2));
+        assert!(matches!(next.restored, Restored::Unreadable { .. }), "{text}: {:?}", next.restored);
+        assert!(storage.text().is_none());
+    }
+}
+
+#[test]
+fn a_reset_clears_what_was_kept_and_drops_a_save_under_way() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    let page = load(&time, &storage, Persist::new(1));
+    fetch_users(&page, json!([{ "id": "1", "name": "Ada" }]));
+    time.advance(100);
+    fetch_users(&page, json!([{ "id": "1", "name": "Ada L." }]));
+    page.c.reset_entire_store();
+    assert!(storage.text().is_none(), "nothing of this user's data left for the next");
+    time.advance(1_000);
+    assert!(storage.text().is_none(), "the save the write asked for was dropped");
+}
+
+/// Storage whose load answers when the test says (IndexedDB is slow to open).
+#[derive(Clone, Default)]
+struct SlowStorage {
+    kept: MemoryStorage,
+    released: Rc<RefCell<bool>>,
+}
+
+impl PersistStorage for SlowStorage {
+    fn load(&self) -> LocalFuture<Option<String>> {
+        let (kept, released) = (self.kept.clone(), self.released.clone());
+        Box::pin(std::future::poll_fn(move |_| match *released.borrow() {
+            true => std::task::Poll::Ready(kept.text()),
+            false => std::task::Poll::Pending,
+        }))
+    }
+    fn save(&self, text: String) {
+        self.kept.save(text)
+    }
+    fn clear(&self) {
+        self.kept.clear()
+    }
+}
+
+/// A page whose storage has not answered yet, and the cell its restore lands in.
+fn loading(time: &FakeTime, storage: &SlowStorage) -> (Page, Rc<RefCell<Option<Restored>>>) {
+    let tasks = LocalTasks::default();
+    let c = Controller::new(time.clone(), time.clone(), tasks.clone());
+    let out = Rc::new(RefCell::new(None));
+    let slot = out.clone();
+    let restore = c.persist(Persist::new(1), storage.clone());
+    rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(restore.await) }));
+    tasks.run();
+    (Page { c, tasks, server: Rc::default(), restored: Restored::Nothing }, out)
+}
+
+fn saved_by_an_earlier_page(time: &FakeTime, storage: &SlowStorage) {
+    *storage.released.borrow_mut() = true;
+    let first = load(time, storage, Persist::new(1));
+    fetch_users(&first, json!([{ "id": "1", "name": "Ada" }]));
+    time.advance(100);
+    *storage.released.borrow_mut() = false;
+}
+
+#[test]
+fn what_loads_after_a_reset_is_dropped() {
+    let (time, storage) = (FakeTime::default(), SlowStorage::default());
+    saved_by_an_earlier_page(&time, &storage);
+    let (page, restored) = loading(&time, &storage);
+    page.c.reset_entire_store();
+    *storage.released.borrow_mut() = true;
+    page.tasks.run();
+    assert_eq!(*restored.borrow(), Some(Restored::ResetMeanwhile));
+    assert!(page.c.entity::<User>("1").unwrap().is_none());
+    assert!(storage.kept.text().is_none());
+}
+
+#[test]
+fn writes_made_while_it_loads_are_not_saved_over_it_and_both_are_kept() {
+    let (time, storage) = (FakeTime::default(), SlowStorage::default());
+    saved_by_an_earlier_page(&time, &storage);
+    let before = storage.kept.text();
+    let (page, restored) = loading(&time, &storage);
+    page.c.set(&User::schema(), json!({ "id": "2", "name": "Grace" })).unwrap();
+    let mut persisted_user = users_api(&page.server);
+    persisted_user.path = "/users/me".into();
+    page.server.borrow_mut().always(json!([{ "id": "3", "name": "Me" }]));
+    page.tasks.block_on(page.c.fetch(&persisted_user, json!({}), None)).unwrap();
+    time.advance(1_000);
+    assert_eq!(storage.kept.text(), before, "nothing saved before what was kept is read");
+
+    *storage.released.borrow_mut() = true;
+    page.tasks.run();
+    assert_eq!(*restored.borrow(), Some(Restored::Taken { results: 1, entities: 1 }));
+    assert_eq!(names(&page), ["Ada"]);
+    time.advance(100);
+    let text = storage.kept.text().unwrap();
+    assert!(text.contains("Ada") && text.contains("Me"), "{text}");
+}
+
+#[test]
+fn over_the_cap_the_results_fetched_longest_ago_are_left_out() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    let page = load(&time, &storage, Persist::new(1).max_bytes(1_500));
+    for i in 0..20 {
+        let mut api = users_api(&page.server);
+        api.path = format!("/users/{i}");
+        page.server
+            .borrow_mut()
+            .always(json!([{ "id": format!("{i}"), "name": format!("user-{i}-{}", "x".repeat(40)) }]));
+        page.tasks.block_on(page.c.fetch(&api, json!({}), None)).unwrap();
+        time.advance(10);
+    }
+    time.advance(100);
+    let text = storage.text().unwrap();
+    assert!(text.len() <= 1_500, "{} bytes", text.len());
+    assert!(text.contains("GET /users/19") && text.contains("user-19-"), "the newest kept: {text}");
+    assert!(!text.contains("GET /users/0\"") && !text.contains("user-0-"), "the oldest left out: {text}");
+
+    let next = load(&time, &storage, Persist::new(1));
+    let Restored::Taken { results, entities } = next.restored else { panic!("{:?}", next.restored) };
+    assert!(results > 1 && results < 20 && results == entities, "{results} results, {entities} entities");
+}
+
+#[test]
+fn a_kept_result_no_reader_has_read_yet_keeps_its_entities_through_the_next_save() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    let first = load(&time, &storage, Persist::new(1));
+    fetch_users(&first, json!([{ "id": "1", "name": "Ada" }]));
+    time.advance(100);
+
+    // The next page writes something else kept before anyone reads the list.
+    let second = load(&time, &storage, Persist::new(1));
+    let mut me = users_api(&second.server);
+    me.path = "/users/me".into();
+    second.server.borrow_mut().always(json!([{ "id": "3", "name": "Me" }]));
+    second.tasks.block_on(second.c.fetch(&me, json!({}), None)).unwrap();
+    time.advance(100);
+
+    let third = load(&time, &storage, Persist::new(1));
+    assert_eq!(names(&third), ["Ada"], "the list still reads whole");
+}
+
+#[test]
+fn data_the_store_fetched_after_what_was_kept_wins() {
+    let (time, storage) = (FakeTime::default(), SlowStorage::default());
+    saved_by_an_earlier_page(&time, &storage);
+    let (page, _) = loading(&time, &storage);
+    time.advance(5);
+    fetch_users(&page, json!([{ "id": "1", "name": "Ada (new)" }]));
+    *storage.released.borrow_mut() = true;
+    page.tasks.run();
+    assert_eq!(names(&page), ["Ada (new)"]);
+    assert_eq!(page.c.entity::<User>("1").unwrap().unwrap().name, "Ada (new)");
+}
