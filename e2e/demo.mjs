@@ -264,6 +264,21 @@ await check('tabs: a user created in one tab shows in another without a request'
   await context.close();
 });
 
+await check('reload: the users list shows from IndexedDB before any request answers', async () => {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 760 } });
+  const tab = await context.newPage();
+  await tab.goto(`${base}/#/users`);
+  await tab.locator('ul.users').filter({ hasText: 'Ada Lovelace' }).first().waitFor({ timeout: 5000 });
+  await tab.waitForTimeout(500); // saved 100 ms after the write, then IndexedDB's own time
+  // From here on no API request answers: what shows came from IndexedDB.
+  const held = [];
+  await tab.route('**/api/**', (route) => { held.push(route.request().url()); });
+  await tab.reload();
+  await tab.locator('ul.users').filter({ hasText: 'Ada Lovelace' }).first().waitFor({ timeout: 3000 });
+  await tab.screenshot({ path: path.join(shots, 'reload.png') });
+  await context.close();
+});
+
 await check('faults: typed errors, stale data under a soft error, recovery by retry', async () => {
   await visit('/faults', 'faults', () => expectText('p.flaky', 'data:'));
   await page.click('#boundary-404');

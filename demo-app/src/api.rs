@@ -55,8 +55,9 @@ pub fn users() -> Resource<User, UserId, (), NewUser> {
     resource!("/api/users/:id" -> User, args = UserId, body = NewUser, list = "UserList").map(recipes::key_case)
 }
 
+/// Every user, kept across reloads (`rdc::leptos::persist` in `main.rs`).
 pub fn all_users() -> RestEndpoint<(), (), Vec<User>> {
-    rest!(GET "/api/users", schema = All::of::<User>()).map(recipes::key_case)
+    rest!(GET "/api/users", schema = All::of::<User>()).map(recipes::key_case).persist(true)
 }
 
 /// The feed's query: a search param the server ignores (another key).

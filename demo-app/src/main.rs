@@ -2,8 +2,10 @@
 //! devtools. Served by `trunk serve` (see the README's demo command).
 
 use leptos::prelude::*;
+use rdc::controller::Controller;
 use rdc::leptos::{new_controller, DataProvider};
 use rdc_demo::pages;
+use send_wrapper::SendWrapper;
 
 /// The page named by the URL hash (`#/users`, `#/streams/ninja`...).
 fn current_route() -> String {
@@ -11,13 +13,7 @@ fn current_route() -> String {
 }
 
 #[component]
-fn App() -> impl IntoView {
-    let controller = new_controller();
-    // Every open tab of the demo shows the same data.
-    rdc::leptos::sync_tabs(&controller, "rdc-demo");
-    // Prices streamed into the store while the Live page reads them (a browser `EventSource`).
-    #[cfg(target_arch = "wasm32")]
-    controller.add_manager(pages::live::price_feed());
+fn App(controller: SendWrapper<Controller>) -> impl IntoView {
     let route = RwSignal::new(current_route());
     let _ = window_event_listener(leptos::ev::hashchange, move |_| route.set(current_route()));
     let nav = [
@@ -72,5 +68,16 @@ fn App() -> impl IntoView {
 
 fn main() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(App);
+    let controller = new_controller();
+    // Every open tab of the demo shows the same data.
+    rdc::leptos::sync_tabs(&controller, "rdc-demo");
+    // Prices streamed into the store while the Live page reads them (a browser `EventSource`).
+    #[cfg(target_arch = "wasm32")]
+    controller.add_manager(pages::live::price_feed());
+    // The users list outlives a reload; mounted once it is back, so it shows at once.
+    let restored = rdc::leptos::persist(&controller, "rdc-demo", rdc::controller::Persist::new(1));
+    wasm_bindgen_futures::spawn_local(async move {
+        restored.await;
+        leptos::mount::mount_to_body(move || view! { <App controller=controller.clone()/> });
+    });
 }

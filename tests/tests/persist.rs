@@ -1,0 +1,75 @@
+//! `rdc_leptos::persist` in headless Chromium: what a page load kept in
+//! IndexedDB is read by the next load's controller without a request; a
+//! reset clears it, another version drops it.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::*;
+use leptos::prelude::*;
+use rdc::controller::{ExpiryStatus, Persist, Restored};
+use rdc::leptos::{new_controller, persist, DataProvider};
+use rdc_e2e::{mount_point, wait_for_text};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A database of this test's own.
+fn database() -> String {
+    format!("rdc-test-{}", (js_sys::Math::random() * 1e12) as u64)
+}
+
+/// A page load that fetches the users list and leaves it saved in `db`.
+async fn first_load(db: &str, version: u32) {
+    let first = new_controller();
+    assert_eq!(persist(&first, db, Persist::new(version)).await, Restored::Nothing);
+    first.fetch(&list_users().persist(true), (), ()).await.unwrap();
+    // Saved 100 ms after the write, then IndexedDB's own time.
+    rdc_e2e::sleep(500).await;
+}
+
+#[wasm_bindgen_test]
+async fn the_next_load_shows_what_was_kept_without_a_request() {
+    let db = database();
+    first_load(&db, 1).await;
+
+    let next = new_controller();
+    let restored = persist(&next, &db, Persist::new(1)).await;
+    let Restored::Taken { results: 1, entities } = restored else { panic!("{restored:?}") };
+    assert!(entities >= 2, "{restored:?}");
+    let read = next.read::<_, Vec<User>>(&list_users(), &()).unwrap();
+    assert_eq!(read.status, ExpiryStatus::Valid, "fresh: not fetched again");
+    let root = mount_point();
+    let c = next.clone();
+    let _handle = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <DataProvider controller=c.clone()><UserNames/></DataProvider> },
+    );
+    let text = wait_for_text(&root, 1000, |t| t.contains("Ada Lovelace")).await;
+    assert!(text.contains("Ada Lovelace"), "{text}");
+    assert!(next.inflight_keys().is_empty(), "shown from IndexedDB, no request");
+}
+
+#[wasm_bindgen_test]
+async fn a_reset_clears_what_was_kept() {
+    let db = database();
+    first_load(&db, 1).await;
+    let signed_in = new_controller();
+    assert!(matches!(persist(&signed_in, &db, Persist::new(1)).await, Restored::Taken { .. }));
+    signed_in.reset_entire_store();
+    // The next user comes with a later page load (another connection to the database).
+    rdc_e2e::sleep(100).await;
+    let next_user = new_controller();
+    assert_eq!(persist(&next_user, &db, Persist::new(1)).await, Restored::Nothing);
+}
+
+#[wasm_bindgen_test]
+async fn data_kept_under_another_version_is_dropped() {
+    let db = database();
+    first_load(&db, 1).await;
+    let upgraded = new_controller();
+    assert_eq!(persist(&upgraded, &db, Persist::new(2)).await, Restored::OtherVersion { found: 1 });
+    assert!(upgraded.read::<_, Vec<User>>(&list_users(), &()).unwrap().data.is_none());
+    let again = new_controller();
+    assert_eq!(persist(&again, &db, Persist::new(2)).await, Restored::Nothing, "dropped for good");
+}
