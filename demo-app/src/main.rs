@@ -76,8 +76,5 @@ fn main() {
     controller.add_manager(pages::live::price_feed());
     // The users list outlives a reload; mounted once it is back, so it shows at once.
     let restored = rdc::leptos::persist(&controller, "rdc-demo", rdc::controller::Persist::new(1));
-    wasm_bindgen_futures::spawn_local(async move {
-        restored.await;
-        leptos::mount::mount_to_body(move || view! { <App controller=controller.clone()/> });
-    });
+    rdc::leptos::mount_when_restored(restored, move || view! { <App controller=controller.clone()/> });
 }

@@ -6,19 +6,16 @@ use rdc_controller::{Controller, LocalFuture, Persist, Restored};
 /// (`RestEndpoint::persist`, [`Persist::entity`]) in the IndexedDB database
 /// named `database`, and takes up what the last page load kept there (see
 /// `Controller::persist`: restored with its expiry, dropped when saved under
-/// another `version`, cleared by a reset). Await it before mounting so the
-/// app's first reads find the data; it answers within milliseconds. Natively,
-/// and where IndexedDB is missing or refused (a private window), nothing is
-/// kept and it answers [`Restored::Nothing`].
+/// another `version`, cleared by a reset). Mount the app once it is done
+/// ([`mount_when_restored`]) so its first reads find the data; it answers
+/// within milliseconds. Natively, and where IndexedDB is missing or refused
+/// (a private window), nothing is kept and it answers [`Restored::Nothing`].
 ///
 /// ```no_run
 /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
 /// let controller = rdc_leptos::new_controller();
 /// let restored = rdc_leptos::persist(&controller, "my-app", rdc_controller::Persist::new(1).entity::<User>());
-/// leptos::task::spawn_local(async move {
-///     restored.await;
-///     // mount the app here
-/// });
+/// rdc_leptos::mount_when_restored(restored, || "the app");
 /// ```
 pub fn persist(controller: &Controller, database: &str, persist: Persist) -> LocalFuture<Restored> {
     #[cfg(target_arch = "wasm32")]
@@ -27,6 +24,30 @@ pub fn persist(controller: &Controller, database: &str, persist: Persist) -> Loc
     }
     let _ = (controller, database, persist);
     Box::pin(async { Restored::Nothing })
+}
+
+/// Mounts `app` to the page's body once `restored` (from [`persist`]) is
+/// done, so its first reads find what was kept instead of fetching it. (It
+/// runs before Leptos starts its executor, on the browser's own.) Natively
+/// it does nothing.
+///
+/// ```no_run
+/// use leptos::prelude::*;
+/// let controller = rdc_leptos::new_controller();
+/// let restored = rdc_leptos::persist(&controller, "my-app", rdc_controller::Persist::new(1));
+/// rdc_leptos::mount_when_restored(restored, move || view! { <rdc_leptos::DataProvider controller=controller.clone()>"…"</rdc_leptos::DataProvider> });
+/// ```
+pub fn mount_when_restored<N: leptos::prelude::IntoView + 'static>(
+    restored: LocalFuture<Restored>,
+    app: impl FnOnce() -> N + 'static,
+) {
+    #[cfg(target_arch = "wasm32")]
+    wasm_bindgen_futures::spawn_local(async move {
+        restored.await;
+        leptos::mount::mount_to_body(app);
+    });
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = (restored, app);
 }
 
 #[cfg(target_arch = "wasm32")]
