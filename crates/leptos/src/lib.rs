@@ -25,6 +25,6 @@ pub use hooks::{
 };
 pub use persist::{mount_when_restored, persist};
 pub use platform::{pending_timeouts, Browser};
-pub use provider::{new_controller, use_controller, DataProvider};
+pub use provider::{new_controller, provide_controller, use_controller, DataProvider};
 pub use tabs::sync_tabs;
 pub use watch::Snapshot;

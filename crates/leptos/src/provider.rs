@@ -63,9 +63,7 @@ pub fn DataProvider(
     hold_mutations_offline: bool,
 ) -> impl IntoView {
     let controller = controller.map(|c| (*c).clone()).unwrap_or_else(|| Controller::new(Browser, Browser, Browser));
-    provide_context(Context(SendWrapper::new(controller.clone())));
-    let revalidate = Trigger::new();
-    provide_context(Revalidate(revalidate));
+    let revalidate = provide(controller.clone());
     // Garbage collection: a sweep every `gc_interval_ms` while mounted; the
     // interval and its callback go when the provider is cleaned up.
     // (Only in the browser: natively, as in server-side rendering, nothing sweeps.)
@@ -98,6 +96,33 @@ pub fn DataProvider(
     #[cfg(not(target_arch = "wasm32"))]
     let _ = (refetch_on_focus, refetch_on_reconnect, pause_polls_when_away, hold_mutations_offline);
     children()
+}
+
+/// Gives `controller` to the rdc hooks run under the current reactive owner,
+/// as [`DataProvider`] does but with nothing of the browser's (no GC
+/// interval, no focus or network listeners): for tests running hooks natively
+/// (`rdc::testing::MockApp::hooks`) and for apps that set up their own owner.
+///
+/// ```
+/// use leptos::prelude::*;
+/// use rdc_controller::{Controller, FakeTime, LocalTasks};
+/// let time = FakeTime::default();
+/// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+/// Owner::new().with(|| {
+///     rdc_leptos::provide_controller(controller.clone());
+///     assert_eq!(rdc_leptos::use_controller().now(), 0);
+/// });
+/// ```
+pub fn provide_controller(controller: Controller) {
+    provide(controller);
+}
+
+/// Provides the controller and the trigger that makes readers revalidate.
+fn provide(controller: Controller) -> Trigger {
+    provide_context(Context(SendWrapper::new(controller)));
+    let revalidate = Trigger::new();
+    provide_context(Revalidate(revalidate));
+    revalidate
 }
 
 /// The controller of the nearest [`DataProvider`]: fetch, invalidate, set...

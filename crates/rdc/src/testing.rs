@@ -1,6 +1,7 @@
 //! Test helpers for apps: a controller on fake time whose REST endpoints are
 //! answered from fixtures by endpoint and args (answers now, after a delay,
-//! or when the test says), natively, with no browser and no server.
+//! or when the test says), natively, with no browser and no server; and
+//! rdc's hooks run on it ([`MockApp::hooks`]).
 //!
 //! ```
 //! use rdc::prelude::*;
@@ -39,6 +40,8 @@ use rdc_controller::{Controller, FakeTime, FetchError, LocalTasks, Spawn, TypedE
 use rdc_core::json::Value;
 use rdc_rest::{BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, RestCall};
 
+mod hooks;
+
 /// A controller on fake time with a mock API (see the [module docs](self)).
 #[derive(Debug)]
 pub struct MockApp {
@@ -46,6 +49,8 @@ pub struct MockApp {
     time: FakeTime,
     tasks: LocalTasks,
     server: MockServer,
+    /// The owners of hooks run with [`MockApp::hooks`]: mounted while the app lives.
+    owners: RefCell<Vec<leptos::prelude::Owner>>,
 }
 
 impl Default for MockApp {
@@ -62,7 +67,7 @@ impl MockApp {
         let controller = Controller::new(time.clone(), time.clone(), tasks.clone());
         let server = MockServer::default();
         rdc_rest::provide_client(&controller, server.clone());
-        MockApp { controller, time, tasks, server }
+        MockApp { controller, time, tasks, server, owners: RefCell::default() }
     }
 
     /// The controller, to read, fetch, mutate and listen as the app does.
@@ -136,12 +141,18 @@ impl MockApp {
 
     /// Runs whatever can run now (answers given, timers due).
     pub fn run(&self) {
+        if !self.owners.borrow().is_empty() {
+            self.drive_leptos_tasks();
+        }
         self.tasks.run();
     }
 
     /// Moves fake time `ms` forward (expiry, polls, retries, delayed
     /// answers) and runs what that lets go.
     pub fn advance(&self, ms: u64) {
+        if !self.owners.borrow().is_empty() {
+            self.drive_leptos_tasks();
+        }
         self.time.advance(ms);
         self.server.advance(ms);
         self.tasks.run();

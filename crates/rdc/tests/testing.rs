@@ -1,6 +1,6 @@
 //! `rdc::testing::MockApp`: fixtures by endpoint and args, delays on fake
-//! time, errors, held answers with optimistic updates showing meanwhile, and
-//! expiry driven by fake time.
+//! time, errors, held answers with optimistic updates showing meanwhile,
+//! expiry driven by fake time, and hooks run natively.
 
 use rdc::prelude::*;
 use rdc::testing::MockApp;
@@ -78,4 +78,49 @@ fn an_optimistic_rename_shows_while_its_answer_is_held_and_expiry_follows_fake_t
     app.advance(10_000);
     assert!(app.controller().needs_fetch(&key, rdc::controller::Endpoint::policy(&*todo())), "stale after 10 s");
     assert_eq!(app.requests(), ["GET /todos/1", "PATCH /todos/1"]);
+}
+
+/// The title `use_dle` shows for todo 1, read as a component would.
+fn title(dle: &rdc::leptos::Dle<Todo, RestError>) -> Option<String> {
+    use leptos::prelude::GetUntracked;
+    dle.data.get_untracked().map(|t| t.title.clone())
+}
+
+#[test]
+fn hooks_run_natively_loading_then_data_then_a_mutation_shown_at_once_and_on_its_answer() {
+    use leptos::prelude::*;
+    let app = MockApp::new();
+    let held = app.hold(&todo(), &one());
+    let (dle, renaming) = app.hooks(|| (use_dle(todo(), Signal::derive(|| Some(one()))), use_mutation(rename())));
+    assert!(dle.loading.get_untracked(), "its effect sent the request");
+    assert_eq!(title(&dle), None);
+    held.answer(rdc::json!({ "id": 1, "title": "milk" }));
+    app.run();
+    assert_eq!((title(&dle), dle.loading.get_untracked()), (Some("milk".into()), false));
+
+    let answer = app.hold(&rename(), &one());
+    renaming.run_with(one(), Rename { title: "oat milk".into() });
+    app.run();
+    assert!(renaming.pending.get_untracked());
+    assert_eq!(title(&dle), Some("oat milk".into()), "its optimistic update shows in the reader");
+    answer.answer(rdc::json!({ "id": 1, "title": "oat milk (saved)" }));
+    app.run();
+    assert_eq!(title(&dle), Some("oat milk (saved)".into()));
+    assert_eq!(renaming.value.get_untracked().map(|t| t.title.clone()), Some("oat milk (saved)".into()));
+    assert!(!renaming.pending.get_untracked());
+    assert_eq!(app.requests(), ["GET /todos/1", "PATCH /todos/1"]);
+}
+
+#[test]
+fn a_mounted_hook_fetches_invalidated_data_again_and_shows_its_typed_error() {
+    use leptos::prelude::*;
+    let app = MockApp::new();
+    app.fixture(&todo(), &one(), rdc::json!({ "id": 1, "title": "milk" }));
+    let dle = app.hooks(|| use_dle(todo(), Signal::derive(|| Some(one()))));
+    assert_eq!(title(&dle), Some("milk".into()));
+    app.error(&todo(), &one(), 404, rdc::json!({ "error": "gone" }));
+    app.controller().invalidate(&todo(), &one());
+    app.run();
+    assert!(matches!(dle.error.get_untracked(), Some(FetchError::Endpoint(RestError::Network { .. }))));
+    assert_eq!(app.requests(), ["GET /todos/1", "GET /todos/1"]);
 }
