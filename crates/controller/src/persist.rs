@@ -255,7 +255,7 @@ impl Controller {
             let Some(rows) = base.tables().get(*table) else { continue };
             items.extend(rows.rows.iter().map(|(pk, row)| (row.meta.fetched_at, Item::Row(table, pk.as_ref()))));
         }
-        items.sort_by(|a, b| b.0.cmp(&a.0));
+        items.sort_by_key(|item| std::cmp::Reverse(item.0));
         let text_of = |count: usize| {
             let picked = items.get(..count).unwrap_or(&items);
             let keys = picked.iter().filter_map(|(_, item)| match item {

@@ -80,7 +80,7 @@ mod idb {
             let request = factory.open_with_u32(name, 1).ok()?;
             let upgrade = request.clone();
             let on_upgrade = wasm_bindgen::closure::Closure::once_into_js(move || {
-                if let Ok(db) = upgrade.result().and_then(|db| db.dyn_into::<IdbDatabase>().map_err(JsValue::from)) {
+                if let Ok(db) = upgrade.result().and_then(|db| db.dyn_into::<IdbDatabase>()) {
                     let _ = db.create_object_store(STORE);
                 }
             });
