@@ -264,6 +264,8 @@ impl Controller {
                         seq: fetched.seq,
                     };
                     let schema = endpoint.schema();
+                    // Known before the write is shared: another tab keeps it too.
+                    keys::entry(&mut self.inner.keys.borrow_mut(), key).persist |= policy.persist;
                     let written =
                         self.write_base(|base| writes::write_result(base, key, schema.as_ref(), value, args, meta));
                     if let Err(err) = written {

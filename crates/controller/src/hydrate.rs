@@ -37,6 +37,10 @@ pub struct Dehydrated {
     /// The clock of the controller it was taken from, when it was taken.
     pub(crate) taken_at: Millis,
     pub(crate) state: State,
+    /// The keys of its results that are kept across page loads where it
+    /// comes from (another tab's), so the tab taking it up keeps them too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) persist: Vec<String>,
 }
 
 impl Dehydrated {
@@ -91,7 +95,7 @@ impl Controller {
     /// server-rendered page: on the server each request has its own controller,
     /// so this is what that page read.
     pub fn dehydrate(&self) -> Dehydrated {
-        Dehydrated { taken_at: self.now(), state: self.inner.base.borrow().page_copy() }
+        Dehydrated { taken_at: self.now(), state: self.inner.base.borrow().page_copy(), persist: Vec::new() }
     }
 
     /// The results at `keys` and the entities they reach: what one read of a
@@ -116,7 +120,7 @@ impl Controller {
     pub fn dehydrate_keys<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> Dehydrated {
         let index = self.inner.keys.borrow();
         let state = self.inner.base.borrow().slice(keys, |key| super::keys::schema_of(&index, key));
-        Dehydrated { taken_at: self.now(), state }
+        Dehydrated { taken_at: self.now(), state, persist: Vec::new() }
     }
 
     /// Takes up a store dehydrated elsewhere: its times are moved by the
@@ -173,8 +177,10 @@ impl Controller {
     /// as what is held replaces it, and nothing taken is shared on.
     pub fn take_shared(&self, shared: Dehydrated) {
         // Another tab of this machine: one clock, nothing to shift.
-        let state = shared.state;
+        let (state, persist) = (shared.state, shared.persist);
+        self.note_taken_rows(&state, persist.iter());
         let taken = self.not_shared(|| self.write_base(|base| base.take_up_shared(state)));
+        self.mark_persisted(&persist);
         self.inner.schemas_unknown.set(self.inner.schemas_unknown.get() + taken);
         self.inner.memo.borrow_mut().clear();
         self.changed();
@@ -202,7 +208,8 @@ impl Controller {
             return;
         }
         let sinks = self.inner.sinks.borrow().clone();
-        let shared = Dehydrated { taken_at: self.now(), state: slice };
+        let persist = self.persisted_keys(&slice);
+        let shared = Dehydrated { taken_at: self.now(), state: slice, persist };
         for sink in sinks {
             sink(&shared);
         }

@@ -170,6 +170,9 @@ struct Inner {
     sinks: RefCell<Vec<Rc<dyn Fn(&Dehydrated)>>>,
     /// Set while taking up data from elsewhere: not shared on.
     not_sharing: Cell<bool>,
+    /// Rows taken up from elsewhere with kept results whose schema is not
+    /// known here yet: kept with them (`persist.rs`).
+    taken_rows: RefCell<persist::Rows>,
 }
 
 /// The data layer's one entry point. Cheap to clone (all clones share the store).
@@ -246,6 +249,7 @@ impl Controller {
                 queue: offline::Queue::default(),
                 sinks: RefCell::default(),
                 not_sharing: Cell::new(false),
+                taken_rows: RefCell::default(),
             }),
         }
     }

@@ -191,9 +191,9 @@ impl Controller {
             persist,
             storage: Box::new(storage),
             loaded: Cell::new(false),
+            saving: Cell::new(true),
             dirty: Cell::new(false),
             timer: Cell::new(None),
-            restored_rows: RefCell::default(),
         });
         let sink = Rc::clone(&keeper);
         self.share_writes(move |_| sink.wrote());
@@ -215,85 +215,113 @@ impl Controller {
         })
     }
 
-    /// Takes up a saved store as it was: one clock (the wall clock) across page loads.
-    fn take_up_saved(&self, state: State) -> (usize, usize) {
+    /// Takes up a saved store as it was (one clock, the wall clock, across
+    /// page loads), unless it was saved while the clock was ahead of now:
+    /// then its times move back by the difference, so it is never newer than
+    /// what is fetched from now on.
+    fn take_up_saved(&self, saved: Dehydrated) -> (usize, usize) {
+        let back = saved.taken_at.saturating_sub(self.now());
+        let state = saved.state;
         let results: Vec<String> = state.result_keys().cloned().collect();
         let entities = state.tables().values().map(|t| t.rows.len()).sum();
-        let taken = self.not_shared(|| self.write_base(|base| base.take_up(state, |at| at)));
-        let mut index = self.inner.keys.borrow_mut();
-        for key in &results {
-            if self.inner.base.borrow().result(key).is_some() {
-                let state = keys::entry(&mut index, key);
-                // Its schema comes with its first read.
-                state.persist |= state.schema.is_none();
-            }
-        }
-        drop(index);
+        self.note_taken_rows(&state, results.iter());
+        let taken = self.not_shared(|| self.write_base(|base| base.take_up(state, |at| at.saturating_sub(back))));
+        self.mark_persisted(&results);
         self.inner.schemas_unknown.set(self.inner.schemas_unknown.get() + taken);
         self.inner.memo.borrow_mut().clear();
         self.changed();
         (results.len(), entities)
     }
 
-    /// What is kept now: the persisted results with the rows they reach, the
-    /// rows of the named types, and while a restored result has not been
-    /// read (its schema unknown) the rows restored with it; the newest items
-    /// that fit in `max_bytes`, as saved text.
-    fn persisted_text(&self, persist: &Persist, restored_rows: &RowSet) -> String {
+    /// Marks the results at `keys` this store now holds as kept across page
+    /// loads (they were, where they came from).
+    pub(crate) fn mark_persisted<'k>(&self, keys: impl IntoIterator<Item = &'k String>) {
         let base = self.inner.base.borrow();
-        let index = self.inner.keys.borrow();
-        // Every item that may be kept, newest first.
-        let mut items: Vec<(Millis, Item)> = index
-            .iter()
-            .filter(|(_, state)| state.persist)
-            .filter_map(|(key, state)| {
-                let result = base.result(key)?;
-                Some((result.meta.fetched_at, Item::Result(key.as_str(), state.schema.is_none())))
-            })
-            .collect();
-        for table in &persist.entity_types {
-            let Some(rows) = base.tables().get(*table) else { continue };
-            items.extend(rows.rows.iter().map(|(pk, row)| (row.meta.fetched_at, Item::Row(table, pk.as_ref()))));
-        }
-        items.sort_by_key(|item| std::cmp::Reverse(item.0));
-        let text_of = |count: usize| {
-            let picked = items.get(..count).unwrap_or(&items);
-            let keys = picked.iter().filter_map(|(_, item)| match item {
-                Item::Result(key, _) => Some(*key),
-                Item::Row(..) => None,
-            });
-            let unread = picked.iter().any(|(_, item)| matches!(item, Item::Result(_, true)));
-            let rows: RowSet = picked
-                .iter()
-                .filter_map(|(_, item)| match item {
-                    Item::Row(table, pk) => Some(((*table).to_owned(), (*pk).to_owned())),
-                    Item::Result(..) => None,
-                })
-                .collect();
-            let state = base.slice_with_rows(
-                keys,
-                |key| keys::schema_of(&index, key),
-                |table, pk| {
-                    let row = (table.to_owned(), pk.to_owned());
-                    rows.contains(&row) || (unread && restored_rows.contains(&row))
-                },
-            );
-            let saved = Saved { version: persist.version, store: Dehydrated { taken_at: self.now(), state } };
-            serde_json::to_string(&saved).unwrap_or_default()
-        };
-        // The most items whose text fits (fewer items never make longer text).
-        let (mut fits, mut over) = (0, items.len() + 1);
-        let mut best = text_of(0);
-        while fits + 1 < over {
-            let mid = (fits + over) / 2;
-            let text = text_of(mid);
-            if text.len() <= persist.max_bytes {
-                (fits, best) = (mid, text);
-            } else {
-                over = mid;
+        let mut index = self.inner.keys.borrow_mut();
+        for key in keys {
+            if base.result(key).is_some() {
+                keys::entry(&mut index, key).persist = true;
             }
         }
-        best
+    }
+
+    /// Remembers the rows of `state`, taken up with the kept results at
+    /// `keys` whose schema is not known here yet: they are kept with them.
+    pub(crate) fn note_taken_rows<'k>(&self, state: &State, keys: impl IntoIterator<Item = &'k String>) {
+        let index = self.inner.keys.borrow();
+        if keys.into_iter().all(|key| index.get(key).is_some_and(|k| k.schema.is_some())) {
+            return;
+        }
+        let mut taken = self.inner.taken_rows.borrow_mut();
+        for (table, rows) in state.tables() {
+            taken.entry(table.clone()).or_default().extend(rows.rows.keys().map(|pk| pk.to_string()));
+        }
+    }
+
+    /// The result keys in `state` that are kept across page loads here.
+    pub(crate) fn persisted_keys(&self, state: &State) -> Vec<String> {
+        let index = self.inner.keys.borrow();
+        state.result_keys().filter(|key| index.get(key.as_str()).is_some_and(|k| k.persist)).cloned().collect()
+    }
+
+    /// What is kept now, as saved text: the persisted results with the rows
+    /// they reach, the rows of the named types, and while a result taken up
+    /// from elsewhere has not been read (its schema unknown) the rows taken
+    /// with it; the newest items that fit in `max_bytes`. Optimistic layers
+    /// are left out: only data the server gave is kept. `None` when it cannot
+    /// be written.
+    fn persisted_text(&self, persist: &Persist) -> Option<String> {
+        let (now, index, taken) = (self.now(), self.inner.keys.borrow(), self.inner.taken_rows.borrow());
+        self.write_base(|base| {
+            // Every item that may be kept, newest first.
+            let mut items: Vec<(Millis, Item)> = index
+                .iter()
+                .filter(|(_, state)| state.persist)
+                .filter_map(|(key, state)| {
+                    let result = base.result(key)?;
+                    Some((result.meta.fetched_at, Item::Result(key.as_str(), state.schema.is_none())))
+                })
+                .collect();
+            for table in &persist.entity_types {
+                let Some(rows) = base.tables().get(*table) else { continue };
+                items.extend(rows.rows.iter().map(|(pk, row)| (row.meta.fetched_at, Item::Row(table, pk.as_ref()))));
+            }
+            items.sort_by_key(|item| std::cmp::Reverse(item.0));
+            let text_of = |count: usize| {
+                let picked = items.get(..count).unwrap_or(&items);
+                let keys = picked.iter().filter_map(|(_, item)| match item {
+                    Item::Result(key, _) => Some(*key),
+                    Item::Row(..) => None,
+                });
+                let unread = picked.iter().any(|(_, item)| matches!(item, Item::Result(_, true)));
+                let mut rows = Rows::default();
+                for (_, item) in picked {
+                    if let Item::Row(table, pk) = item {
+                        rows.entry((*table).to_owned()).or_default().insert((*pk).to_owned());
+                    }
+                }
+                let has = |rows: &Rows, table: &str, pk: &str| rows.get(table).is_some_and(|pks| pks.contains(pk));
+                let state = base.slice_with_rows(
+                    keys,
+                    |key| keys::schema_of(&index, key),
+                    |table, pk| has(&rows, table, pk) || (unread && has(&taken, table, pk)),
+                );
+                let saved =
+                    Saved { version: persist.version, store: Dehydrated { taken_at: now, state, persist: Vec::new() } };
+                serde_json::to_string(&saved).ok()
+            };
+            // The most items whose text fits (fewer items never make longer text).
+            let (mut fits, mut over) = (0, items.len() + 1);
+            let mut best = text_of(0)?;
+            while fits + 1 < over {
+                let mid = (fits + over) / 2;
+                match text_of(mid) {
+                    Some(text) if text.len() <= persist.max_bytes => (fits, best) = (mid, text),
+                    _ => over = mid,
+                }
+            }
+            Some(best)
+        })
     }
 }
 
@@ -304,8 +332,8 @@ enum Item<'a> {
     Row(&'a str, &'a str),
 }
 
-/// Entity rows by table key and pk.
-type RowSet = std::collections::HashSet<(String, String)>;
+/// Entity rows: primary keys by table key.
+pub(crate) type Rows = rdc_core::FastMap<String, std::collections::HashSet<String>>;
 
 /// Saves the store after writes, clears it on a reset.
 struct Keeper {
@@ -315,11 +343,11 @@ struct Keeper {
     /// Whether what was kept has been taken up (nothing is saved before:
     /// it would replace what is not read yet).
     loaded: Cell<bool>,
+    /// Off when a newer version of the app keeps its data there.
+    saving: Cell<bool>,
     /// Whether a write came since the last save.
     dirty: Cell<bool>,
     timer: Cell<Option<u64>>,
-    /// The rows restored, kept with the results no reader has read yet.
-    restored_rows: RefCell<RowSet>,
 }
 
 impl Keeper {
@@ -328,24 +356,28 @@ impl Keeper {
     }
 
     fn restore(&self, controller: &Controller, text: &str) -> Restored {
-        let restored = match serde_json::from_str::<SavedVersion>(text) {
-            Err(error) => Restored::Unreadable { reason: error.to_string() },
-            Ok(found) if found.version != self.persist.version => Restored::OtherVersion { found: found.version },
-            Ok(_) => match serde_json::from_str::<Saved>(text) {
+        let restored = if text.len() > self.persist.max_bytes {
+            // Not saved here: a save never passes the cap.
+            Restored::Unreadable {
+                reason: format!("{} bytes, over the {} kept at most", text.len(), self.persist.max_bytes),
+            }
+        } else {
+            match serde_json::from_str::<SavedVersion>(text) {
                 Err(error) => Restored::Unreadable { reason: error.to_string() },
-                Ok(saved) => {
-                    let state = saved.store.state;
-                    self.restored_rows.replace(
-                        state
-                            .tables()
-                            .iter()
-                            .flat_map(|(table, rows)| rows.rows.keys().map(|pk| (table.clone(), pk.to_string())))
-                            .collect(),
-                    );
-                    let (results, entities) = controller.take_up_saved(state);
-                    return Restored::Taken { results, entities };
+                Ok(found) if found.version > self.persist.version => {
+                    // A newer version of the app keeps its data there: this tab leaves it alone.
+                    self.saving.set(false);
+                    return Restored::OtherVersion { found: found.version };
                 }
-            },
+                Ok(found) if found.version != self.persist.version => Restored::OtherVersion { found: found.version },
+                Ok(_) => match serde_json::from_str::<Saved>(text) {
+                    Err(error) => Restored::Unreadable { reason: error.to_string() },
+                    Ok(saved) => {
+                        let (results, entities) = controller.take_up_saved(saved.store);
+                        return Restored::Taken { results, entities };
+                    }
+                },
+            }
         };
         self.storage.clear();
         restored
@@ -360,6 +392,9 @@ impl Keeper {
 
     fn schedule(self: &Rc<Self>) {
         let Some(controller) = self.controller() else { return };
+        if !self.saving.get() {
+            return;
+        }
         let keeper = Rc::downgrade(self);
         let timer = controller.set_timer(
             self.persist.save_after_ms,
@@ -376,7 +411,9 @@ impl Keeper {
         self.timer.set(None);
         self.dirty.set(false);
         let Some(controller) = self.controller() else { return };
-        self.storage.save(controller.persisted_text(&self.persist, &self.restored_rows.borrow()));
+        if let Some(text) = controller.persisted_text(&self.persist) {
+            self.storage.save(text);
+        }
     }
 }
 
@@ -390,7 +427,6 @@ impl Manager for ClearsOnReset {
                 controller.cancel_timer(timer);
             }
             self.0.dirty.set(false);
-            self.0.restored_rows.borrow_mut().clear();
             self.0.storage.clear();
         }
     }

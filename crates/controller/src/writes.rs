@@ -61,6 +61,7 @@ impl Controller {
         keys.retain(|_, state| !state.is_empty());
         drop(keys);
         self.inner.schemas_unknown.set(0);
+        self.inner.taken_rows.borrow_mut().clear();
         self.inner.memo.borrow_mut().clear();
         self.changed();
         self.drop_held();
@@ -82,6 +83,8 @@ impl Controller {
         let policy = raw.policy();
         let meta = self.direct_write_meta(policy.data_expiry_ms);
         let schema = raw.schema();
+        // Known before the write is shared: another tab keeps it too.
+        keys::entry(&mut self.inner.keys.borrow_mut(), &key).persist |= policy.persist;
         self.write_base(|base| write_result(base, &key, schema.as_ref(), value, &args, meta))
             .map_err(FetchError::Normalize)?;
         keys::note_stored(&mut self.inner.keys.borrow_mut(), &key, schema, policy.persist);

@@ -263,3 +263,90 @@ fn data_the_store_fetched_after_what_was_kept_wins() {
     assert_eq!(names(&page), ["Ada (new)"]);
     assert_eq!(page.c.entity::<User>("1").unwrap().unwrap().name, "Ada (new)");
 }
+
+#[test]
+fn an_optimistic_update_waiting_for_its_answer_is_not_kept() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    let page = load(&time, &storage, Persist::new(1).entity::<User>());
+    fetch_users(&page, json!([{ "id": "1", "name": "Ada" }]));
+    page.server.borrow_mut().auto = None;
+    let mut rename = Api::new(&page.server, "PATCH", "/users", Some(User::schema().into()));
+    rename.optimistic = Some(|_, _| json!({ "id": "1", "name": "Ada (not saved yet)" }));
+    let _pending = spawn_fetch(&page.c, &page.tasks, &rename, json!({ "id": "1" }), Some(json!({})));
+    assert_eq!(page.c.entity::<User>("1").unwrap().unwrap().name, "Ada (not saved yet)", "shown");
+    page.c.set(&User::schema(), json!({ "id": "2", "name": "Grace" })).unwrap();
+    time.advance(100);
+    let text = storage.text().unwrap();
+    assert!(text.contains("Grace") && text.contains("Ada") && !text.contains("not saved yet"), "{text}");
+}
+
+#[test]
+fn a_result_another_tab_shared_stays_kept_through_this_tabs_saves() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    let (one, other) = (load(&time, &storage, Persist::new(1)), load(&time, &storage, Persist::new(1)));
+    let outbox = Rc::new(RefCell::new(Vec::new()));
+    let out = outbox.clone();
+    one.c.share_writes(move |slice| out.borrow_mut().push(slice.clone()));
+    fetch_users(&one, json!([{ "id": "1", "name": "Ada" }]));
+    for slice in outbox.borrow_mut().drain(..) {
+        other.c.take_shared(slice);
+    }
+    // The other tab saves after a write of its own, its whole store in place of the first's.
+    time.advance(100);
+    let mut me = users_api(&other.server);
+    me.path = "/users/me".into();
+    other.server.borrow_mut().always(json!([{ "id": "3", "name": "Me" }]));
+    other.tasks.block_on(other.c.fetch(&me, json!({}), None)).unwrap();
+    time.advance(100);
+    let next = load(&time, &storage, Persist::new(1));
+    assert_eq!(names(&next), ["Ada"], "{:?}", storage.text());
+}
+
+#[test]
+fn a_hostile_or_oversized_saved_text_is_refused_or_taken_without_harm() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    let huge_version = r#"{"version":1,"store":{"taken_at":0,"state":{"entities":{},"results":{},"errors":{},"version":18446744073709551615}}}"#;
+    storage.save(huge_version.to_owned());
+    let page = load(&time, &storage, Persist::new(1));
+    assert_eq!(page.restored, Restored::Taken { results: 0, entities: 0 });
+    page.c.set(&User::schema(), json!({ "id": "1", "name": "Ada" })).unwrap();
+    assert_eq!(page.c.entity::<User>("1").unwrap().unwrap().name, "Ada", "the store still takes writes");
+
+    storage.save(format!(r#"{{"version":1,"pad":"{}"}}"#, "x".repeat(3_000)));
+    let page = load(&time, &storage, Persist::new(1).max_bytes(1_000));
+    assert!(matches!(page.restored, Restored::Unreadable { .. }), "{:?}", page.restored);
+    assert!(storage.text().is_none());
+}
+
+#[test]
+fn data_saved_while_the_clock_was_ahead_is_not_held_as_newer_than_what_is_fetched_now() {
+    let storage = MemoryStorage::default();
+    let ahead = FakeTime::default();
+    ahead.advance(10_000_000);
+    let first = load(&ahead, &storage, Persist::new(1));
+    fetch_users(&first, json!([{ "id": "1", "name": "Ada" }]));
+    ahead.advance(100);
+
+    let now = FakeTime::default();
+    now.advance(5_000_000); // the clock was set back
+    let next = load(&now, &storage, Persist::new(1));
+    let read = next.c.read::<_, Vec<User>>(&users_api(&next.server), &json!({})).unwrap();
+    assert_eq!(read.status, ExpiryStatus::Valid, "as fresh as it was when saved");
+    now.advance(60_000);
+    fetch_users(&next, json!([{ "id": "1", "name": "Ada (fetched now)" }]));
+    assert_eq!(names(&next), ["Ada (fetched now)"]);
+}
+
+#[test]
+fn a_tab_of_an_older_version_leaves_a_newer_versions_data_alone() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    let newer = load(&time, &storage, Persist::new(2));
+    fetch_users(&newer, json!([{ "id": "1", "name": "Ada" }]));
+    time.advance(100);
+    let kept = storage.text();
+    let older = load(&time, &storage, Persist::new(1));
+    assert_eq!(older.restored, Restored::OtherVersion { found: 2 });
+    fetch_users(&older, json!([{ "id": "1", "name": "Ada (old shape)" }]));
+    time.advance(100);
+    assert_eq!(storage.text(), kept, "neither cleared nor saved over");
+}

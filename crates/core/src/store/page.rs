@@ -108,7 +108,8 @@ impl State {
             }
         };
         let mut taken = 0;
-        self.version = self.version.max(page.version) + 1;
+        // Local versions only: what the page counted says nothing here (and may be anything).
+        self.version += 1;
         let version = self.version;
         for (type_key, table) in page.entities {
             let own = self.entities.entry(type_key).or_default();
