@@ -73,3 +73,36 @@ async fn data_kept_under_another_version_is_dropped() {
     let again = new_controller();
     assert_eq!(persist(&again, &db, Persist::new(2)).await, Restored::Nothing, "dropped for good");
 }
+
+#[wasm_bindgen_test]
+async fn a_reset_lands_before_a_save_asked_for_just_before_it() {
+    let db = database();
+    first_load(&db, 1).await;
+    let signed_in = new_controller();
+    assert!(matches!(persist(&signed_in, &db, Persist::new(1)).await, Restored::Taken { .. }));
+    signed_in.fetch(&list_users().persist(true), (), ()).await.unwrap();
+    rdc_e2e::sleep(100).await; // its save is asked for now
+    signed_in.reset_entire_store();
+    let next_user = new_controller();
+    assert_eq!(persist(&next_user, &db, Persist::new(1)).await, Restored::Nothing);
+}
+
+#[wasm_bindgen_test]
+async fn the_app_can_delete_the_database_while_a_page_holds_it_open() {
+    use wasm_bindgen::JsCast;
+    let db = database();
+    first_load(&db, 1).await;
+    let holder = new_controller();
+    assert!(matches!(persist(&holder, &db, Persist::new(1)).await, Restored::Taken { .. }));
+    // What an app may do on logout: delete the database outright.
+    let request =
+        web_sys::window().unwrap().indexed_db().unwrap().unwrap().delete_database(&format!("rdc:{db}")).unwrap();
+    let deleted = js_sys::Promise::new(&mut |resolve, reject| {
+        request.set_onsuccess(Some(&resolve));
+        request.set_onerror(Some(&reject));
+        request.set_onblocked(Some(reject.unchecked_ref()));
+    });
+    wasm_bindgen_futures::JsFuture::from(deleted).await.expect("deleted, not blocked by the open connection");
+    let next = new_controller();
+    assert_eq!(persist(&next, &db, Persist::new(1)).await, Restored::Nothing);
+}

@@ -31,6 +31,11 @@ pub struct Policy {
     pub timeout_ms: Option<u64>,
     /// Whether results outlive the page, where the app keeps the store
     /// ([`Controller::persist`](super::Controller::persist)).
+    ///
+    /// ```
+    /// let kept = rdc_controller::Policy { persist: true, ..Default::default() };
+    /// assert!(kept.persist && !rdc_controller::Policy::default().persist);
+    /// ```
     pub persist: bool,
 }
 

@@ -167,6 +167,7 @@ impl Controller {
     /// assert_eq!(two.entity::<User>("1")?.unwrap().name, "Ada");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
     /// Each call adds a sink (tabs and persistence each have theirs).
     pub fn share_writes(&self, sink: impl Fn(&Dehydrated) + 'static) {
         self.inner.sinks.borrow_mut().push(std::rc::Rc::new(sink));

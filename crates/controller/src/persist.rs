@@ -81,8 +81,28 @@ impl Persist {
     }
 }
 
-/// Where a persisted store is kept: one text, replaced whole. Saves and clears
-/// must take effect in the order they are called.
+/// Where a persisted store is kept: one text, replaced whole. A clear must
+/// take effect after the saves called before it and before those called
+/// after (a logout leaves nothing). `rdc_leptos::persist` keeps it in
+/// IndexedDB; [`MemoryStorage`] in memory.
+///
+/// ```
+/// use std::{cell::RefCell, rc::Rc};
+/// use rdc_controller::{LocalFuture, PersistStorage};
+/// /// Keeps the text in a cell, and counts the saves.
+/// struct Counted(Rc<RefCell<(Option<String>, u32)>>);
+/// impl PersistStorage for Counted {
+///     fn load(&self) -> LocalFuture<Option<String>> {
+///         let text = self.0.borrow().0.clone();
+///         Box::pin(async move { text })
+///     }
+///     fn save(&self, text: String) {
+///         let mut kept = self.0.borrow_mut();
+///         *kept = (Some(text), kept.1 + 1);
+///     }
+///     fn clear(&self) { self.0.borrow_mut().0 = None }
+/// }
+/// ```
 pub trait PersistStorage: 'static {
     /// The text last saved, if any.
     fn load(&self) -> LocalFuture<Option<String>>;
@@ -105,6 +125,10 @@ pub struct MemoryStorage(Rc<RefCell<Option<String>>>);
 
 impl MemoryStorage {
     /// What is kept now.
+    ///
+    /// ```
+    /// assert_eq!(rdc_controller::MemoryStorage::default().text(), None);
+    /// ```
     pub fn text(&self) -> Option<String> {
         self.0.borrow().clone()
     }
@@ -124,6 +148,13 @@ impl PersistStorage for MemoryStorage {
 }
 
 /// What [`Controller::persist`] found where the store is kept.
+///
+/// ```
+/// use rdc_controller::Restored;
+/// let restored = Restored::OtherVersion { found: 1 };
+/// let kept_for_me = matches!(restored, Restored::Taken { results, .. } if results > 0);
+/// assert!(!kept_for_me);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Restored {
     /// Nothing was kept.
@@ -135,7 +166,8 @@ pub enum Restored {
         /// Entity rows.
         entities: usize,
     },
-    /// It was saved under another version: dropped.
+    /// It was saved under another version: dropped when older; left alone
+    /// when newer (this page is an older version of the app, and saves nothing).
     OtherVersion {
         /// The version it was saved under.
         found: u32,
@@ -168,6 +200,9 @@ impl Controller {
     /// and is fetched again on its first read, fresh data is not fetched. A
     /// reset (a logout) clears the storage, so the next user finds nothing.
     /// Await it before mounting the app, so its first reads find what was kept.
+    /// What is kept is what the store holds: data the garbage collector drops
+    /// (unused and expired) is left out of the next save. Optimistic updates
+    /// are never kept, only what the server answered.
     ///
     /// ```
     /// use rdc_controller::{Controller, FakeTime, LocalTasks, MemoryStorage, Persist, Restored};

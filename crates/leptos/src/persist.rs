@@ -6,9 +6,9 @@ use rdc_controller::{Controller, LocalFuture, Persist, Restored};
 /// (`RestEndpoint::persist`, [`Persist::entity`]) in the IndexedDB database
 /// named `database`, and takes up what the last page load kept there (see
 /// `Controller::persist`: restored with its expiry, dropped when saved under
-/// another `version`, cleared by a reset). Mount the app once it is done
-/// ([`mount_when_restored`]) so its first reads find the data; it answers
-/// within milliseconds. Natively, and where IndexedDB is missing or refused
+/// another `version`, cleared by a reset). The database is `rdc:{database}`.
+/// Mount the app once it is done ([`mount_when_restored`]) so its first
+/// reads find the data. Natively, and where IndexedDB is missing or refused
 /// (a private window), nothing is kept and it answers [`Restored::Nothing`].
 ///
 /// ```no_run
@@ -27,9 +27,10 @@ pub fn persist(controller: &Controller, database: &str, persist: Persist) -> Loc
 }
 
 /// Mounts `app` to the page's body once `restored` (from [`persist`]) is
-/// done, so its first reads find what was kept instead of fetching it. (It
-/// runs before Leptos starts its executor, on the browser's own.) Natively
-/// it does nothing.
+/// done, so its first reads find what was kept instead of fetching it, or
+/// after a second if IndexedDB has not answered by then (what it restores
+/// later still shows). It runs before Leptos starts its executor, on the
+/// browser's own. Natively it does nothing.
 ///
 /// ```no_run
 /// use leptos::prelude::*;
@@ -42,24 +43,40 @@ pub fn mount_when_restored<N: leptos::prelude::IntoView + 'static>(
     app: impl FnOnce() -> N + 'static,
 ) {
     #[cfg(target_arch = "wasm32")]
-    wasm_bindgen_futures::spawn_local(async move {
-        restored.await;
-        leptos::mount::mount_to_body(app);
-    });
+    {
+        // Mounted once restored, or after a second whatever IndexedDB does:
+        // a restore landing later still shows (newer data wins).
+        let app = std::rc::Rc::new(std::cell::RefCell::new(Some(app)));
+        let mount = move || {
+            if let Some(app) = app.borrow_mut().take() {
+                leptos::mount::mount_to_body(app);
+            }
+        };
+        let on_time = mount.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            restored.await;
+            mount();
+        });
+        rdc_controller::Timers::set_timeout(&crate::Browser, 1_000, Box::new(on_time));
+    }
     #[cfg(not(target_arch = "wasm32"))]
     let _ = (restored, app);
 }
 
 #[cfg(target_arch = "wasm32")]
 mod idb {
-    //! One object store holding one text. Every operation waits for the one
-    //! before it (a promise chain), so saves and clears land in call order.
+    //! One object store holding one text. Saves wait for the operation before
+    //! them (a promise chain); a clear goes at once when the database is open
+    //! (IndexedDB runs one connection's transactions in the order they were
+    //! made), and saves queued before it are dropped: a logout followed by a
+    //! navigation leaves nothing behind.
 
-    use std::cell::RefCell;
+    use std::cell::{Cell, RefCell};
     use std::rc::Rc;
 
     use js_sys::Promise;
     use rdc_controller::{LocalFuture, PersistStorage};
+    use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::{future_to_promise, JsFuture};
     use web_sys::{IdbDatabase, IdbRequest, IdbTransactionMode};
@@ -70,45 +87,72 @@ mod idb {
     /// A database opened once, and the last operation asked of it.
     #[derive(Clone)]
     pub(super) struct IndexedDb {
-        db: Rc<Promise>,
+        /// Settles with the database, or null when it cannot open (no promise here rejects).
+        opened: Promise,
+        /// The database once open (and until another page asks to upgrade it).
+        db: Rc<RefCell<Option<IdbDatabase>>>,
         last: Rc<RefCell<Promise>>,
+        /// Counts clears: a save queued before one is dropped.
+        clears: Rc<Cell<u64>>,
     }
 
     impl IndexedDb {
+        /// Opens `rdc:{name}` (a name of rdc's own, apart from the app's databases).
         pub(super) fn open(name: &str) -> Option<IndexedDb> {
             let factory = web_sys::window()?.indexed_db().ok()??;
-            let request = factory.open_with_u32(name, 1).ok()?;
+            let request = factory.open_with_u32(&format!("rdc:{name}"), 1).ok()?;
             let upgrade = request.clone();
-            let on_upgrade = wasm_bindgen::closure::Closure::once_into_js(move || {
+            let on_upgrade = Closure::once_into_js(move || {
                 if let Ok(db) = upgrade.result().and_then(|db| db.dyn_into::<IdbDatabase>()) {
                     let _ = db.create_object_store(STORE);
                 }
             });
             request.set_onupgradeneeded(Some(on_upgrade.unchecked_ref()));
-            let opened = done(&request);
-            // Settles with the database, or with null when it cannot open
-            // (no promise here rejects: nothing is left unhandled).
-            let db = future_to_promise(async move {
-                let open = async { JsFuture::from(opened).await.and_then(|_| request.result()) };
+            let db: Rc<RefCell<Option<IdbDatabase>>> = Rc::default();
+            let done_opening = done(&request);
+            let keep = db.clone();
+            let opened = future_to_promise(async move {
+                let open = async {
+                    JsFuture::from(done_opening).await?;
+                    let database: IdbDatabase = request.result()?.dyn_into()?;
+                    // Another page upgrading or deleting the database is not kept waiting.
+                    let closing = database.clone();
+                    let forget = keep.clone();
+                    let on_change = Closure::once_into_js(move || {
+                        closing.close();
+                        forget.replace(None);
+                    });
+                    database.set_onversionchange(Some(on_change.unchecked_ref()));
+                    keep.replace(Some(database.clone()));
+                    Ok::<_, JsValue>(JsValue::from(database))
+                };
                 Ok(open.await.unwrap_or(JsValue::NULL))
             });
-            Some(IndexedDb { db: Rc::new(db), last: Rc::new(RefCell::new(Promise::resolve(&JsValue::NULL))) })
+            Some(IndexedDb {
+                opened,
+                db,
+                last: Rc::new(RefCell::new(Promise::resolve(&JsValue::NULL))),
+                clears: Rc::default(),
+            })
         }
 
-        /// Runs `op` on the store once the operations before it are done;
-        /// settles with what it read, or with null when it failed.
+        /// Runs `op` once the operations before it are done, unless a clear
+        /// came after it was asked; settles with what it read, or null.
         fn then(
             &self,
             mode: IdbTransactionMode,
             op: impl FnOnce(&web_sys::IdbObjectStore) -> Result<IdbRequest, JsValue> + 'static,
         ) -> Promise {
-            let (db, before) = ((*self.db).clone(), self.last.borrow().clone());
+            let (opened, before) = (self.opened.clone(), self.last.borrow().clone());
+            let (clears, asked) = (self.clears.clone(), self.clears.get());
             let promise = future_to_promise(async move {
                 let _ = JsFuture::from(before).await;
                 let run = async {
-                    let db: IdbDatabase = JsFuture::from(db).await?.dyn_into()?;
-                    let store = db.transaction_with_str_and_mode(STORE, mode)?.object_store(STORE)?;
-                    let request = op(&store)?;
+                    let db: IdbDatabase = JsFuture::from(opened).await?.dyn_into()?;
+                    if clears.get() != asked {
+                        return Ok(JsValue::NULL);
+                    }
+                    let request = op(&store(&db, mode)?)?;
                     JsFuture::from(done(&request)).await?;
                     request.result()
                 };
@@ -117,6 +161,10 @@ mod idb {
             *self.last.borrow_mut() = promise.clone();
             promise
         }
+    }
+
+    fn store(db: &IdbDatabase, mode: IdbTransactionMode) -> Result<web_sys::IdbObjectStore, JsValue> {
+        db.transaction_with_str_and_mode(STORE, mode)?.object_store(STORE)
     }
 
     /// A promise settled when `request` succeeds or fails.
@@ -131,7 +179,11 @@ mod idb {
     impl PersistStorage for IndexedDb {
         fn load(&self) -> LocalFuture<Option<String>> {
             let read = self.then(IdbTransactionMode::Readonly, |store| store.get(&JsValue::from_str(KEY)));
-            Box::pin(async move { JsFuture::from(read).await.ok().and_then(|text| text.as_string()) })
+            Box::pin(async move {
+                let value = JsFuture::from(read).await.unwrap_or(JsValue::NULL);
+                // Something not rdc's under its key reads as unreadable text (then it is cleared).
+                (!value.is_null() && !value.is_undefined()).then(|| value.as_string().unwrap_or_default())
+            })
         }
 
         fn save(&self, text: String) {
@@ -141,7 +193,23 @@ mod idb {
         }
 
         fn clear(&self) {
-            let _ = self.then(IdbTransactionMode::Readwrite, |store| store.delete(&JsValue::from_str(KEY)));
+            self.clears.set(self.clears.get() + 1);
+            let delete = |store: &web_sys::IdbObjectStore| store.delete(&JsValue::from_str(KEY));
+            match &*self.db.borrow() {
+                // At once: after every save already made, before any other.
+                Some(db) => {
+                    let _ = store(db, IdbTransactionMode::Readwrite).and_then(|store| delete(&store));
+                }
+                None => {
+                    let opened = self.opened.clone();
+                    let _ = future_to_promise(async move {
+                        if let Ok(db) = JsFuture::from(opened).await.and_then(|db| db.dyn_into::<IdbDatabase>()) {
+                            let _ = store(&db, IdbTransactionMode::Readwrite).and_then(|store| delete(&store));
+                        }
+                        Ok(JsValue::NULL)
+                    });
+                }
+            }
         }
     }
 }

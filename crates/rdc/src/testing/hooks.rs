@@ -80,3 +80,13 @@ impl MockApp {
         TASKS.with(|tasks| tasks.replace(Some(self.tasks.clone())));
     }
 }
+
+impl Drop for MockApp {
+    fn drop(&mut self) {
+        // Its hooks are unmounted; Leptos' tasks on this thread have no app until another runs hooks.
+        if !self.owners.get_mut().is_empty() {
+            self.owners.get_mut().clear();
+            TASKS.with(|tasks| tasks.replace(None));
+        }
+    }
+}
