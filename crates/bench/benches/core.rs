@@ -27,7 +27,7 @@ fn main() {
     if let Err(e) = fixtures
         .run(min_ms, std::env::var("RDC_BENCH_ONLY").ok().as_deref(), &now, &mut |name, us| println!("{name}\t{us:.1}"))
     {
-        eprintln!("the fixtures do not normalize: {e}");
+        eprintln!("a workload failed: {e}");
         std::process::exit(1);
     }
 }

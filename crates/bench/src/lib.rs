@@ -6,10 +6,12 @@
 #![deny(missing_docs)]
 
 mod fixtures;
+mod listed;
+mod timing;
 mod workloads;
 
 pub use fixtures::{BuildType, ListAuthor, ListItem, Project, Projects, User};
-pub use workloads::{Fixtures, WORKLOADS};
+pub use workloads::{BenchError, Fixtures, WORKLOADS};
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

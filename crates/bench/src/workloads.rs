@@ -1,15 +1,15 @@
-//! The workloads, each a closure over prepared inputs, and the timing loop the
-//! JavaScript anchor uses (5 warm-up runs, then samples for at least `min_ms`,
-//! median), so both sides are measured the same way.
+//! The workloads, each a closure over prepared inputs, timed by `timing.rs`.
 
 use std::cell::RefCell;
 
-use rdc_controller::{Controller, Endpoint, FakeTime, LocalFuture, LocalTasks, Policy};
+use rdc_controller::{Controller, FakeTime, LocalTasks};
 use rdc_core::json;
 use rdc_core::json::Value;
 use rdc_core::{denormalize, Entity, MemoCache, NormalizeError, Pk, Schema, State, WriteMeta};
 
 use crate::fixtures::{ListItem, Projects, User};
+use crate::listed::{listed_delete, listed_rename, RENAME};
+use crate::timing::{kept, median_us, median_us_with, Keep};
 
 /// Workload names in the order [`Fixtures::run`] reports them.
 pub const WORKLOADS: &[&str] = &[
@@ -21,6 +21,7 @@ pub const WORKLOADS: &[&str] = &[
     "denormalizeLong donotcache",
     "denormalizeLong (fresh memo)",
     "denormalizeLong withCache",
+    "denormalizeLong withCache after an unrelated write",
     "denormalizeShort donotcache 500x",
     "denormalizeShort withCache 500x",
     "setOneEntity in 1k store",
@@ -30,6 +31,7 @@ pub const WORKLOADS: &[&str] = &[
     "setOneEntity in 100k store, a layer pending",
     "warm read in 100 store",
     "warm read in 100k store",
+    "warm read in 100k store after an unrelated write",
     "keys of 500 items (fresh memo)",
     "keys of 500 items after one delete",
     "rename one item and read it",
@@ -93,25 +95,29 @@ impl Fixtures {
     /// `now` returns milliseconds (`performance.now()` in the browser or Node).
     ///
     /// # Errors
-    /// When a fixture does not normalize (nothing would be measured).
+    /// The first workload whose work failed (nothing it timed would mean anything).
     pub fn run(
         &self,
         min_ms: f64,
         only: Option<&str>,
         now: &dyn Fn() -> f64,
         report: &mut dyn FnMut(&str, f64),
-    ) -> Result<(), NormalizeError> {
-        let schema = Projects::schema();
+    ) -> Result<(), BenchError> {
         let wanted = |name: &str| only.is_none_or(|o| name.starts_with(o));
+        let outer = RefCell::new(report);
+        let report = |name: &str, us: Result<f64, String>| {
+            let us = us.map_err(|message| BenchError { workload: name.to_owned(), message })?;
+            (outer.borrow_mut())(name, us);
+            Ok::<(), BenchError>(())
+        };
+        let schema = Projects::schema();
         if wanted("normalizeLong") {
             let us = median_us_with(min_ms, now, &mut || Box::new(self.projects.clone()), &mut |input| {
                 let mut state = State::default();
-                if let Ok(value) = input.downcast::<Value>() {
-                    state.write_result("projects", &schema, *value, &Value::Null, META).ok();
-                }
-                Box::new(state)
+                let value = input.downcast::<Value>().map(|v| *v).unwrap_or_default();
+                kept(state.write_result("projects", &schema, value, &Value::Null, META).map(|()| state))
             });
-            report("normalizeLong", us);
+            report("normalizeLong", us)?;
         }
         // The same text parsed into `serde_json::Value` and into rdc's own
         // value (whose strings are ranges of the text, moved in as a response's
@@ -120,67 +126,81 @@ impl Fixtures {
         let owned = |input: Keep| input.downcast::<String>().map(|t| *t).unwrap_or_default();
         if wanted("parse into serde_json::Value") {
             let us = median_us_with(min_ms, now, &mut || text(), &mut |input| {
-                Box::new(serde_json::from_str::<serde_json::Value>(&owned(input)).ok())
+                kept(serde_json::from_str::<serde_json::Value>(&owned(input)))
             });
-            report("parse into serde_json::Value", us);
+            report("parse into serde_json::Value", us)?;
         }
         if wanted("parse into rdc json::Value") {
-            let us =
-                median_us_with(min_ms, now, &mut || text(), &mut |input| Box::new(Value::parse(owned(input)).ok()));
-            report("parse into rdc json::Value", us);
+            let us = median_us_with(min_ms, now, &mut || text(), &mut |input| kept(Value::parse(owned(input))));
+            report("parse into rdc json::Value", us)?;
         }
-        let parsed = |input: Keep| Value::parse(owned(input)).ok();
+        // Text into the store, and with `read` also read back through a fresh memo.
+        let into_store = |input: Keep, read: bool| -> Result<Keep, String> {
+            let value = Value::parse(owned(input)).map_err(|e| e.to_string())?;
+            let mut state = State::default();
+            state.write_result("projects", &schema, value, &Value::Null, META).map_err(|e| e.to_string())?;
+            if !read {
+                return Ok(Box::new(state));
+            }
+            let mut memo = MemoCache::default();
+            let projects = memo.read_result::<Projects>(&state, "projects", &schema).map_err(|e| e.to_string())?;
+            Ok(Box::new((state, memo, projects.ok_or("no projects read")?)))
+        };
         if wanted("parse+normalizeLong") {
-            let us = median_us_with(min_ms, now, &mut || text(), &mut |input| {
-                let mut state = State::default();
-                if let Some(value) = parsed(input) {
-                    state.write_result("projects", &schema, value, &Value::Null, META).ok();
-                }
-                Box::new(state)
-            });
-            report("parse+normalizeLong", us);
+            let us = median_us_with(min_ms, now, &mut || text(), &mut |input| kept(into_store(input, false)));
+            report("parse+normalizeLong", us)?;
         }
         if wanted("end-to-end") {
-            let us = median_us_with(min_ms, now, &mut || text(), &mut |input| {
-                let mut state = State::default();
-                if let Some(value) = parsed(input) {
-                    state.write_result("projects", &schema, value, &Value::Null, META).ok();
-                }
-                let mut memo = MemoCache::default();
-                let read = memo.read_result::<Projects>(&state, "projects", &schema);
-                Box::new((state, memo, read))
-            });
-            report("end-to-end", us);
+            let us = median_us_with(min_ms, now, &mut || text(), &mut |input| kept(into_store(input, true)));
+            report("end-to-end", us)?;
         }
-        let mut t = |name: &str, f: &mut dyn FnMut() -> Keep| {
-            if wanted(name) {
-                report(name, median_us(min_ms, now, f))
-            }
+        let t = |name: &str, f: &mut dyn FnMut() -> Keep| match wanted(name) {
+            true => report(name, median_us(min_ms, now, f)),
+            false => Ok(()),
         };
 
         let state = self.projects_state()?;
         let result = state.result("projects").map(|r| r.value.clone()).unwrap_or_default();
-        t("denormalizeLong donotcache", &mut || Box::new(denormalize::<Projects>(&state, &schema, &result)));
+        t("denormalizeLong donotcache", &mut || kept(denormalize::<Projects>(&state, &schema, &result)))?;
         t("denormalizeLong (fresh memo)", &mut || {
             let mut memo = MemoCache::default();
             let read = memo.read_result::<Projects>(&state, "projects", &schema);
-            Box::new((memo, read))
-        });
+            kept(read.map(|read| (memo, read)))
+        })?;
         let mut memo = MemoCache::default();
         let _ = memo.read_result::<Projects>(&state, "projects", &schema);
-        t("denormalizeLong withCache", &mut || Box::new(memo.read_result::<Projects>(&state, "projects", &schema)));
+        t("denormalizeLong withCache", &mut || kept(memo.read_result::<Projects>(&state, "projects", &schema)))?;
+        if wanted("denormalizeLong withCache after") {
+            // Each sample's store took one write to a table the projects do not reach.
+            let state = RefCell::new(state);
+            let mut i = 0;
+            let mut unrelated = || {
+                i += 1;
+                kept(state.borrow_mut().write_entities(
+                    &User::schema(),
+                    self.numbered_user(i % 1000, i),
+                    &Value::Null,
+                    META,
+                ))
+            };
+            let us = median_us_with(min_ms, now, &mut unrelated, &mut |_| {
+                kept(memo.read_result::<Projects>(&state.borrow(), "projects", &schema))
+            });
+            report("denormalizeLong withCache after an unrelated write", us)?;
+        }
         let user_state = self.user_state()?;
         let user_schema = User::schema();
         let login = json!("octocat");
         t("denormalizeShort donotcache 500x", &mut || {
-            let reads: Vec<_> = (0..500).map(|_| denormalize::<User>(&user_state, &user_schema, &login)).collect();
-            Box::new(reads)
-        });
+            let reads: Result<Vec<_>, _> =
+                (0..500).map(|_| denormalize::<User>(&user_state, &user_schema, &login)).collect();
+            kept(reads)
+        })?;
         let mut user_memo = MemoCache::default();
         t("denormalizeShort withCache 500x", &mut || {
-            let reads: Vec<_> = (0..500).map(|_| user_memo.entity::<User>(&user_state, "octocat")).collect();
-            Box::new(reads)
-        });
+            let reads: Result<Vec<_>, _> = (0..500).map(|_| user_memo.entity::<User>(&user_state, "octocat")).collect();
+            kept(reads)
+        })?;
         for n in [1_000, 10_000, 100_000] {
             if !wanted("setOneEntity") {
                 break;
@@ -190,24 +210,24 @@ impl Fixtures {
             t(&format!("setOneEntity in {}k store", n / 1000), &mut || {
                 i += 1;
                 let user = self.numbered_user(i % n as u64, i);
-                Box::new(state.write_entities(&user_schema, user, &Value::Null, META))
-            });
+                kept(state.write_entities(&user_schema, user, &Value::Null, META))
+            })?;
         }
         if wanted("setOneEntity") {
             let (controller, tasks) = self.users_controller(100_000)?;
             let mut i = 0u64;
             t("setOneEntity in 100k store, through a controller", &mut || {
                 i += 1;
-                Box::new(controller.set(&user_schema, self.numbered_user(i % 100_000, i)))
-            });
+                kept(controller.set(&user_schema, self.numbered_user(i % 100_000, i)))
+            })?;
             // A mutation whose request never answers keeps its optimistic layer on.
             let pending = controller.fetch(&RENAME, Value::Null, Some(self.numbered_user(5, 1)));
             tasks.run();
             let mut i = 0u64;
             t("setOneEntity in 100k store, a layer pending", &mut || {
                 i += 1;
-                Box::new(controller.set(&user_schema, self.numbered_user(i % 100_000, i)))
-            });
+                kept(controller.set(&user_schema, self.numbered_user(i % 100_000, i)))
+            })?;
             drop(pending);
         }
         for n in [100, 100_000] {
@@ -218,16 +238,30 @@ impl Fixtures {
             let mut memo = MemoCache::default();
             let _ = memo.entity::<User>(&state, "user7");
             let label = if n >= 1000 { format!("{}k", n / 1000) } else { n.to_string() };
-            t(&format!("warm read in {label} store"), &mut || Box::new(memo.entity::<User>(&state, "user7")));
+            t(&format!("warm read in {label} store"), &mut || kept(memo.entity::<User>(&state, "user7")))?;
+            if n == 100_000 {
+                // Each sample's store took one write to another user.
+                let state = RefCell::new(state);
+                let mut i = 0u64;
+                let mut unrelated = || {
+                    i += 1;
+                    let other = self.numbered_user(8 + i % 1000, i);
+                    kept(state.borrow_mut().write_entities(&user_schema, other, &Value::Null, META))
+                };
+                let us = median_us_with(min_ms, now, &mut unrelated, &mut |_| {
+                    kept(memo.entity::<User>(&state.borrow(), "user7"))
+                });
+                report("warm read in 100k store after an unrelated write", us)?;
+            }
         }
         if wanted("keys of 500") {
-            self.keyed_list(min_ms, now, report)?;
+            self.keyed_list(min_ms, now, &report)?;
         }
         if wanted("delete one") {
-            report("delete one of 200 listed items, through a controller", listed_delete(min_ms, now)?);
+            report("delete one of 200 listed items, through a controller", listed_delete(min_ms, now))?;
         }
         if wanted("rename one") {
-            report("rename one of 100 listed items, through a controller", listed_rename(min_ms, now)?);
+            report("rename one of 100 listed items, through a controller", listed_rename(min_ms, now))?;
         }
         Ok(())
     }
@@ -239,8 +273,8 @@ impl Fixtures {
         &self,
         min_ms: f64,
         now: &dyn Fn() -> f64,
-        report: &mut dyn FnMut(&str, f64),
-    ) -> Result<(), NormalizeError> {
+        report: &dyn Fn(&str, Result<f64, String>) -> Result<(), BenchError>,
+    ) -> Result<(), BenchError> {
         let schema = Schema::array(ListItem::schema());
         let item = |i: u32| json!({ "id": i, "name": format!("item {i}"), "author": { "id": i % 10, "name": format!("author {}", i % 10) } });
         let state = RefCell::new(State::default());
@@ -256,9 +290,9 @@ impl Fixtures {
             median_us(min_ms, now, &mut || {
                 let mut memo = MemoCache::default();
                 let read = memo.read_result::<Vec<Pk>>(&state.borrow(), "items", &schema);
-                Box::new((memo, read))
+                kept(read.map(|read| (memo, read)))
             }),
-        );
+        )?;
         let memo = RefCell::new(MemoCache::default());
         let mut deleted = false;
         let mut toggle = || {
@@ -269,22 +303,24 @@ impl Fixtures {
                 (Schema::invalidate::<ListItem>(), json!(250))
             };
             deleted = !deleted;
-            Box::new(state.write_entities(&write.0, write.1, &Value::Null, META)) as Keep
+            kept(state.write_entities(&write.0, write.1, &Value::Null, META))
         };
         let us = median_us_with(min_ms, now, &mut toggle, &mut |_| {
-            Box::new(memo.borrow_mut().read_result::<Vec<Pk>>(&state.borrow(), "items", &schema))
+            kept(memo.borrow_mut().read_result::<Vec<Pk>>(&state.borrow(), "items", &schema))
         });
-        report("keys of 500 items after one delete", us);
+        report("keys of 500 items after one delete", us)?;
         // The browser's update-entity: one item renamed, then its row's read.
         let mut version = 0;
         let us = median_us(min_ms, now, &mut || {
             version += 1;
             let renamed = json!({ "id": 5, "name": format!("item 5 v{version}"), "author": { "id": 5 } });
             let written = state.borrow_mut().write_entities(&ListItem::schema(), renamed, &Value::Null, META);
-            let read = memo.borrow_mut().entity::<ListItem>(&state.borrow(), "5");
-            Box::new((written, read))
+            let read = written
+                .map_err(|e| e.to_string())
+                .and_then(|_| memo.borrow_mut().entity::<ListItem>(&state.borrow(), "5").map_err(|e| e.to_string()));
+            kept(read)
         });
-        report("rename one item and read it", us);
+        report("rename one item and read it", us)?;
         Ok(())
     }
 
@@ -321,174 +357,25 @@ impl Fixtures {
     }
 }
 
-/// What a timed run produced; dropped after the clock stops. The JavaScript
-/// anchor's garbage is collected outside its timings too, so freeing a store or a
-/// read is not counted on either side.
-type Keep = Box<dyn std::any::Any>;
-
-/// Median of the samples, in microseconds, timed like the JavaScript anchor.
-fn median_us(min_ms: f64, now: &dyn Fn() -> f64, f: &mut dyn FnMut() -> Keep) -> f64 {
-    median_us_with(min_ms, now, &mut || Box::new(()), &mut |_| f())
+/// A workload whose work failed, so it measured nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BenchError {
+    /// The workload's name.
+    pub workload: String,
+    /// What failed.
+    pub message: String,
 }
 
-/// Like `median_us`, with an untimed `setup` making each sample's input (a
-/// normalize consumes its parsed input; the anchor's only reads it, so it can
-/// reuse one).
-fn median_us_with(
-    min_ms: f64,
-    now: &dyn Fn() -> f64,
-    setup: &mut dyn FnMut() -> Keep,
-    f: &mut dyn FnMut(Keep) -> Keep,
-) -> f64 {
-    for _ in 0..5 {
-        drop(f(setup()));
-    }
-    let mut samples = Vec::new();
-    let end = now() + min_ms;
-    while now() < end || samples.len() < 5 {
-        let input = setup();
-        let start = now();
-        let kept = f(input);
-        samples.push(now() - start);
-        drop(kept);
-    }
-    samples.sort_by(f64::total_cmp);
-    samples.get(samples.len() / 2).copied().unwrap_or(0.0) * 1000.0
-}
-
-/// The browser's delete-item without the browser: 200 items by 10 authors in a
-/// stored list that a tracked listener reads as keys (as `use_cache` does);
-/// each sample deletes item 100 or stores it again (so the list loses it or
-/// gets it back) and times the write, the listener's wake-up, its re-read and
-/// the update of what it follows.
-fn listed_delete(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, NormalizeError> {
-    let (controller, list) = (listed(200)?, ITEM_LIST);
-    let item = list_item;
-    let (reader, shown) = (controller.clone(), std::rc::Rc::new(std::cell::Cell::new((0, 0))));
-    let seen = std::rc::Rc::clone(&shown);
-    let schema = list.schema();
-    // Counts its runs and keeps the number of keys it read.
-    let id = controller.listen_reads(move || {
-        let keys = reader.read_key::<Vec<Pk>>("GET /items", schema.as_ref(), false);
-        let len = keys.ok().and_then(|read| read.data).map_or(0, |keys| keys.len());
-        seen.set((seen.get().0 + 1, len));
-    });
-    let mut deleted = false;
-    let mut samples = 0;
-    let us = median_us(min_ms, now, &mut || {
-        samples += 1;
-        let written = if deleted {
-            controller.set(&ListItem::schema(), item(100))
-        } else {
-            controller.set(&Schema::invalidate::<ListItem>(), json!(100))
-        };
-        deleted = !deleted;
-        Box::new(written)
-    });
-    controller.unlisten(id);
-    // The listener ran once when it started and once per sample (the list lost
-    // or got back its item each time), and last read 200 or 199 keys.
-    let (runs, len) = shown.get();
-    Ok(if runs == samples + 1 && (199..=200).contains(&len) { us } else { f64::NAN })
-}
-
-/// The browser's update-entity without the browser: 100 items by 10 authors in
-/// a stored list read as keys by one tracked listener, and each item by a
-/// listener of its own (as `use_cache` and a `use_entity` per row do); each
-/// sample renames item 5 and times the write, the wake-up of its row's listener
-/// (the list's is not woken: its keys did not change) and that row's re-read.
-fn listed_rename(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, NormalizeError> {
-    let (controller, list) = (listed(100)?, ITEM_LIST);
-    let runs = std::rc::Rc::new(std::cell::Cell::new((0usize, 0usize)));
-    let (reader, seen, schema) = (controller.clone(), std::rc::Rc::clone(&runs), list.schema());
-    let mut ids = vec![controller.listen_reads(move || {
-        let _ = reader.read_key::<Vec<Pk>>("GET /items", schema.as_ref(), false);
-        seen.set((seen.get().0 + 1, seen.get().1));
-    })];
-    for i in 0..100 {
-        let (reader, seen, pk) = (controller.clone(), std::rc::Rc::clone(&runs), i.to_string());
-        ids.push(controller.listen_reads(move || {
-            let _ = reader.entity::<ListItem>(&pk);
-            seen.set((seen.get().0, seen.get().1 + 1));
-        }));
-    }
-    let mut version = 0;
-    let us = median_us(min_ms, now, &mut || {
-        version += 1;
-        let renamed = json!({ "id": 5, "name": format!("item 5 v{version}"), "author": { "id": 5 } });
-        Box::new(controller.set(&ListItem::schema(), renamed))
-    });
-    for id in ids {
-        controller.unlisten(id);
-    }
-    // The list's listener ran once (when it started), the rows' once each and
-    // then once per rename.
-    let (list_runs, row_runs) = runs.get();
-    Ok(if list_runs == 1 && row_runs == 100 + version { us } else { f64::NAN })
-}
-
-/// Item `i` of the listed workloads, by one of 10 authors.
-fn list_item(i: u32) -> Value {
-    json!({ "id": i, "name": format!("item {i}"), "author": { "id": i % 10, "name": format!("author {}", i % 10) } })
-}
-
-/// A controller with `n` items stored as the answer of [`ITEM_LIST`].
-fn listed(n: u32) -> Result<Controller, NormalizeError> {
-    let time = FakeTime::default();
-    let controller = Controller::new(time.clone(), time, LocalTasks::default());
-    match controller.set_response(&ITEM_LIST, &Value::Null, Value::Array((0..n).map(list_item).collect())) {
-        Err(rdc_controller::FetchError::Normalize(err)) => Err(err),
-        // (The list's key never fails: no other error.)
-        _ => Ok(controller),
+impl std::fmt::Display for BenchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.workload, self.message)
     }
 }
 
-/// An endpoint whose request never answers: its data is set by the workloads.
-#[derive(Clone)]
-struct Never {
-    key: &'static str,
-    schema: fn() -> Schema,
-    /// A mutation shows its body at once (an optimistic layer that stays on).
-    mutation: bool,
-}
+impl std::error::Error for BenchError {}
 
-/// The stored list of [`listed_delete`] and [`listed_rename`].
-const ITEM_LIST: Never = Never { key: "GET /items", schema: || Schema::array(ListItem::schema()), mutation: false };
-
-/// A user rename shown at once whose request never answers: its layer stays on
-/// while the workload writes.
-const RENAME: Never = Never { key: "PUT /user", schema: || User::schema().into(), mutation: true };
-
-impl Endpoint for Never {
-    type Output = Value;
-    type Error = String;
-    type Body = Value;
-
-    fn key(&self, _: &Value) -> Result<String, String> {
-        Ok(self.key.to_owned())
-    }
-
-    fn schema(&self) -> Option<Schema> {
-        Some((self.schema)())
-    }
-
-    fn policy(&self) -> Policy {
-        Policy { mutation: self.mutation, ..Policy::default() }
-    }
-
-    fn is_soft(&self, _: &String) -> bool {
-        false
-    }
-
-    fn fetch(&self, _: &Value, _: Option<Value>) -> LocalFuture<Result<Value, String>> {
-        Box::pin(std::future::pending())
-    }
-
-    fn storable(output: &Value) -> Option<Value> {
-        Some(output.clone())
-    }
-
-    fn optimistic(&self, _: &rdc_core::State, _: &Value, body: Option<&Value>) -> Option<Value> {
-        self.mutation.then(|| body.cloned()).flatten()
+impl From<NormalizeError> for BenchError {
+    fn from(error: NormalizeError) -> BenchError {
+        BenchError { workload: "the fixtures".to_owned(), message: error.to_string() }
     }
 }

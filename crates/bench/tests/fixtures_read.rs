@@ -41,3 +41,25 @@ fn the_projects_read_back_with_their_build_types() {
     assert_eq!(read.project[0].build_types.build_type[0].name, "Build");
     assert_eq!(state.entity_count(), 2);
 }
+
+#[test]
+fn every_workload_runs_its_work_without_error_and_reports_in_order() {
+    let f = fixtures();
+    let start = std::time::Instant::now();
+    let now = move || start.elapsed().as_secs_f64() * 1000.0;
+    let mut seen = Vec::new();
+    f.run(0.0, None, &now, &mut |name, us| seen.push((name.to_owned(), us))).unwrap();
+    assert_eq!(seen.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>(), rdc_bench::WORKLOADS);
+    assert!(seen.iter().all(|(_, us)| us.is_finite() && *us >= 0.0), "{seen:?}");
+}
+
+#[test]
+fn a_workload_whose_work_fails_is_an_error_not_a_figure() {
+    // Projects whose build types have no id: nothing normalizes, so nothing is timed.
+    let broken =
+        json!({ "project": [{ "id": "P1", "buildTypes": { "count": 1, "buildType": [{ "name": "no id" }] } }] });
+    let f = Fixtures::new(broken.to_string(), &json!({ "login": "octocat" }).to_string()).unwrap();
+    let mut reported = Vec::new();
+    let error = f.run(0.0, Some("normalizeLong"), &|| 0.0, &mut |name, _| reported.push(name.to_owned())).unwrap_err();
+    assert_eq!((error.workload.as_str(), reported.len()), ("normalizeLong", 0), "{error}");
+}
