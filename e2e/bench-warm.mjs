@@ -32,7 +32,8 @@ console.log('|---|---:|---:|---:|---:|');
 for (const scenario of ['update-entity', 'delete-item', 'unshift-item', 'move-item']) {
   const all = { plain: [], rdc: [] };
   for (let r = 0; r < Math.max(2, Number(rounds || 8)); r++) {
-    for (const impl of ['plain', 'rdc']) {
+    // Which page goes first alternates by round, as in bench.mjs.
+    for (const impl of r % 2 ? ['rdc', 'plain'] : ['plain', 'rdc']) {
       const samples = await round(impl, scenario);
       if (r > 0) all[impl].push(...samples);
     }
