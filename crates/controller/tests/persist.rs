@@ -43,6 +43,21 @@ fn fetch_users(page: &Page, users: rdc_core::json::Value) {
     page.tasks.block_on(page.c.fetch(&users_api(&page.server), json!({}), None)).unwrap();
 }
 
+/// Fetches `/users/me`, a second kept result.
+fn fetch_me(page: &Page) {
+    let mut me = users_api(&page.server);
+    me.path = "/users/me".into();
+    page.server.borrow_mut().always(json!([{ "id": "3", "name": "Me" }]));
+    page.tasks.block_on(page.c.fetch(&me, json!({}), None)).unwrap();
+}
+
+/// A page load under `version` that fetched the users list (Ada) and saved it.
+fn saved_by_a_first_load<S: PersistStorage + Clone>(time: &FakeTime, storage: &S, version: u32) {
+    let first = load(time, storage, Persist::new(version));
+    fetch_users(&first, json!([{ "id": "1", "name": "Ada" }]));
+    time.advance(100);
+}
+
 fn names(page: &Page) -> Vec<String> {
     let read = page.c.read::<_, Vec<User>>(&users_api(&page.server), &json!({})).unwrap();
     read.data.map(|users| users.iter().map(|u| u.name.clone()).collect()).unwrap_or_default()
@@ -99,9 +114,7 @@ fn only_endpoints_and_entity_types_that_ask_are_kept() {
 #[test]
 fn data_saved_under_another_version_or_unreadable_is_dropped_and_cleared() {
     let (time, storage) = (FakeTime::default(), MemoryStorage::default());
-    let first = load(&time, &storage, Persist::new(1));
-    fetch_users(&first, json!([{ "id": "1", "name": "Ada" }]));
-    time.advance(100);
+    saved_by_a_first_load(&time, &storage, 1);
 
     let next = load(&time, &storage, Persist::new(2));
     assert_eq!(next.restored, Restored::OtherVersion { found: 1 });
@@ -166,9 +179,7 @@ fn loading(time: &FakeTime, storage: &SlowStorage) -> (Page, Rc<RefCell<Option<R
 
 fn saved_by_an_earlier_page(time: &FakeTime, storage: &SlowStorage) {
     *storage.released.borrow_mut() = true;
-    let first = load(time, storage, Persist::new(1));
-    fetch_users(&first, json!([{ "id": "1", "name": "Ada" }]));
-    time.advance(100);
+    saved_by_a_first_load(time, storage, 1);
     *storage.released.borrow_mut() = false;
 }
 
@@ -192,10 +203,7 @@ fn writes_made_while_it_loads_are_not_saved_over_it_and_both_are_kept() {
     let before = storage.kept.text();
     let (page, restored) = loading(&time, &storage);
     page.c.set(&User::schema(), json!({ "id": "2", "name": "Grace" })).unwrap();
-    let mut persisted_user = users_api(&page.server);
-    persisted_user.path = "/users/me".into();
-    page.server.borrow_mut().always(json!([{ "id": "3", "name": "Me" }]));
-    page.tasks.block_on(page.c.fetch(&persisted_user, json!({}), None)).unwrap();
+    fetch_me(&page);
     time.advance(1_000);
     assert_eq!(storage.kept.text(), before, "nothing saved before what was kept is read");
 
@@ -235,16 +243,11 @@ fn over_the_cap_the_results_fetched_longest_ago_are_left_out() {
 #[test]
 fn a_kept_result_no_reader_has_read_yet_keeps_its_entities_through_the_next_save() {
     let (time, storage) = (FakeTime::default(), MemoryStorage::default());
-    let first = load(&time, &storage, Persist::new(1));
-    fetch_users(&first, json!([{ "id": "1", "name": "Ada" }]));
-    time.advance(100);
+    saved_by_a_first_load(&time, &storage, 1);
 
     // The next page writes something else kept before anyone reads the list.
     let second = load(&time, &storage, Persist::new(1));
-    let mut me = users_api(&second.server);
-    me.path = "/users/me".into();
-    second.server.borrow_mut().always(json!([{ "id": "3", "name": "Me" }]));
-    second.tasks.block_on(second.c.fetch(&me, json!({}), None)).unwrap();
+    fetch_me(&second);
     time.advance(100);
 
     let third = load(&time, &storage, Persist::new(1));
@@ -293,10 +296,7 @@ fn a_result_another_tab_shared_stays_kept_through_this_tabs_saves() {
     }
     // The other tab saves after a write of its own, its whole store in place of the first's.
     time.advance(100);
-    let mut me = users_api(&other.server);
-    me.path = "/users/me".into();
-    other.server.borrow_mut().always(json!([{ "id": "3", "name": "Me" }]));
-    other.tasks.block_on(other.c.fetch(&me, json!({}), None)).unwrap();
+    fetch_me(&other);
     time.advance(100);
     let next = load(&time, &storage, Persist::new(1));
     assert_eq!(names(&next), ["Ada"], "{:?}", storage.text());
