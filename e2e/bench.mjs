@@ -1,5 +1,6 @@
-// The browser benchmark runner (Step 7): rdc against the same list in plain Leptos
-// signals, in Debian's headless Chromium. Prints a table and writes JSON.
+// The browser benchmark runner (Step 7): rdc against the same list in leptos-fetch
+// (when the page is built with it) and in plain Leptos signals, in Debian's headless
+// Chromium. Prints a table and writes JSON.
 // Usage: node e2e/bench.mjs BASE_URL OUT_JSON [REPEATS]
 // Each scenario runs BENCH_ROUNDS (default 3) rounds of REPEATS (default 30) steps per
 // page, the pages alternating; the medians are over all of a page's steps.
@@ -15,6 +16,8 @@ const isolated = await page.evaluate(() => window.crossOriginIsolated);
 console.error(`cross-origin isolated: ${isolated} (timer resolution ${isolated ? '5 us' : '100 us'})`);
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
+// The pages built in: leptos-fetch's only with bench-app's `leptos-fetch` feature.
+const impls = await page.evaluate(() => ['plain', 'rdc', 'lf'].filter((impl) => bench[`mount_${impl}`]));
 
 // Each scenario: setup(impl) then a timed step; returns ms.
 const scenarios = {
@@ -87,15 +90,16 @@ const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : null;
 for (const [name, run] of Object.entries(scenarios)) {
   if (only && !only.includes(name)) continue;
   console.error(`running ${name}`);
-  // Rounds alternate the pages (and which goes first), each on a fresh mount,
-  // so a slow stretch of the machine lands on both sides of a ratio.
-  const samples = { plain: [], rdc: [] };
+  // Rounds alternate the pages (and which goes first: the order turns by one each
+  // round), each on a fresh mount, so a slow stretch of the machine lands on every side.
+  const samples = Object.fromEntries(impls.map((impl) => [impl, []]));
   for (let round = 0; round < rounds; round++) {
-    for (const impl of round % 2 ? ['rdc', 'plain'] : ['plain', 'rdc']) {
+    const order = impls.map((_, k) => impls[(k + round) % impls.length]);
+    for (const impl of order) {
       for (let i = 0; i < repeats; i++) samples[impl].push(await run(impl, i));
     }
   }
-  results[name] = { plain: median(samples.plain), rdc: median(samples.rdc) };
+  results[name] = Object.fromEntries(impls.map((impl) => [impl, median(samples[impl])]));
   await page.evaluate(() => { bench.unmount(); if (window.gc) gc(); });
 }
 
@@ -118,10 +122,12 @@ const memory = only ? null : await page.evaluate(async () => {
 });
 
 await browser.close();
-console.log('| scenario | plain Leptos (ms) | rdc (ms) | rdc / plain |');
-console.log('|---|---:|---:|---:|');
+const lf = impls.includes('lf');
+console.log(`| scenario | rdc (ms) |${lf ? ' leptos-fetch (ms) |' : ''} plain Leptos (ms) | rdc / plain |${lf ? ' leptos-fetch / rdc |' : ''}`);
+console.log(`|---|---:|${lf ? '---:|' : ''}---:|---:|${lf ? '---:|' : ''}`);
 for (const [name, r] of Object.entries(results)) {
-  console.log(`| ${name} | ${r.plain.toFixed(2)} | ${r.rdc.toFixed(2)} | ${(r.rdc / r.plain).toFixed(2)}x |`);
+  const peer = lf ? [` ${r.lf.toFixed(2)} |`, ` ${(r.lf / r.rdc).toFixed(2)}x |`] : ['', ''];
+  console.log(`| ${name} | ${r.rdc.toFixed(2)} |${peer[0]} ${r.plain.toFixed(2)} | ${(r.rdc / r.plain).toFixed(2)}x |${peer[1]}`);
 }
 if (only) process.exit(0);
 const ratio = results['update-user-10000'].rdc / results['update-user'].rdc;

@@ -1,7 +1,8 @@
 //! The browser benchmark page (Step 7): one list of items, each showing its name and
-//! its author, written twice: with rdc (`rdc_page`: the store, `use_cache` of the ids
-//! for the list, `use_entity` per row) and with plain Leptos signals (`plain`: the
-//! physical limit, a signal per row and per author, no data layer).
+//! its author, written three times: with rdc (`rdc_page`: the store, `use_keys` of the
+//! ids for the list, `use_entity` per row), with leptos-fetch (`lf_page`, feature
+//! `leptos-fetch`: the list as one cached query, edited in place) and with plain Leptos
+//! signals (`plain`: the physical limit, a signal per row and per author, no data layer).
 //! `scripts/bench-browser` drives it; `scripts/bundle-size` builds it without the
 //! `rdc` feature to see what rdc adds to the wasm.
 
@@ -9,6 +10,8 @@ use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "leptos-fetch")]
+mod lf_page;
 mod plain;
 #[cfg(feature = "rdc")]
 mod rdc_page;
@@ -84,6 +87,14 @@ pub fn mount_rdc_shared(n: u32, authors: u32) {
 #[wasm_bindgen]
 pub fn shared_counts() -> String {
     rdc_page::shared_counts()
+}
+
+/// Mounts the leptos-fetch list with `n` items by `authors` authors (set as its query's answer).
+#[cfg(feature = "leptos-fetch")]
+#[wasm_bindgen]
+pub fn mount_lf(n: u32, authors: u32) {
+    unmount();
+    mount(lf_page::LfPage::mount(root(), n, authors));
 }
 
 /// Mounts the plain-signals list with `n` items by `authors` authors.
