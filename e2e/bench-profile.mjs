@@ -6,7 +6,8 @@
 // scripts/bench-browser serves), for one page at a time: compare the two pages'
 // tables, or two builds'.
 // Usage: node e2e/bench-profile.mjs BASE_URL SCENARIO PAGE [ROWS] [ROUNDS]
-//   SCENARIO: update-entity | delete-item | unshift-item | move-item; PAGE: rdc | plain
+//   SCENARIO: update-entity | delete-item | unshift-item | move-item, or getlist (100
+//   mounts of ROWS rows are sampled instead); PAGE: rdc | plain | lf
 // PROFILE_MATCH=regex keeps only the functions whose names match it;
 // PROFILE_DUMP=prefix also writes each round's profile to prefix.N.json.
 import fs from 'fs';
@@ -20,9 +21,16 @@ const { browser, page } = await openBenchPage(base);
 const mount = () => page.evaluate(async ([impl, n]) => {
   await measure(() => bench[`mount_${impl}`](n, 10), (r) => r.querySelectorAll('li').length === n);
 }, [impl, rows]);
-const edits = () => page.evaluate(async (scenario) => {
-  for (let i = 0; i < 100; i++) await measure(...listEdit(scenario, i));
-}, scenario);
+const edits = () => scenario === 'getlist'
+  ? page.evaluate(async ([impl, n]) => {
+    for (let i = 0; i < 100; i++) {
+      bench.unmount();
+      await measure(() => bench[`mount_${impl}`](n, 10), (r) => r.querySelectorAll('li').length === n);
+    }
+  }, [impl, rows])
+  : page.evaluate(async (scenario) => {
+    for (let i = 0; i < 100; i++) await measure(...listEdit(scenario, i));
+  }, scenario);
 
 // Warm-up rounds, not sampled.
 for (let r = 0; r < 2; r++) { await mount(); await edits(); }
