@@ -1,9 +1,9 @@
-// The list edits of the browser benchmark once the engine has optimized both
-// pages (rdc and plain Leptos): each scenario runs ROUNDS rounds of 100 edits on
-// a fresh mount per page, alternating the pages; the first round of each is
+// The list edits of the browser benchmark once the engine has optimized each
+// page (rdc, leptos-fetch when built in, plain Leptos): each scenario runs ROUNDS
+// rounds of 100 edits on a fresh mount per page, alternating the pages; the first round of each is
 // dropped (cold code) and the medians of the rest are printed, with the median
 // of the action's synchronous part (the store's write, wake-up and re-reads for
-// rdc; the signal update for plain Leptos). Lists of 200 rows (100 for
+// rdc; the cached answer's update for leptos-fetch; the signal update for plain Leptos). Lists of 200 rows (100 for
 // update-entity). ROUNDS is at least 2 (one is dropped).
 // Usage: node e2e/bench-warm.mjs BASE_URL [ROUNDS]   (scripts/bench-browser with RDC_BENCH_WARM=1)
 import { openBenchPage } from './bench-page.mjs';
@@ -16,8 +16,16 @@ const { browser, page } = await openBenchPage(base);
 const round = (impl, scenario) => page.evaluate(async ([impl, scenario]) => {
   const n = scenario === 'update-entity' ? 100 : 200;
   await measure(() => bench[`mount_${impl}`](n, 10), (r) => r.querySelectorAll('li').length === n);
+  // Each edit starts in a task of its own, as a user's event does (not inside the
+  // last edit's timer callback, where the browser clamps nested timers to 4 ms).
+  const freshTask = () => new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => resolve();
+    channel.port2.postMessage(0);
+  });
   const out = [];
   for (let i = 0; i < 100; i++) {
+    await freshTask();
     const [action, done] = listEdit(scenario, i);
     let sync = 0;
     const total = await measure(() => { const t0 = performance.now(); action(); sync = performance.now() - t0; }, done);
@@ -27,19 +35,23 @@ const round = (impl, scenario) => page.evaluate(async ([impl, scenario]) => {
 }, [impl, scenario]);
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
-console.log('| scenario (warm) | plain Leptos (ms) | rdc (ms) | rdc / plain | synchronous part, plain / rdc (ms) |');
-console.log('|---|---:|---:|---:|---:|');
+// The pages built in: leptos-fetch's only with bench-app's `leptos-fetch` feature.
+const impls = await page.evaluate(() => ['plain', 'rdc', 'lf'].filter((impl) => bench[`mount_${impl}`]));
+const label = { plain: 'plain Leptos', rdc: 'rdc', lf: 'leptos-fetch' };
+const others = impls.filter((impl) => impl !== 'plain');
+console.log(`| scenario (warm) | ${impls.map((i) => `${label[i]} (ms)`).join(' | ')} | ${others.map((i) => `${label[i]} / plain`).join(' | ')} | synchronous part, ${impls.map((i) => label[i]).join(' / ')} (ms) |`);
+console.log(`|---|${impls.map(() => '---:').join('|')}|${others.map(() => '---:').join('|')}|---:|`);
 for (const scenario of ['update-entity', 'delete-item', 'unshift-item', 'move-item']) {
-  const all = { plain: [], rdc: [] };
+  const all = Object.fromEntries(impls.map((impl) => [impl, []]));
   for (let r = 0; r < Math.max(2, Number(rounds || 8)); r++) {
-    // Which page goes first alternates by round, as in bench.mjs.
-    for (const impl of r % 2 ? ['rdc', 'plain'] : ['plain', 'rdc']) {
+    // Which page goes first turns by one each round, as in bench.mjs.
+    for (const impl of impls.map((_, k) => impls[(k + r) % impls.length])) {
       const samples = await round(impl, scenario);
       if (r > 0) all[impl].push(...samples);
     }
   }
-  const [p, q] = [median(all.plain.map((s) => s[0])), median(all.rdc.map((s) => s[0]))];
-  const [ps, qs] = [median(all.plain.map((s) => s[1])), median(all.rdc.map((s) => s[1]))];
-  console.log(`| ${scenario} | ${p.toFixed(3)} | ${q.toFixed(3)} | ${(q / p).toFixed(2)}x | ${ps.toFixed(3)} / ${qs.toFixed(3)} |`);
+  const total = Object.fromEntries(impls.map((i) => [i, median(all[i].map((s) => s[0]))]));
+  const sync = impls.map((i) => median(all[i].map((s) => s[1])).toFixed(3));
+  console.log(`| ${scenario} | ${impls.map((i) => total[i].toFixed(3)).join(' | ')} | ${others.map((i) => `${(total[i] / total.plain).toFixed(2)}x`).join(' | ')} | ${sync.join(' / ')} |`);
 }
 await browser.close();
