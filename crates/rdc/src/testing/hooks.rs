@@ -47,7 +47,9 @@ impl MockApp {
     ///
     /// # Panics
     /// When Leptos was given another executor before in this process:
-    /// hooks' tasks must run on fake time.
+    /// hooks' tasks must run on fake time. Once a test has run hooks, a
+    /// Leptos task spawned on a thread where no mock app ran hooks panics
+    /// (it would never run): keep such tests in a test binary of their own.
     ///
     /// ```
     /// use leptos::prelude::*;
