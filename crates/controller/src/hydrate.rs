@@ -137,8 +137,22 @@ impl Controller {
     pub fn hydrate(&self, dehydrated: Dehydrated) {
         let (from, to) = (dehydrated.taken_at, self.now());
         let shift = |at: Millis| if to >= from { at.saturating_add(to - from) } else { at.saturating_sub(from - to) };
-        let taken = self.not_shared(|| self.write_base(|base| base.take_up(dehydrated.state, shift)));
-        // Their schemas come with their first reads.
+        self.take_up_from_elsewhere(dehydrated.state, &[], |base, state| base.take_up(state, shift));
+    }
+
+    /// Takes up `state`, a store from elsewhere (a server's page, another
+    /// tab's write, a saved store), with `take`; `kept` are its results that
+    /// were kept across page loads there, so they are kept here too. Nothing
+    /// taken is shared on, and the results' schemas come with their first reads.
+    pub(super) fn take_up_from_elsewhere(
+        &self,
+        state: State,
+        kept: &[String],
+        take: impl FnOnce(&mut State, State) -> usize,
+    ) {
+        self.note_taken_rows(&state, kept);
+        let taken = self.not_shared(|| self.write_base(|base| take(base, state)));
+        self.mark_persisted(kept);
         self.inner.schemas_unknown.set(self.inner.schemas_unknown.get() + taken);
         self.inner.memo.borrow_mut().clear();
         self.changed();
@@ -178,13 +192,7 @@ impl Controller {
     /// as what is held replaces it, and nothing taken is shared on.
     pub fn take_shared(&self, shared: Dehydrated) {
         // Another tab of this machine: one clock, nothing to shift.
-        let (state, persist) = (shared.state, shared.persist);
-        self.note_taken_rows(&state, persist.iter());
-        let taken = self.not_shared(|| self.write_base(|base| base.take_up_shared(state)));
-        self.mark_persisted(&persist);
-        self.inner.schemas_unknown.set(self.inner.schemas_unknown.get() + taken);
-        self.inner.memo.borrow_mut().clear();
-        self.changed();
+        self.take_up_from_elsewhere(shared.state, &shared.persist, State::take_up_shared);
     }
 
     /// Runs `f` with sharing off: what it writes came from elsewhere.

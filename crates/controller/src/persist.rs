@@ -256,21 +256,18 @@ impl Controller {
     /// what is fetched from now on.
     fn take_up_saved(&self, saved: Dehydrated) -> (usize, usize) {
         let back = saved.taken_at.saturating_sub(self.now());
-        let state = saved.state;
-        let results: Vec<String> = state.result_keys().cloned().collect();
-        let entities = state.tables().values().map(|t| t.rows.len()).sum();
-        self.note_taken_rows(&state, results.iter());
-        let taken = self.not_shared(|| self.write_base(|base| base.take_up(state, |at| at.saturating_sub(back))));
-        self.mark_persisted(&results);
-        self.inner.schemas_unknown.set(self.inner.schemas_unknown.get() + taken);
-        self.inner.memo.borrow_mut().clear();
-        self.changed();
-        (results.len(), entities)
+        let entities = saved.entity_count();
+        // Every result of a saved store was kept.
+        let kept: Vec<String> = saved.state.result_keys().cloned().collect();
+        self.take_up_from_elsewhere(saved.state, &kept, |base, state| {
+            base.take_up(state, |at| at.saturating_sub(back))
+        });
+        (kept.len(), entities)
     }
 
     /// Marks the results at `keys` this store now holds as kept across page
     /// loads (they were, where they came from).
-    pub(crate) fn mark_persisted<'k>(&self, keys: impl IntoIterator<Item = &'k String>) {
+    pub(crate) fn mark_persisted(&self, keys: &[String]) {
         let base = self.inner.base.borrow();
         let mut index = self.inner.keys.borrow_mut();
         for key in keys {
@@ -282,9 +279,9 @@ impl Controller {
 
     /// Remembers the rows of `state`, taken up with the kept results at
     /// `keys` whose schema is not known here yet: they are kept with them.
-    pub(crate) fn note_taken_rows<'k>(&self, state: &State, keys: impl IntoIterator<Item = &'k String>) {
+    pub(crate) fn note_taken_rows(&self, state: &State, keys: &[String]) {
         let index = self.inner.keys.borrow();
-        if keys.into_iter().all(|key| index.get(key).is_some_and(|k| k.schema.is_some())) {
+        if keys.iter().all(|key| index.get(key).is_some_and(|k| k.schema.is_some())) {
             return;
         }
         let mut taken = self.inner.taken_rows.borrow_mut();
