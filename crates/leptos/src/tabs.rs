@@ -22,7 +22,9 @@ pub fn sync_tabs(controller: &Controller, channel: &str) {
         let Ok(port) = web_sys::BroadcastChannel::new(channel) else { return };
         let sender = port.clone();
         controller.share_writes(move |slice: &rdc_controller::Dehydrated| {
-            let _ = sender.post_message(&JsValue::from_str(&slice.to_script_text()));
+            // Plain JSON: nothing embeds it in a page (`from_script_text` reads it).
+            let Ok(text) = serde_json::to_string(slice) else { return };
+            let _ = sender.post_message(&JsValue::from_str(&text));
         });
         // A reset here resets the other tabs, and one from there is not sent back.
         let quiet = std::rc::Rc::new(std::cell::Cell::new(false));
