@@ -108,8 +108,11 @@ impl State {
             }),
             ListEdit::Assign => self.edit_lists(collection, |args, items| {
                 let (Value::Object(map), Value::Object(members)) = (items, reference) else { return false };
+                if !matches(args) {
+                    return false;
+                }
                 let mut changed = false;
-                for (name, member) in members.iter().filter(|_| matches(args)) {
+                for (name, member) in members.iter() {
                     if map.get(name) != Some(member) {
                         map.insert(name.clone(), member.clone());
                         changed = true;
