@@ -43,6 +43,20 @@ pub async fn sleep(ms: i32) {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
+/// Polls `condition` every 10 ms until it holds or `timeout_ms` passes;
+/// returns whether it held.
+pub async fn wait_until(timeout_ms: i32, condition: impl Fn() -> bool) -> bool {
+    let mut waited = 0;
+    while !condition() {
+        if waited >= timeout_ms {
+            return false;
+        }
+        sleep(10).await;
+        waited += 10;
+    }
+    true
+}
+
 /// Polls `element`'s text every 10 ms until `predicate` accepts it or `timeout_ms`
 /// passes; returns the last text seen either way, so the caller's assertion shows it.
 pub async fn wait_for_text(

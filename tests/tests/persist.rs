@@ -6,10 +6,11 @@
 mod common;
 
 use common::*;
-use leptos::prelude::*;
+use rdc::controller::Controller;
 use rdc::controller::{ExpiryStatus, Persist, Restored};
-use rdc::leptos::{new_controller, persist, DataProvider};
-use rdc_e2e::{mount_point, wait_for_text};
+use rdc::leptos::{new_controller, persist};
+use rdc_e2e::wait_for_text;
+use send_wrapper::SendWrapper;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -19,10 +20,17 @@ fn database() -> String {
     format!("rdc-test-{}", (js_sys::Math::random() * 1e12) as u64)
 }
 
+/// A page load's controller on `db` under `version`, and what it restored.
+async fn load(db: &str, version: u32) -> (SendWrapper<Controller>, Restored) {
+    let controller = new_controller();
+    let restored = persist(&controller, db, Persist::new(version)).await;
+    (controller, restored)
+}
+
 /// A page load that fetches the users list and leaves it saved in `db`.
 async fn first_load(db: &str, version: u32) {
-    let first = new_controller();
-    assert_eq!(persist(&first, db, Persist::new(version)).await, Restored::Nothing);
+    let (first, restored) = load(db, version).await;
+    assert_eq!(restored, Restored::Nothing);
     first.fetch(&list_users().persist(true), (), ()).await.unwrap();
     // Saved 100 ms after the write, then IndexedDB's own time.
     rdc_e2e::sleep(500).await;
@@ -33,18 +41,12 @@ async fn the_next_load_shows_what_was_kept_without_a_request() {
     let db = database();
     first_load(&db, 1).await;
 
-    let next = new_controller();
-    let restored = persist(&next, &db, Persist::new(1)).await;
+    let (next, restored) = load(&db, 1).await;
     let Restored::Taken { results: 1, entities } = restored else { panic!("{restored:?}") };
     assert!(entities >= 2, "{restored:?}");
     let read = next.read::<_, Vec<User>>(&list_users(), &()).unwrap();
     assert_eq!(read.status, ExpiryStatus::Valid, "fresh: not fetched again");
-    let root = mount_point();
-    let c = next.clone();
-    let _handle = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <DataProvider controller=c.clone()><UserNames/></DataProvider> },
-    );
+    let (root, _mounted) = mount_user_names(&next);
     let text = wait_for_text(&root, 1000, |t| t.contains("Ada Lovelace")).await;
     assert!(text.contains("Ada Lovelace"), "{text}");
     assert!(next.inflight_keys().is_empty(), "shown from IndexedDB, no request");
@@ -54,37 +56,37 @@ async fn the_next_load_shows_what_was_kept_without_a_request() {
 async fn a_reset_clears_what_was_kept() {
     let db = database();
     first_load(&db, 1).await;
-    let signed_in = new_controller();
-    assert!(matches!(persist(&signed_in, &db, Persist::new(1)).await, Restored::Taken { .. }));
+    let (signed_in, restored) = load(&db, 1).await;
+    assert!(matches!(restored, Restored::Taken { .. }), "{restored:?}");
     signed_in.reset_entire_store();
     // The next user comes with a later page load (another connection to the database).
     rdc_e2e::sleep(100).await;
-    let next_user = new_controller();
-    assert_eq!(persist(&next_user, &db, Persist::new(1)).await, Restored::Nothing);
+    let (_next_user, restored) = load(&db, 1).await;
+    assert_eq!(restored, Restored::Nothing);
 }
 
 #[wasm_bindgen_test]
 async fn data_kept_under_another_version_is_dropped() {
     let db = database();
     first_load(&db, 1).await;
-    let upgraded = new_controller();
-    assert_eq!(persist(&upgraded, &db, Persist::new(2)).await, Restored::OtherVersion { found: 1 });
+    let (upgraded, restored) = load(&db, 2).await;
+    assert_eq!(restored, Restored::OtherVersion { found: 1 });
     assert!(upgraded.read::<_, Vec<User>>(&list_users(), &()).unwrap().data.is_none());
-    let again = new_controller();
-    assert_eq!(persist(&again, &db, Persist::new(2)).await, Restored::Nothing, "dropped for good");
+    let (_again, restored) = load(&db, 2).await;
+    assert_eq!(restored, Restored::Nothing, "dropped for good");
 }
 
 #[wasm_bindgen_test]
 async fn a_reset_lands_before_a_save_asked_for_just_before_it() {
     let db = database();
     first_load(&db, 1).await;
-    let signed_in = new_controller();
-    assert!(matches!(persist(&signed_in, &db, Persist::new(1)).await, Restored::Taken { .. }));
+    let (signed_in, restored) = load(&db, 1).await;
+    assert!(matches!(restored, Restored::Taken { .. }), "{restored:?}");
     signed_in.fetch(&list_users().persist(true), (), ()).await.unwrap();
     rdc_e2e::sleep(100).await; // its save is asked for now
     signed_in.reset_entire_store();
-    let next_user = new_controller();
-    assert_eq!(persist(&next_user, &db, Persist::new(1)).await, Restored::Nothing);
+    let (_next_user, restored) = load(&db, 1).await;
+    assert_eq!(restored, Restored::Nothing);
 }
 
 #[wasm_bindgen_test]
@@ -92,8 +94,8 @@ async fn the_app_can_delete_the_database_while_a_page_holds_it_open() {
     use wasm_bindgen::JsCast;
     let db = database();
     first_load(&db, 1).await;
-    let holder = new_controller();
-    assert!(matches!(persist(&holder, &db, Persist::new(1)).await, Restored::Taken { .. }));
+    let (_holder, restored) = load(&db, 1).await; // holds the database open
+    assert!(matches!(restored, Restored::Taken { .. }), "{restored:?}");
     // What an app may do on logout: delete the database outright.
     let request =
         web_sys::window().unwrap().indexed_db().unwrap().unwrap().delete_database(&format!("rdc:{db}")).unwrap();
@@ -103,6 +105,6 @@ async fn the_app_can_delete_the_database_while_a_page_holds_it_open() {
         request.set_onblocked(Some(reject.unchecked_ref()));
     });
     wasm_bindgen_futures::JsFuture::from(deleted).await.expect("deleted, not blocked by the open connection");
-    let next = new_controller();
-    assert_eq!(persist(&next, &db, Persist::new(1)).await, Restored::Nothing);
+    let (_next, restored) = load(&db, 1).await;
+    assert_eq!(restored, Restored::Nothing);
 }

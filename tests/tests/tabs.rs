@@ -6,52 +6,59 @@
 mod common;
 
 use common::*;
-use leptos::prelude::*;
+use rdc::controller::Controller;
 use rdc::core::Entity;
-use rdc::leptos::{new_controller, sync_tabs, DataProvider};
-use rdc_e2e::{mount_point, wait_for_text};
+use rdc::leptos::{new_controller, sync_tabs};
+use rdc_e2e::wait_for_text;
+use send_wrapper::SendWrapper;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-#[wasm_bindgen_test]
-async fn a_write_in_one_tab_shows_in_the_other_without_a_request() {
+/// Two controllers synced on a channel of their own, as two tabs of an app.
+fn two_tabs() -> (SendWrapper<Controller>, SendWrapper<Controller>) {
     let channel = format!("rdc-test-{}", js_sys::Math::random());
     let (one, two) = (new_controller(), new_controller());
     sync_tabs(&one, &channel);
     sync_tabs(&two, &channel);
-    let root = mount_point();
-    let c = two.clone();
-    let _handle = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <DataProvider controller=c.clone()><UserNames/></DataProvider> },
-    );
+    (one, two)
+}
+
+#[wasm_bindgen_test]
+async fn a_write_in_one_tab_shows_in_the_other_without_a_request() {
+    let (one, two) = two_tabs();
+    let sent = Counted::of(&two, |action| matches!(action, rdc::controller::Action::Sent { .. }));
+    let (root, _mounted) = mount_user_names(&two);
     wait_for_text(&root, 5000, |t| t.contains("Ada Lovelace")).await;
-    let fetched = two.inflight_keys().len();
+    let fetched = sent.0.get();
     one.set(&User::schema().into(), rdc::json!({ "id": "u1", "name": "Ada (from the other tab)" })).unwrap();
     let text = wait_for_text(&root, 2000, |t| t.contains("from the other tab")).await;
     assert!(text.contains("Ada (from the other tab)"), "{text}");
-    assert_eq!((two.inflight_keys().len(), fetched), (0, 0), "taken up, not fetched");
+    rdc_e2e::sleep(100).await;
+    assert_eq!((fetched, sent.0.get()), (1, 1), "the list fetched once, the write taken up, not fetched");
     // And back: the second tab's write reaches the first (an id no server user has).
     let id = format!("tab-{}", (js_sys::Math::random() * 1e9) as u64);
     two.set(&User::schema().into(), rdc::json!({ "id": id.clone(), "name": "Nine" })).unwrap();
     let name = || one.entity::<User>(&id).unwrap().map(|u| u.name.clone());
-    for _ in 0..100 {
-        if name().is_some() {
-            break;
-        }
-        rdc_e2e::sleep(10).await;
-    }
+    rdc_e2e::wait_until(1000, || name().is_some()).await;
     assert_eq!(name(), Some("Nine".into()));
 }
 
-/// Counts the resets a controller takes.
-#[derive(Clone, Default)]
-struct Resets(std::rc::Rc<std::cell::Cell<u32>>);
+/// Counts the actions of a controller that `which` picks.
+#[derive(Clone)]
+struct Counted(std::rc::Rc<std::cell::Cell<u32>>, fn(&rdc::controller::Action<'_>) -> bool);
 
-impl rdc::controller::Manager for Resets {
-    fn on_action(&self, _: &rdc::controller::Controller, action: rdc::controller::Action<'_>) {
-        if matches!(action, rdc::controller::Action::Reset) {
+impl Counted {
+    fn of(controller: &Controller, which: fn(&rdc::controller::Action<'_>) -> bool) -> Counted {
+        let counted = Counted(std::rc::Rc::default(), which);
+        controller.add_manager(counted.clone());
+        counted
+    }
+}
+
+impl rdc::controller::Manager for Counted {
+    fn on_action(&self, _: &Controller, action: rdc::controller::Action<'_>) {
+        if (self.1)(&action) {
             self.0.set(self.0.get() + 1);
         }
     }
@@ -59,28 +66,14 @@ impl rdc::controller::Manager for Resets {
 
 #[wasm_bindgen_test]
 async fn a_reset_in_one_tab_empties_every_tab_once() {
-    let channel = format!("rdc-test-{}", js_sys::Math::random());
-    let (one, two) = (new_controller(), new_controller());
-    sync_tabs(&one, &channel);
-    sync_tabs(&two, &channel);
-    let (resets_one, resets_two) = (Resets::default(), Resets::default());
-    one.add_manager(resets_one.clone());
-    two.add_manager(resets_two.clone());
+    let (one, two) = two_tabs();
+    let is_reset = |action: &rdc::controller::Action<'_>| matches!(action, rdc::controller::Action::Reset);
+    let (resets_one, resets_two) = (Counted::of(&one, is_reset), Counted::of(&two, is_reset));
     two.set(&User::schema().into(), rdc::json!({ "id": "signed-in", "name": "Ada" })).unwrap();
-    for _ in 0..100 {
-        if one.entity::<User>("signed-in").unwrap().is_some() {
-            break;
-        }
-        rdc_e2e::sleep(10).await;
-    }
-    assert!(one.entity::<User>("signed-in").unwrap().is_some(), "shared first");
+    let shared = rdc_e2e::wait_until(1000, || one.entity::<User>("signed-in").unwrap().is_some()).await;
+    assert!(shared, "shared first");
     one.reset_entire_store();
-    for _ in 0..100 {
-        if two.with_state(|s| s.entity_count()) == 0 {
-            break;
-        }
-        rdc_e2e::sleep(10).await;
-    }
+    rdc_e2e::wait_until(1000, || two.with_state(|s| s.entity_count()) == 0).await;
     rdc_e2e::sleep(200).await;
     assert_eq!(two.with_state(|s| s.entity_count()), 0, "the other tab holds nothing of the last user");
     assert_eq!((resets_one.0.get(), resets_two.0.get()), (1, 1), "each tab reset once: no echo");

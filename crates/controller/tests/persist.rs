@@ -52,10 +52,11 @@ fn fetch_me(page: &Page) {
 }
 
 /// A page load under `version` that fetched the users list (Ada) and saved it.
-fn saved_by_a_first_load<S: PersistStorage + Clone>(time: &FakeTime, storage: &S, version: u32) {
+fn saved_by_a_first_load<S: PersistStorage + Clone>(time: &FakeTime, storage: &S, version: u32) -> Page {
     let first = load(time, storage, Persist::new(version));
     fetch_users(&first, json!([{ "id": "1", "name": "Ada" }]));
     time.advance(100);
+    first
 }
 
 fn names(page: &Page) -> Vec<String> {
@@ -132,9 +133,7 @@ fn data_saved_under_another_version_or_unreadable_is_dropped_and_cleared() {
 #[test]
 fn a_reset_clears_what_was_kept_and_drops_a_save_under_way() {
     let (time, storage) = (FakeTime::default(), MemoryStorage::default());
-    let page = load(&time, &storage, Persist::new(1));
-    fetch_users(&page, json!([{ "id": "1", "name": "Ada" }]));
-    time.advance(100);
+    let page = saved_by_a_first_load(&time, &storage, 1);
     fetch_users(&page, json!([{ "id": "1", "name": "Ada L." }]));
     page.c.reset_entire_store();
     assert!(storage.text().is_none(), "nothing of this user's data left for the next");
@@ -323,9 +322,7 @@ fn data_saved_while_the_clock_was_ahead_is_not_held_as_newer_than_what_is_fetche
     let storage = MemoryStorage::default();
     let ahead = FakeTime::default();
     ahead.advance(10_000_000);
-    let first = load(&ahead, &storage, Persist::new(1));
-    fetch_users(&first, json!([{ "id": "1", "name": "Ada" }]));
-    ahead.advance(100);
+    saved_by_a_first_load(&ahead, &storage, 1);
 
     let now = FakeTime::default();
     now.advance(5_000_000); // the clock was set back
@@ -340,9 +337,7 @@ fn data_saved_while_the_clock_was_ahead_is_not_held_as_newer_than_what_is_fetche
 #[test]
 fn a_tab_of_an_older_version_leaves_a_newer_versions_data_alone() {
     let (time, storage) = (FakeTime::default(), MemoryStorage::default());
-    let newer = load(&time, &storage, Persist::new(2));
-    fetch_users(&newer, json!([{ "id": "1", "name": "Ada" }]));
-    time.advance(100);
+    saved_by_a_first_load(&time, &storage, 2);
     let kept = storage.text();
     let older = load(&time, &storage, Persist::new(1));
     assert_eq!(older.restored, Restored::OtherVersion { found: 2 });

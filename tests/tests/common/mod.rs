@@ -103,5 +103,20 @@ mod names {
     }
 }
 
+/// Mounts [`UserNames`] inside a `DataProvider` of `controller` at a fresh
+/// mount point; it stays mounted while the returned handle lives.
+#[cfg(target_arch = "wasm32")]
+pub fn mount_user_names(
+    controller: &send_wrapper::SendWrapper<rdc::controller::Controller>,
+) -> (web_sys::HtmlElement, Box<dyn std::any::Any>) {
+    use leptos::prelude::*;
+    let (root, c) = (rdc_e2e::mount_point(), controller.clone());
+    let handle = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <rdc::leptos::DataProvider controller=c.clone()><UserNames/></rdc::leptos::DataProvider> },
+    );
+    (root, Box::new(handle))
+}
+
 #[allow(unused_imports)]
 pub use names::UserNames;
