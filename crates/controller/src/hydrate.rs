@@ -184,7 +184,13 @@ impl Controller {
     ///
     /// Each call adds a sink (tabs and persistence each have theirs).
     pub fn share_writes(&self, sink: impl Fn(&Dehydrated) + 'static) {
-        self.inner.sinks.borrow_mut().push(std::rc::Rc::new(sink));
+        self.inner.sinks.borrow_mut().push(Sink::Changes(std::rc::Rc::new(sink)));
+    }
+
+    /// Calls `told` after each write [`Controller::share_writes`] would
+    /// share, without cutting the slice (persistence saves the store later).
+    pub(super) fn tell_writes(&self, told: impl Fn() + 'static) {
+        self.inner.sinks.borrow_mut().push(Sink::Told(std::rc::Rc::new(told)));
     }
 
     /// Takes up what another controller shared ([`Controller::share_writes`]):
@@ -211,16 +217,45 @@ impl Controller {
         self.inner.base.borrow().change_mark()
     }
 
-    /// Hands a write's changes to the sinks (nothing borrowed meanwhile).
-    pub(super) fn share(&self, slice: State) {
-        if slice.is_empty() {
-            return;
+    /// What the base store changed since `mark`, for the sinks (`None`:
+    /// nothing). Cut before the optimistic layers go back on; the slice only
+    /// when a sink takes it.
+    pub(super) fn written_since(&self, mark: rdc_core::ChangeMark) -> Option<Written> {
+        let base = self.inner.base.borrow();
+        if base.change_mark() == Some(mark) {
+            return None;
         }
+        let sliced = self.inner.sinks.borrow().iter().any(|sink| matches!(sink, Sink::Changes(_)));
+        Some(Written { slice: sliced.then(|| base.changed_since(mark)) })
+    }
+
+    /// Tells the sinks of a write (nothing borrowed meanwhile).
+    pub(super) fn share(&self, written: Written) {
         let sinks = self.inner.sinks.borrow().clone();
-        let persist = self.persisted_keys(&slice);
-        let shared = Dehydrated { taken_at: self.now(), state: slice, persist };
+        let shared = written.slice.filter(|slice| !slice.is_empty()).map(|slice| {
+            let persist = self.persisted_keys(&slice);
+            Dehydrated { taken_at: self.now(), state: slice, persist }
+        });
         for sink in sinks {
-            sink(&shared);
+            match (sink, &shared) {
+                (Sink::Told(told), _) => told(),
+                (Sink::Changes(sink), Some(shared)) => sink(shared),
+                (Sink::Changes(_), None) => {}
+            }
         }
     }
+}
+
+/// Where writes to the fetched data go.
+#[derive(Clone)]
+pub(super) enum Sink {
+    /// Takes what each write changed (another tab).
+    Changes(std::rc::Rc<dyn Fn(&Dehydrated)>),
+    /// Only hears that something changed (persistence).
+    Told(std::rc::Rc<dyn Fn()>),
+}
+
+/// A write the sinks hear of: its slice, when a sink takes one.
+pub(super) struct Written {
+    slice: Option<State>,
 }

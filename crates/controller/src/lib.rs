@@ -167,7 +167,7 @@ struct Inner {
     /// Mutations waiting to be sent (`offline.rs`).
     queue: offline::Queue,
     /// Where each write's changes go (`share_writes`, in `hydrate.rs`).
-    sinks: RefCell<Vec<Rc<dyn Fn(&Dehydrated)>>>,
+    sinks: RefCell<Vec<hydrate::Sink>>,
     /// Set while taking up data from elsewhere: not shared on.
     not_sharing: Cell<bool>,
     /// Rows taken up from elsewhere with kept results whose schema is not

@@ -123,10 +123,10 @@ impl Controller {
         let taken = self.take_layers_back();
         let mark = self.share_mark();
         let out = write_fn(&mut self.inner.base.borrow_mut());
-        let shared = mark.map(|mark| self.inner.base.borrow().changed_since(mark));
+        let written = mark.and_then(|mark| self.written_since(mark));
         self.put_layers_on(taken);
-        if let Some(slice) = shared {
-            self.share(slice);
+        if let Some(written) = written {
+            self.share(written);
         }
         out
     }

@@ -231,7 +231,7 @@ impl Controller {
             timer: Cell::new(None),
         });
         let sink = Rc::clone(&keeper);
-        self.share_writes(move |_| sink.wrote());
+        self.tell_writes(move || sink.wrote());
         self.add_manager(ClearsOnReset(Rc::clone(&keeper)));
         let load = keeper.storage.load();
         let (controller, epoch) = (self.clone(), self.inner.epoch.get());
