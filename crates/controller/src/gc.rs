@@ -83,6 +83,7 @@ impl Controller {
                 }
             }
             drop(keys);
+            self.count_schemas_unknown();
             // Row indices moved: memoized dependencies are void.
             self.inner.memo.borrow_mut().clear();
             self.changed();
@@ -91,5 +92,26 @@ impl Controller {
             self.changed();
         }
         (drop_keys.len(), removed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rdc_core::{json, State, WriteMeta};
+
+    use crate::{Controller, Dehydrated, FakeTime, LocalTasks};
+
+    #[test]
+    fn a_swept_result_no_reader_named_the_schema_of_is_no_longer_counted_unknown() {
+        let time = FakeTime::default();
+        let controller = Controller::new(time.clone(), time.clone(), LocalTasks::default());
+        let mut state = State::default();
+        state.write_plain_result("GET /a", json!(1), WriteMeta::at(0, 1000));
+        controller.hydrate(Dehydrated { taken_at: 0, state, persist: Vec::new() });
+        assert_eq!(controller.inner.schemas_unknown.get(), 1, "hydrated, not read yet");
+        time.advance(2000);
+        assert_eq!(controller.sweep().0, 1, "expired and unused: swept");
+        // Otherwise every read keeps looking for a schema to note.
+        assert_eq!(controller.inner.schemas_unknown.get(), 0);
     }
 }

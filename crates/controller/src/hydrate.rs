@@ -151,9 +151,9 @@ impl Controller {
         take: impl FnOnce(&mut State, State) -> usize,
     ) {
         self.note_taken_rows(&state, kept);
-        let taken = self.not_shared(|| self.write_base(|base| take(base, state)));
+        self.not_shared(|| self.write_base(|base| take(base, state)));
         self.mark_persisted(kept);
-        self.inner.schemas_unknown.set(self.inner.schemas_unknown.get() + taken);
+        self.count_schemas_unknown();
         self.inner.memo.borrow_mut().clear();
         self.changed();
     }

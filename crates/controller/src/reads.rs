@@ -132,6 +132,16 @@ impl Controller {
         }
     }
 
+    /// Counts the stored results whose schema no reader has named (taken up
+    /// from elsewhere): while there are any, reads note the schema they use.
+    pub(super) fn count_schemas_unknown(&self) {
+        let base = self.inner.base.borrow();
+        let keys = self.inner.keys.borrow();
+        let unknown =
+            base.result_keys().filter(|key| keys.get(key.as_str()).is_none_or(|k| k.schema.is_none())).count();
+        self.inner.schemas_unknown.set(unknown);
+    }
+
     /// Records whether `key`'s stored result (stamped `stamp`) was unreadable;
     /// returns whether it should count as invalid (be fetched again).
     pub(super) fn note_unreadable(&self, key: &str, stamp: Option<(u64, u64)>) -> bool {
