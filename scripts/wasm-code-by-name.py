@@ -51,8 +51,12 @@ def functions(data):
                     _, j = leb(data, j)
                     if flags & 1:
                         _, j = leb(data, j)
-                elif kind == 3:  # global: type, mutability
+                elif kind == 3:  # global: a one-byte value type, mutability
                     j += 2
+                elif kind == 4:  # tag: attribute, type index
+                    _, j = leb(data, j + 1)
+                else:
+                    sys.exit(f"unknown import kind {kind}")
         elif section == 10:  # code
             count, j = leb(data, i)
             for _ in range(count):
@@ -75,6 +79,8 @@ def functions(data):
                             k += length
                     j += sub_size
         i = end
+    if not names:
+        sys.exit("no function names: bind the wasm without --remove-name-section")
     return [(names.get(imported + n, "?"), size) for n, size in enumerate(bodies)]
 
 

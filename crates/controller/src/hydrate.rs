@@ -144,11 +144,11 @@ impl Controller {
     /// tab's write, a saved store), with `take`; `kept` are its results that
     /// were kept across page loads there, so they are kept here too. Nothing
     /// taken is shared on, and the results' schemas come with their first reads.
-    pub(super) fn take_up_from_elsewhere(
+    pub(super) fn take_up_from_elsewhere<R>(
         &self,
         state: State,
         kept: &[String],
-        take: impl FnOnce(&mut State, State) -> usize,
+        take: impl FnOnce(&mut State, State) -> R,
     ) {
         self.note_taken_rows(&state, kept);
         self.not_shared(|| self.write_base(|base| take(base, state)));
@@ -182,13 +182,13 @@ impl Controller {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
-    /// Each call adds a sink (tabs and persistence each have theirs).
+    /// Each call adds a sink.
     pub fn share_writes(&self, sink: impl Fn(&Dehydrated) + 'static) {
         self.inner.sinks.borrow_mut().push(Sink::Changes(std::rc::Rc::new(sink)));
     }
 
-    /// Calls `told` after each write [`Controller::share_writes`] would
-    /// share, without cutting the slice (persistence saves the store later).
+    /// Calls `told` after each write of rows or results to the fetched data,
+    /// without cutting a slice (persistence saves the store later).
     pub(super) fn tell_writes(&self, told: impl Fn() + 'static) {
         self.inner.sinks.borrow_mut().push(Sink::Told(std::rc::Rc::new(told)));
     }
@@ -217,12 +217,12 @@ impl Controller {
         self.inner.base.borrow().change_mark()
     }
 
-    /// What the base store changed since `mark`, for the sinks (`None`:
-    /// nothing). Cut before the optimistic layers go back on; the slice only
-    /// when a sink takes it.
+    /// What the base store wrote since `mark`, for the sinks (`None`: no rows
+    /// and no results, an error alone say). Cut before the optimistic layers
+    /// go back on; the slice only when a sink takes it.
     pub(super) fn written_since(&self, mark: rdc_core::ChangeMark) -> Option<Written> {
         let base = self.inner.base.borrow();
-        if base.change_mark() == Some(mark) {
+        if !base.wrote_data_since(mark) {
             return None;
         }
         let sliced = self.inner.sinks.borrow().iter().any(|sink| matches!(sink, Sink::Changes(_)));

@@ -166,7 +166,8 @@ struct Inner {
     managers: manager::Managers,
     /// Mutations waiting to be sent (`offline.rs`).
     queue: offline::Queue,
-    /// Where each write's changes go (`share_writes`, in `hydrate.rs`).
+    /// What hears of each write to the fetched data (`share_writes`,
+    /// persistence; in `hydrate.rs`).
     sinks: RefCell<Vec<hydrate::Sink>>,
     /// Set while taking up data from elsewhere: not shared on.
     not_sharing: Cell<bool>,

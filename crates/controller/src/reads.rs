@@ -128,12 +128,15 @@ impl Controller {
         let state = keys::entry(&mut keys, key);
         if state.schema.is_none() {
             state.schema = Some(schema.cloned());
-            self.inner.schemas_unknown.set(self.inner.schemas_unknown.get().saturating_sub(1));
+            drop(keys);
+            // Counted again, not less one: a key an optimistic layer wrote was never counted.
+            self.count_schemas_unknown();
         }
     }
 
     /// Counts the stored results whose schema no reader has named (taken up
     /// from elsewhere): while there are any, reads note the schema they use.
+    /// A walk of the results, after a take-up, a sweep or a schema noted.
     pub(super) fn count_schemas_unknown(&self) {
         let base = self.inner.base.borrow();
         let keys = self.inner.keys.borrow();

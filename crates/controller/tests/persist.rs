@@ -345,3 +345,39 @@ fn a_tab_of_an_older_version_leaves_a_newer_versions_data_alone() {
     time.advance(100);
     assert_eq!(storage.text(), kept, "neither cleared nor saved over");
 }
+
+/// Storage that counts its saves.
+#[derive(Clone, Default)]
+struct CountedSaves {
+    kept: MemoryStorage,
+    saves: Rc<std::cell::Cell<u32>>,
+}
+
+impl PersistStorage for CountedSaves {
+    fn load(&self) -> LocalFuture<Option<String>> {
+        self.kept.load()
+    }
+    fn save(&self, text: String) {
+        self.saves.set(self.saves.get() + 1);
+        self.kept.save(text)
+    }
+    fn clear(&self) {
+        self.kept.clear()
+    }
+}
+
+#[test]
+fn a_failed_request_that_stored_nothing_saves_nothing() {
+    let time = FakeTime::default();
+    let storage = CountedSaves::default();
+    let page = load(&time, &storage, Persist::new(1));
+    fetch_users(&page, json!([{ "id": "1", "name": "Ada" }]));
+    time.advance(100);
+    assert_eq!(storage.saves.get(), 1, "the list saved");
+    let mut me = users_api(&page.server);
+    me.path = "/users/me".into();
+    page.server.borrow_mut().auto = Some(Rc::new(|_, _| Err("offline".into())));
+    assert!(page.tasks.block_on(page.c.fetch(&me, json!({}), None)).is_err());
+    time.advance(1_000);
+    assert_eq!(storage.saves.get(), 1, "an error alone changes nothing kept: no save");
+}

@@ -212,6 +212,25 @@ impl State {
         slice
     }
 
+    /// Whether rows or results were written since `mark` (a key whose error
+    /// or request alone changed does not count).
+    ///
+    /// ```
+    /// # use rdc_core::{State, WriteMeta};
+    /// let mut state = State::default();
+    /// state.track_changes();
+    /// let mark = state.change_mark().unwrap();
+    /// assert!(!state.wrote_data_since(mark));
+    /// state.write_plain_result("GET /a", rdc_core::json!(1), WriteMeta::at(0, 1000));
+    /// assert!(state.wrote_data_since(mark));
+    /// ```
+    pub fn wrote_data_since(&self, mark: ChangeMark) -> bool {
+        let Some(log) = self.changes.as_deref() else { return false };
+        log.rows.len() > mark.rows
+            || log.alive.len() > mark.alive
+            || log.keys.iter().skip(mark.keys).any(|key| self.results.contains_key(key))
+    }
+
     /// Whether the store holds no rows and no results.
     pub fn is_empty(&self) -> bool {
         self.results.is_empty() && self.entities.values().all(|t| t.rows.is_empty())
