@@ -342,8 +342,13 @@ impl Controller {
                     Saved { version: persist.version, store: Dehydrated { taken_at: now, state, persist: Vec::new() } };
                 serde_json::to_string(&saved).ok()
             };
-            // The most items whose text fits (fewer items never make longer text).
-            let (mut fits, mut over) = (0, items.len() + 1);
+            // Everything, when it fits (one text to write); else the most items
+            // whose text fits (fewer items never make longer text).
+            let all = text_of(items.len())?;
+            if all.len() <= persist.max_bytes {
+                return Some(all);
+            }
+            let (mut fits, mut over) = (0, items.len());
             let mut best = text_of(0)?;
             while fits + 1 < over {
                 let mid = (fits + over) / 2;
