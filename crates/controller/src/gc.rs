@@ -56,9 +56,16 @@ impl Controller {
     pub fn sweep(&self) -> (usize, usize) {
         let now = self.now();
         let keys = self.inner.keys.borrow();
-        let in_use = |key: &str| keys.get(key).is_some_and(|k| k.retained > 0 || k.inflight.is_some());
-        let swept = self.write_base(|base| base.sweep(now, in_use, |key| keys::schema_of(&keys, key)));
-        drop(keys);
+        // Kept across page loads: never dropped for being unused and stale.
+        let in_use = |key: &str| keys.get(key).is_some_and(|k| k.retained > 0 || k.inflight.is_some() || k.persist);
+        let (kept_tables, taken) = (self.inner.kept_tables.borrow(), self.inner.taken_rows.borrow());
+        // The rows taken with kept results whose schema is unknown (what they reach is not known yet).
+        let unknown = self.inner.schemas_unknown.get() > 0;
+        let keep_row = |table: &str, pk: &str| {
+            kept_tables.contains(&table) || (unknown && taken.get(table).is_some_and(|pks| pks.contains(pk)))
+        };
+        let swept = self.write_base(|base| base.sweep(now, in_use, |key| keys::schema_of(&keys, key), keep_row));
+        drop((keys, kept_tables, taken));
         let (drop_keys, removed) = (swept.results, swept.entities);
         // Typed copies of errors the store no longer has (expired or replaced) go too.
         let base = self.inner.base.borrow();

@@ -174,6 +174,8 @@ struct Inner {
     /// Rows taken up from elsewhere with kept results whose schema is not
     /// known here yet: kept with them (`persist.rs`).
     taken_rows: RefCell<persist::Rows>,
+    /// The entity types kept across page loads: the GC leaves their rows.
+    kept_tables: RefCell<Vec<&'static str>>,
 }
 
 /// The data layer's one entry point. Cheap to clone (all clones share the store).
@@ -251,6 +253,7 @@ impl Controller {
                 sinks: RefCell::default(),
                 not_sharing: Cell::new(false),
                 taken_rows: RefCell::default(),
+                kept_tables: RefCell::default(),
             }),
         }
     }

@@ -200,9 +200,9 @@ impl Controller {
     /// and is fetched again on its first read, fresh data is not fetched. A
     /// reset (a logout) clears the storage, so the next user finds nothing.
     /// Await it before mounting the app, so its first reads find what was kept.
-    /// What is kept is what the store holds: data the garbage collector drops
-    /// (unused and expired) is left out of the next save. Optimistic updates
-    /// are never kept, only what the server answered.
+    /// The garbage collector leaves what is kept alone, however stale and
+    /// unused: it stays until replaced, removed, left out under the cap or
+    /// reset. Optimistic updates are never kept, only what the server answered.
     ///
     /// ```
     /// use rdc_controller::{Controller, FakeTime, LocalTasks, MemoryStorage, Persist, Restored};
@@ -230,6 +230,7 @@ impl Controller {
             dirty: Cell::new(false),
             timer: Cell::new(None),
         });
+        self.inner.kept_tables.borrow_mut().extend(&keeper.persist.entity_types);
         let sink = Rc::clone(&keeper);
         self.tell_writes(move || sink.wrote());
         self.add_manager(ClearsOnReset(Rc::clone(&keeper)));

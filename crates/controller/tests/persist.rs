@@ -381,3 +381,28 @@ fn a_failed_request_that_stored_nothing_saves_nothing() {
     time.advance(1_000);
     assert_eq!(storage.saves.get(), 1, "an error alone changes nothing kept: no save");
 }
+
+#[test]
+fn the_garbage_collector_leaves_kept_data_no_reader_has_shown_yet() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    saved_by_a_first_load(&time, &storage, 1);
+    // A day later, offline: the app opens on another page, and the GC runs
+    // before anyone shows the list.
+    time.advance(86_400_000);
+    let second = load(&time, &storage, Persist::new(1));
+    assert_eq!(second.c.sweep(), (0, 0), "kept data is not dropped for being stale and unused");
+    fetch_me(&second);
+    time.advance(100);
+    second.c.sweep();
+
+    let third = load(&time, &storage, Persist::new(1));
+    assert_eq!(names(&third), ["Ada"], "still kept, whole, by the save after the sweep");
+
+    // Rows of a kept type too, whichever result (or none) reaches them.
+    let storage = MemoryStorage::default();
+    let page = load(&time, &storage, Persist::new(1).entity::<User>());
+    page.c.set(&User::schema(), json!({ "id": "7", "name": "Draft" })).unwrap();
+    time.advance(86_400_000);
+    assert_eq!(page.c.sweep(), (0, 0));
+    assert_eq!(page.c.entity::<User>("7").unwrap().map(|u| u.name.clone()), Some("Draft".into()));
+}
