@@ -229,6 +229,7 @@ impl Controller {
             saving: Cell::new(true),
             dirty: Cell::new(false),
             timer: Cell::new(None),
+            fitted: Cell::new(0),
         });
         self.inner.kept_tables.borrow_mut().extend(&keeper.persist.entity_types);
         let sink = Rc::clone(&keeper);
@@ -300,10 +301,10 @@ impl Controller {
     /// What is kept now, as saved text: the persisted results with the rows
     /// they reach, the rows of the named types, and while a result taken up
     /// from elsewhere has not been read (its schema unknown) the rows taken
-    /// with it; the newest items that fit in `max_bytes`. Optimistic layers
-    /// are left out: only data the server gave is kept. `None` when it cannot
-    /// be written.
-    fn persisted_text(&self, persist: &Persist) -> Option<String> {
+    /// with it; the newest items that fit in `max_bytes` (searched from
+    /// `hint` items), and how many. Optimistic layers are left out: only data
+    /// the server gave is kept. `None` when it cannot be written.
+    fn persisted_text(&self, persist: &Persist, hint: usize) -> Option<(usize, String)> {
         let (now, index, taken) = (self.now(), self.inner.keys.borrow(), self.inner.taken_rows.borrow());
         self.write_base(|base| {
             // Every item that may be kept, newest first.
@@ -343,24 +344,68 @@ impl Controller {
                     Saved { version: persist.version, store: Dehydrated { taken_at: now, state, persist: Vec::new() } };
                 serde_json::to_string(&saved).ok()
             };
-            // Everything, when it fits (one text to write); else the most items
-            // whose text fits (fewer items never make longer text).
-            let all = text_of(items.len())?;
-            if all.len() <= persist.max_bytes {
-                return Some(all);
-            }
-            let (mut fits, mut over) = (0, items.len());
-            let mut best = text_of(0)?;
-            while fits + 1 < over {
-                let mid = (fits + over) / 2;
-                match text_of(mid) {
-                    Some(text) if text.len() <= persist.max_bytes => (fits, best) = (mid, text),
-                    _ => over = mid,
-                }
-            }
-            Some(best)
+            most_that_fit(items.len(), hint, persist.max_bytes, text_of)
         })
     }
+}
+
+/// The most of `len` items whose text (`text_of(count)`: the newest `count`)
+/// fits in `max` bytes, with that text; the text of none when none fits.
+/// Fewer items never make a longer text, so the search gallops out from
+/// `hint`, the count that fit at the last save: a store that changed a little
+/// costs three texts, not one per halving. `None` when a text cannot be made.
+fn most_that_fit(
+    len: usize,
+    hint: usize,
+    max: usize,
+    text_of: impl Fn(usize) -> Option<String>,
+) -> Option<(usize, String)> {
+    let all = text_of(len)?;
+    if all.len() <= max || len == 0 {
+        return Some((len, all));
+    }
+    let fits = |count: usize| text_of(count).map(|text| (text.len() <= max).then_some(text));
+    // `fit` fits (`best` its text; none made for 0) and `over` does not.
+    let (mut fit, mut best, mut over) = (0, None, len);
+    let start = hint.min(len - 1);
+    if start > 0 {
+        let mut step = 1;
+        match fits(start)? {
+            Some(text) => {
+                (fit, best) = (start, Some(text));
+                while fit + step < over {
+                    match fits(fit + step)? {
+                        Some(text) => (fit, best, step) = (fit + step, Some(text), step * 2),
+                        None => over = fit + step,
+                    }
+                }
+            }
+            None => {
+                over = start;
+                while over > step {
+                    match fits(over - step)? {
+                        Some(text) => {
+                            (fit, best) = (over - step, Some(text));
+                            break;
+                        }
+                        None => (over, step) = (over - step, step * 2),
+                    }
+                }
+            }
+        }
+    }
+    while fit + 1 < over {
+        let mid = (fit + over) / 2;
+        match fits(mid)? {
+            Some(text) => (fit, best) = (mid, Some(text)),
+            None => over = mid,
+        }
+    }
+    let text = match best {
+        Some(text) => text,
+        None => text_of(0)?,
+    };
+    Some((fit, text))
 }
 
 /// One thing that may be kept: a result (with whether its schema is still
@@ -386,6 +431,8 @@ struct Keeper {
     /// Whether a write came since the last save.
     dirty: Cell<bool>,
     timer: Cell<Option<u64>>,
+    /// How many items the last save kept (where the next one's search starts).
+    fitted: Cell<usize>,
 }
 
 impl Keeper {
@@ -449,7 +496,8 @@ impl Keeper {
         self.timer.set(None);
         self.dirty.set(false);
         let Some(controller) = self.controller() else { return };
-        if let Some(text) = controller.persisted_text(&self.persist) {
+        if let Some((count, text)) = controller.persisted_text(&self.persist, self.fitted.get()) {
+            self.fitted.set(count);
             self.storage.save(text);
         }
     }
@@ -467,5 +515,39 @@ impl Manager for ClearsOnReset {
             self.0.dirty.set(false);
             self.0.storage.clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::most_that_fit;
+
+    /// `most_that_fit` over `len` items of 10 bytes each under `max`, counting the texts made.
+    fn search(len: usize, hint: usize, max: usize) -> (usize, u32) {
+        let made = Cell::new(0);
+        let text_of = |count: usize| {
+            made.set(made.get() + 1);
+            Some("x".repeat(count * 10))
+        };
+        let (count, text) = most_that_fit(len, hint, max, text_of).unwrap();
+        assert_eq!(text.len(), count * 10);
+        (count, made.get())
+    }
+
+    #[test]
+    fn the_most_items_that_fit_are_found_in_a_few_texts_near_the_last_count() {
+        assert_eq!(search(1000, 0, 100_000), (1000, 1), "all fit: one text");
+        assert_eq!(search(1000, 600, 6_000), (600, 3), "as many as last time: three texts");
+        assert_eq!(search(1000, 590, 6_000).0, 600);
+        assert_eq!(search(1000, 610, 6_000).0, 600);
+        for hint in [0, 1, 599, 601, 999, 5000] {
+            let (count, made) = search(1000, hint, 6_005);
+            assert_eq!(count, 600, "from {hint}");
+            assert!(made <= 22, "from {hint}: {made} texts");
+        }
+        assert_eq!(search(1000, 500, 5).0, 0, "none fit: the empty text");
+        assert_eq!(search(0, 0, 0), (0, 1));
     }
 }
