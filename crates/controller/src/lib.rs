@@ -174,8 +174,11 @@ struct Inner {
     /// Rows taken up from elsewhere with kept results whose schema is not
     /// known here yet: kept with them (`persist.rs`).
     taken_rows: RefCell<persist::Rows>,
-    /// The entity types kept across page loads: the GC leaves their rows.
+    /// The entity types kept across page loads (`persist.rs`).
     kept_tables: RefCell<Vec<&'static str>>,
+    /// While saves are made: the data they keep was fetched at or after this
+    /// (what the last save kept; 0 before the first). The GC leaves it.
+    kept_since: Cell<Option<rdc_core::Millis>>,
 }
 
 /// The data layer's one entry point. Cheap to clone (all clones share the store).
@@ -254,6 +257,7 @@ impl Controller {
                 not_sharing: Cell::new(false),
                 taken_rows: RefCell::default(),
                 kept_tables: RefCell::default(),
+                kept_since: Cell::new(None),
             }),
         }
     }

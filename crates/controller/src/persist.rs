@@ -200,9 +200,10 @@ impl Controller {
     /// and is fetched again on its first read, fresh data is not fetched. A
     /// reset (a logout) clears the storage, so the next user finds nothing.
     /// Await it before mounting the app, so its first reads find what was kept.
-    /// The garbage collector leaves what is kept alone, however stale and
-    /// unused: it stays until replaced, removed, left out under the cap or
-    /// reset. Optimistic updates are never kept, only what the server answered.
+    /// The garbage collector leaves what the last save kept, however stale and
+    /// unused, so an app opened offline still has it; what the cap left out
+    /// goes as any stale, unused data. Optimistic updates are never kept, only
+    /// what the server answered.
     ///
     /// ```
     /// use rdc_controller::{Controller, FakeTime, LocalTasks, MemoryStorage, Persist, Restored};
@@ -232,6 +233,7 @@ impl Controller {
             fitted: Cell::new(0),
         });
         self.inner.kept_tables.borrow_mut().extend(&keeper.persist.entity_types);
+        self.inner.kept_since.set(Some(0));
         let sink = Rc::clone(&keeper);
         self.tell_writes(move || sink.wrote());
         self.add_manager(ClearsOnReset(Rc::clone(&keeper)));
@@ -302,9 +304,9 @@ impl Controller {
     /// they reach, the rows of the named types, and while a result taken up
     /// from elsewhere has not been read (its schema unknown) the rows taken
     /// with it; the newest items that fit in `max_bytes` (searched from
-    /// `hint` items), and how many. Optimistic layers are left out: only data
-    /// the server gave is kept. `None` when it cannot be written.
-    fn persisted_text(&self, persist: &Persist, hint: usize) -> Option<(usize, String)> {
+    /// `hint` items). Optimistic layers are left out: only data the server
+    /// gave is kept. `None` when it cannot be written.
+    fn persisted_text(&self, persist: &Persist, hint: usize) -> Option<Kept> {
         let (now, index, taken) = (self.now(), self.inner.keys.borrow(), self.inner.taken_rows.borrow());
         self.write_base(|base| {
             // Every item that may be kept, newest first.
@@ -344,29 +346,54 @@ impl Controller {
                     Saved { version: persist.version, store: Dehydrated { taken_at: now, state, persist: Vec::new() } };
                 serde_json::to_string(&saved).ok()
             };
-            most_that_fit(items.len(), hint, persist.max_bytes, text_of)
+            let (count, text) = most_that_fit(items.len(), hint, persist.max_bytes, text_of)?;
+            // Items fetched as late as the oldest one kept count as kept (newest first).
+            let since = if count == items.len() {
+                0
+            } else {
+                count.checked_sub(1).and_then(|last| items.get(last)).map_or(Millis::MAX, |(fetched_at, _)| *fetched_at)
+            };
+            Some(Kept { items: count, since, text })
         })
     }
+
+    /// Whether data fetched at a time was kept by the last save (so the GC
+    /// leaves it): nothing while no saves are made.
+    pub(crate) fn kept_by_the_last_save(&self) -> impl Fn(Millis) -> bool {
+        let since = self.inner.kept_since.get();
+        move |fetched_at| since.is_some_and(|since| fetched_at >= since)
+    }
+}
+
+/// What a save keeps: the newest `items`, those fetched at or after `since`, as `text`.
+struct Kept {
+    items: usize,
+    since: Millis,
+    text: String,
 }
 
 /// The most of `len` items whose text (`text_of(count)`: the newest `count`)
 /// fits in `max` bytes, with that text; the text of none when none fits.
-/// Fewer items never make a longer text, so the search gallops out from
-/// `hint`, the count that fit at the last save: a store that changed a little
-/// costs three texts, not one per halving. `None` when a text cannot be made.
+/// `hint` is how many the last save kept (0: none yet): all of them, all
+/// are tried first; fewer, the search gallops out from there (fewer items
+/// never make a longer text), so a store that changed a little costs two or
+/// three texts, not one per halving. `None` when a text cannot be made.
 fn most_that_fit(
     len: usize,
     hint: usize,
     max: usize,
     text_of: impl Fn(usize) -> Option<String>,
 ) -> Option<(usize, String)> {
-    let all = text_of(len)?;
-    if all.len() <= max || len == 0 {
-        return Some((len, all));
+    // `fit` fits (`best` its text; none made for 0) and `over` does not.
+    let (mut fit, mut best, mut over) = (0, None, len + 1);
+    if hint == 0 || hint >= len {
+        let all = text_of(len)?;
+        if all.len() <= max || len == 0 {
+            return Some((len, all));
+        }
+        over = len;
     }
     let fits = |count: usize| text_of(count).map(|text| (text.len() <= max).then_some(text));
-    // `fit` fits (`best` its text; none made for 0) and `over` does not.
-    let (mut fit, mut best, mut over) = (0, None, len);
     let start = hint.min(len - 1);
     if start > 0 {
         let mut step = 1;
@@ -452,6 +479,7 @@ impl Keeper {
                 Ok(found) if found.version > self.persist.version => {
                     // A newer version of the app keeps its data there: this tab leaves it alone.
                     self.saving.set(false);
+                    controller.inner.kept_since.set(None);
                     return Restored::OtherVersion { found: found.version };
                 }
                 Ok(found) if found.version != self.persist.version => Restored::OtherVersion { found: found.version },
@@ -496,9 +524,15 @@ impl Keeper {
         self.timer.set(None);
         self.dirty.set(false);
         let Some(controller) = self.controller() else { return };
-        if let Some((count, text)) = controller.persisted_text(&self.persist, self.fitted.get()) {
-            self.fitted.set(count);
-            self.storage.save(text);
+        let Some(kept) = controller.persisted_text(&self.persist, self.fitted.get()) else { return };
+        self.fitted.set(kept.items);
+        if kept.text.len() <= self.persist.max_bytes {
+            controller.inner.kept_since.set(Some(kept.since));
+            self.storage.save(kept.text);
+        } else {
+            // A cap too small for even an empty store: nothing is kept.
+            controller.inner.kept_since.set(Some(Millis::MAX));
+            self.storage.clear();
         }
     }
 }
@@ -513,6 +547,7 @@ impl Manager for ClearsOnReset {
                 controller.cancel_timer(timer);
             }
             self.0.dirty.set(false);
+            self.0.fitted.set(0);
             self.0.storage.clear();
         }
     }
@@ -539,7 +574,8 @@ mod tests {
     #[test]
     fn the_most_items_that_fit_are_found_in_a_few_texts_near_the_last_count() {
         assert_eq!(search(1000, 0, 100_000), (1000, 1), "all fit: one text");
-        assert_eq!(search(1000, 600, 6_000), (600, 3), "as many as last time: three texts");
+        assert_eq!(search(1000, 1000, 100_000), (1000, 1), "all fit again: one text");
+        assert_eq!(search(1000, 600, 6_000), (600, 2), "as many as last time: two texts");
         assert_eq!(search(1000, 590, 6_000).0, 600);
         assert_eq!(search(1000, 610, 6_000).0, 600);
         for hint in [0, 1, 599, 601, 999, 5000] {

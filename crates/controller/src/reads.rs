@@ -143,6 +143,10 @@ impl Controller {
         let unknown =
             base.result_keys().filter(|key| keys.get(key.as_str()).is_none_or(|k| k.schema.is_none())).count();
         self.inner.schemas_unknown.set(unknown);
+        if unknown == 0 {
+            // Every kept result's schema is known: what it reaches is known.
+            self.inner.taken_rows.borrow_mut().clear();
+        }
     }
 
     /// Records whether `key`'s stored result (stamped `stamp`) was unreadable;

@@ -237,6 +237,11 @@ fn over_the_cap_the_results_fetched_longest_ago_are_left_out() {
     let next = load(&time, &storage, Persist::new(1));
     let Restored::Taken { results, entities } = next.restored else { panic!("{:?}", next.restored) };
     assert!(results > 1 && results < 20 && results == entities, "{results} results, {entities} entities");
+
+    // In memory, what the save left out goes with the GC as any stale, unused data; what it kept stays.
+    time.advance(60_000);
+    assert_eq!(page.c.sweep(), (20 - results, 20 - entities));
+    assert!(page.c.with_state(|s| s.result("GET /users/19").is_some()));
 }
 
 #[test]
@@ -398,11 +403,27 @@ fn the_garbage_collector_leaves_kept_data_no_reader_has_shown_yet() {
     let third = load(&time, &storage, Persist::new(1));
     assert_eq!(names(&third), ["Ada"], "still kept, whole, by the save after the sweep");
 
-    // Rows of a kept type too, whichever result (or none) reaches them.
+    // Rows of a kept type too, whichever result (or none) reaches them; not
+    // what is left of a deleted one.
     let storage = MemoryStorage::default();
     let page = load(&time, &storage, Persist::new(1).entity::<User>());
     page.c.set(&User::schema(), json!({ "id": "7", "name": "Draft" })).unwrap();
+    page.c.set(&User::schema(), json!({ "id": "8", "name": "Deleted" })).unwrap();
+    page.c.set(&Schema::invalidate::<User>(), json!("8")).unwrap();
     time.advance(86_400_000);
-    assert_eq!(page.c.sweep(), (0, 0));
+    assert_eq!(page.c.sweep(), (0, 1), "the deleted one's tombstone goes");
     assert_eq!(page.c.entity::<User>("7").unwrap().map(|u| u.name.clone()), Some("Draft".into()));
+
+    // An endpoint that asks to be kept, in an app that keeps nothing: swept as any other.
+    let page = load_without_persisting(&time);
+    fetch_users(&page, json!([{ "id": "1", "name": "Ada" }]));
+    time.advance(86_400_000);
+    assert_eq!(page.c.sweep(), (1, 1));
+}
+
+/// A page load that never calls `persist`.
+fn load_without_persisting(time: &FakeTime) -> Page {
+    let tasks = LocalTasks::default();
+    let c = Controller::new(time.clone(), time.clone(), tasks.clone());
+    Page { c, tasks, server: Rc::default(), restored: Restored::Nothing }
 }

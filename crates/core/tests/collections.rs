@@ -437,9 +437,9 @@ fn a_kept_map_keeps_its_members_through_a_sweep() {
     let answer = json!({ "a": { "id": 1, "userId": 1, "title": "a" } });
     state.write_result("GET /maps", &maps, answer, NO_ARGS, rdc_core::WriteMeta::at(0, 10)).unwrap();
     // Past expiry, but retained: the map and its member stay.
-    let swept = state.sweep(100, |key| key == "GET /maps", |_| Some(maps.clone()), |_, _| false);
+    let swept = state.sweep(100, |key| key == "GET /maps", |_| Some(maps.clone()), |_, _, _| false);
     assert_eq!((swept.results.len(), swept.entities), (0, 0));
     assert_eq!(names(&state, "GET /maps"), [("a".into(), "a".into())]);
-    let swept = state.sweep(100, |_| false, |_| Some(maps.clone()), |_, _| false);
+    let swept = state.sweep(100, |_| false, |_| Some(maps.clone()), |_, _, _| false);
     assert_eq!((swept.results.len(), swept.entities), (1, 2), "the result, then its map and member");
 }

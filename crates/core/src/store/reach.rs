@@ -19,7 +19,8 @@ impl State {
     /// Drops the results that are past expiry or invalidated and not `in_use`,
     /// expired errors, and the expired rows no remaining result reaches (read
     /// through the schema each result was written with: `schema_of`) and
-    /// `keep_row(table, pk)` does not keep.
+    /// `keep_row(table, pk, fetched_at)` does not keep (a deleted row is
+    /// never kept so).
     ///
     /// ```
     /// # use rdc_core::{All, Entity, Schema, State, WriteMeta};
@@ -28,9 +29,9 @@ impl State {
     /// let schema: Schema = All::of::<User>().into();
     /// let mut state = State::default();
     /// state.write_result("GET /users", &schema, rdc_core::json!([{"id": "1"}]), &rdc_core::json!(null), WriteMeta::at(0, 10))?;
-    /// let swept = state.sweep(5, |_| false, |_| Some(schema.clone()), |_, _| false);
+    /// let swept = state.sweep(5, |_| false, |_| Some(schema.clone()), |_, _, _| false);
     /// assert_eq!((swept.results.len(), swept.entities), (0, 0));
-    /// let swept = state.sweep(20, |_| false, |_| Some(schema.clone()), |_, _| false);
+    /// let swept = state.sweep(20, |_| false, |_| Some(schema.clone()), |_, _, _| false);
     /// assert_eq!((swept.results.len(), swept.entities), (1, 1));
     /// # Ok::<(), rdc_core::NormalizeError>(())
     /// ```
@@ -40,7 +41,7 @@ impl State {
         now: Millis,
         in_use: impl Fn(&str) -> bool,
         schema_of: impl Fn(&str) -> Option<Schema>,
-        keep_row: impl Fn(&str, &str) -> bool,
+        keep_row: impl Fn(&str, &str, Millis) -> bool,
     ) -> Swept {
         let results: Vec<String> = self
             .results
@@ -63,7 +64,7 @@ impl State {
             table.rows.retain(|pk, row| {
                 let keep = now < row.meta.expires_at
                     || seen.is_some_and(|rows| rows[index])
-                    || keep_row(table_key, pk.as_ref());
+                    || (row.value.is_some() && keep_row(table_key, pk.as_ref(), row.meta.fetched_at));
                 index += 1;
                 keep
             });
