@@ -320,7 +320,9 @@ impl Controller {
                 .collect();
             for table in &persist.entity_types {
                 let Some(rows) = base.tables().get(*table) else { continue };
-                items.extend(rows.rows.iter().map(|(pk, row)| (row.meta.fetched_at, Item::Row(table, pk.as_ref()))));
+                // Live rows only: a deleted one's tombstone is not worth its bytes.
+                let live = rows.rows.iter().filter(|(_, row)| row.value.is_some());
+                items.extend(live.map(|(pk, row)| (row.meta.fetched_at, Item::Row(table, pk.as_ref()))));
             }
             items.sort_by_key(|item| std::cmp::Reverse(item.0));
             let text_of = |count: usize| {
@@ -353,7 +355,7 @@ impl Controller {
             } else {
                 count.checked_sub(1).and_then(|last| items.get(last)).map_or(Millis::MAX, |(fetched_at, _)| *fetched_at)
             };
-            Some(Kept { items: count, since, text })
+            Some(Kept { items: count, everything: count == items.len(), since, text })
         })
     }
 
@@ -365,17 +367,21 @@ impl Controller {
     }
 }
 
-/// What a save keeps: the newest `items`, those fetched at or after `since`, as `text`.
+/// What a save keeps, as `text`: the newest `items` (`everything` there
+/// was, or not). The GC leaves what was fetched at or after `since` (at the
+/// cut, ties stay too).
 struct Kept {
     items: usize,
+    everything: bool,
     since: Millis,
     text: String,
 }
 
 /// The most of `len` items whose text (`text_of(count)`: the newest `count`)
 /// fits in `max` bytes, with that text; the text of none when none fits.
-/// `hint` is how many the last save kept (0: none yet): all of them, all
-/// are tried first; fewer, the search gallops out from there (fewer items
+/// `hint` is how many the last save kept (0 before the first, `usize::MAX`
+/// for all): all, or none yet, all are tried first; fewer, the search gallops
+/// out from there (fewer items
 /// never make a longer text), so a store that changed a little costs two or
 /// three texts, not one per halving. `None` when a text cannot be made.
 fn most_that_fit(
@@ -458,7 +464,8 @@ struct Keeper {
     /// Whether a write came since the last save.
     dirty: Cell<bool>,
     timer: Cell<Option<u64>>,
-    /// How many items the last save kept (where the next one's search starts).
+    /// How many items the last save kept, `usize::MAX` for all there were
+    /// (where the next one's search starts).
     fitted: Cell<usize>,
 }
 
@@ -525,7 +532,7 @@ impl Keeper {
         self.dirty.set(false);
         let Some(controller) = self.controller() else { return };
         let Some(kept) = controller.persisted_text(&self.persist, self.fitted.get()) else { return };
-        self.fitted.set(kept.items);
+        self.fitted.set(if kept.everything { usize::MAX } else { kept.items });
         if kept.text.len() <= self.persist.max_bytes {
             controller.inner.kept_since.set(Some(kept.since));
             self.storage.save(kept.text);
@@ -548,6 +555,9 @@ impl Manager for ClearsOnReset {
             }
             self.0.dirty.set(false);
             self.0.fitted.set(0);
+            if self.0.saving.get() {
+                controller.inner.kept_since.set(Some(0));
+            }
             self.0.storage.clear();
         }
     }
@@ -574,7 +584,7 @@ mod tests {
     #[test]
     fn the_most_items_that_fit_are_found_in_a_few_texts_near_the_last_count() {
         assert_eq!(search(1000, 0, 100_000), (1000, 1), "all fit: one text");
-        assert_eq!(search(1000, 1000, 100_000), (1000, 1), "all fit again: one text");
+        assert_eq!(search(1001, usize::MAX, 100_000), (1001, 1), "all fit last time and again: one text");
         assert_eq!(search(1000, 600, 6_000), (600, 2), "as many as last time: two texts");
         assert_eq!(search(1000, 590, 6_000).0, 600);
         assert_eq!(search(1000, 610, 6_000).0, 600);

@@ -411,6 +411,8 @@ fn the_garbage_collector_leaves_kept_data_no_reader_has_shown_yet() {
     page.c.set(&User::schema(), json!({ "id": "8", "name": "Deleted" })).unwrap();
     page.c.set(&Schema::invalidate::<User>(), json!("8")).unwrap();
     time.advance(86_400_000);
+    let saved = storage.text().unwrap();
+    assert!(saved.contains("Draft") && !saved.contains("\"8\""), "no tombstone saved: {saved}");
     assert_eq!(page.c.sweep(), (0, 1), "the deleted one's tombstone goes");
     assert_eq!(page.c.entity::<User>("7").unwrap().map(|u| u.name.clone()), Some("Draft".into()));
 
