@@ -294,6 +294,22 @@ fn a_further_page_joins_the_list_each_item_once() {
     assert_eq!(ids(&state, "GET /todos?userId=1"), [5]);
 }
 
+/// A page asked for before the list was fetched again (a refetch on focus
+/// overtook it) belongs to the old list: it is dropped, not put in front.
+#[test]
+fn a_page_older_than_its_list_is_dropped() {
+    let pages = Collection::paginated(&todos(), "cursor");
+    let mut state = State::default();
+    let first = json!([todo(1, 1), todo(2, 1)]);
+    state.write_result("GET /todos?userId=1", &todos(), first.clone(), &json!({ "userId": 1 }), meta(1)).unwrap();
+    // Page 2 was asked for at 2; page 1 again at 3, and its answer came first.
+    state.write_result("GET /todos?userId=1", &todos(), first, &json!({ "userId": 1 }), meta(3)).unwrap();
+    let second = json!([todo(3, 1), todo(4, 1)]);
+    let args = json!({ "userId": 1, "cursor": 2 });
+    state.write_result("GET /todos?cursor=2&userId=1", &pages, second, &args, meta(2)).unwrap();
+    assert_eq!(ids(&state, "GET /todos?userId=1"), [1, 2]);
+}
+
 /// A paginated list gains pushed items like any list: the cursor filters nothing.
 #[test]
 fn a_paginated_list_takes_pushed_items() {

@@ -137,7 +137,8 @@ impl Collection {
     /// of the list's key and filters nothing, and the page's items are
     /// appended to the list fetched without it, each item once (an item that
     /// shifted into the next page since is not listed twice). Fetch the first
-    /// page without `field`; fetching it again replaces the list.
+    /// page without `field`; fetching it again replaces the list, and a page
+    /// asked for before it (its cursor from the old list) is dropped.
     ///
     /// ```
     /// use rdc_core::{Collection, Entity, MemoCache, State, WriteMeta};
@@ -358,6 +359,7 @@ fn table_def(name: &'static str, pages: bool) -> &'static EntityDef {
             merge: if pages { join_pages } else { |_, incoming| incoming.clone() },
             default_merge: false,
             replaces: !pages,
+            drops_older: pages,
             should_update: |existing: &EntityMeta, incoming: &EntityMeta| incoming.not_older_than(existing),
             reader: None,
             list_reader: None,

@@ -74,6 +74,10 @@ pub struct EntityDef {
     /// Whether newer data replaces the stored object whole (`merge` returns the
     /// incoming object): a write then moves it in rather than copying it.
     pub replaces: bool,
+    /// Whether data older than the stored object is dropped rather than
+    /// merged under it: a further page of a list fetched again since (its
+    /// cursor belongs to the list as it was).
+    pub drops_older: bool,
     /// The `should_update` hook.
     pub should_update: fn(&EntityMeta, &EntityMeta) -> bool,
     /// The type's generated reader, a `__private::Reader` of the entity
@@ -227,6 +231,7 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
         merge: Self::merge,
         default_merge: Self::DEFAULT_MERGE,
         replaces: false,
+        drops_older: false,
         should_update: Self::should_update,
         reader: Self::READER,
         list_reader: Self::LIST_READER,

@@ -147,6 +147,7 @@ impl State {
                         // Replaced whole: the incoming object is moved in.
                         Some(_) if newer && def.replaces => (Some(object), true, false),
                         Some(existing) if newer => (Some((def.merge)(existing, &object)), true, false),
+                        Some(_) if def.drops_older => continue,
                         Some(existing) => (Some((def.merge)(&object, existing)), false, false),
                         // A deletion tombstone: only newer data brings the entity back.
                         None if newer => (Some(object), true, true),
