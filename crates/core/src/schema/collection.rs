@@ -137,8 +137,9 @@ impl Collection {
     /// of the list's key and filters nothing, and the page's items are
     /// appended to the list fetched without it, each item once (an item that
     /// shifted into the next page since is not listed twice). Fetch the first
-    /// page without `field`; fetching it again replaces the list, and a page
-    /// asked for before it (its cursor from the old list) is dropped.
+    /// page without `field`; fetching it again replaces the list. A page
+    /// asked for before the list was last written (fetched again, or joined
+    /// by a page asked for later) is dropped: ask for one page at a time.
     ///
     /// ```
     /// use rdc_core::{Collection, Entity, MemoCache, State, WriteMeta};

@@ -75,8 +75,9 @@ pub struct EntityDef {
     /// incoming object): a write then moves it in rather than copying it.
     pub replaces: bool,
     /// Whether data older than the stored object is dropped rather than
-    /// merged under it: a further page of a list fetched again since (its
-    /// cursor belongs to the list as it was).
+    /// merged under it: a further page asked for before its list was last
+    /// written (fetched again, or joined by a later page) belongs to the list
+    /// as it was.
     pub drops_older: bool,
     /// The `should_update` hook.
     pub should_update: fn(&EntityMeta, &EntityMeta) -> bool,
