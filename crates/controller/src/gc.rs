@@ -60,7 +60,7 @@ impl Controller {
         let keys = self.inner.keys.borrow();
         // What the last save kept across page loads stays, however stale and unused.
         let kept = self.kept_by_the_last_save();
-        let in_use = |key: &str| keys.get(key).is_some_and(|k| k.retained > 0 || k.inflight.is_some());
+        let read_or_sent = |key: &str| keys.get(key).is_some_and(|k| k.retained > 0 || k.inflight.is_some());
         let (kept_tables, taken) = (self.inner.kept_tables.borrow(), self.inner.taken_rows.borrow());
         // The rows taken with kept results whose schema is unknown (what they reach is not known yet).
         let unknown = self.inner.schemas_unknown.get() > 0;
@@ -73,7 +73,7 @@ impl Controller {
             let kept_result = |key: &str| base.result(key).is_some_and(|r| kept(r.meta.fetched_at));
             let kept_results: std::collections::HashSet<&str> =
                 keys.iter().filter(|(key, k)| k.persist && kept_result(key)).map(|(key, _)| key.as_str()).collect();
-            let in_use = |key: &str| in_use(key) || kept_results.contains(key);
+            let in_use = |key: &str| read_or_sent(key) || kept_results.contains(key);
             base.sweep(now, in_use, |key| keys::schema_of(&keys, key), keep_row)
         });
         drop((keys, kept_tables, taken));

@@ -81,7 +81,8 @@ impl Dehydrated {
         self.state.result_keys().count()
     }
 
-    /// Reads text made by [`Dehydrated::to_script_text`].
+    /// Reads a dehydrated store's JSON: text made by [`Dehydrated::to_script_text`],
+    /// or the same without its escapes (what `sync_tabs` posts).
     ///
     /// # Errors
     /// When the text is not a dehydrated store.

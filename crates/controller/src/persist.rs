@@ -349,13 +349,12 @@ impl Controller {
                 serde_json::to_string(&saved).ok()
             };
             let (count, text) = most_that_fit(items.len(), hint, persist.max_bytes, text_of)?;
+            if count == items.len() {
+                return Some(Kept { hint: usize::MAX, since: 0, text });
+            }
             // Items fetched as late as the oldest one kept count as kept (newest first).
-            let since = if count == items.len() {
-                0
-            } else {
-                count.checked_sub(1).and_then(|last| items.get(last)).map_or(Millis::MAX, |(fetched_at, _)| *fetched_at)
-            };
-            Some(Kept { items: count, everything: count == items.len(), since, text })
+            let since = count.checked_sub(1).and_then(|last| items.get(last)).map_or(Millis::MAX, |item| item.0);
+            Some(Kept { hint: count, since, text })
         })
     }
 
@@ -367,12 +366,11 @@ impl Controller {
     }
 }
 
-/// What a save keeps, as `text`: the newest `items` (`everything` there
-/// was, or not). The GC leaves what was fetched at or after `since` (at the
-/// cut, ties stay too).
+/// What a save keeps, as `text`; where the next save's search starts (how
+/// many items were kept, `usize::MAX` for all). The GC leaves what was
+/// fetched at or after `since` (at the cut, ties stay too).
 struct Kept {
-    items: usize,
-    everything: bool,
+    hint: usize,
     since: Millis,
     text: String,
 }
@@ -381,9 +379,9 @@ struct Kept {
 /// fits in `max` bytes, with that text; the text of none when none fits.
 /// `hint` is how many the last save kept (0 before the first, `usize::MAX`
 /// for all): all, or none yet, all are tried first; fewer, the search gallops
-/// out from there (fewer items
-/// never make a longer text), so a store that changed a little costs two or
-/// three texts, not one per halving. `None` when a text cannot be made.
+/// out from there (fewer items never make a longer text), so a store that
+/// changed a little costs two texts, not one per halving. `None` when a text
+/// cannot be made.
 fn most_that_fit(
     len: usize,
     hint: usize,
@@ -532,7 +530,7 @@ impl Keeper {
         self.dirty.set(false);
         let Some(controller) = self.controller() else { return };
         let Some(kept) = controller.persisted_text(&self.persist, self.fitted.get()) else { return };
-        self.fitted.set(if kept.everything { usize::MAX } else { kept.items });
+        self.fitted.set(kept.hint);
         if kept.text.len() <= self.persist.max_bytes {
             controller.inner.kept_since.set(Some(kept.since));
             self.storage.save(kept.text);

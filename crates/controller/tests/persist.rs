@@ -43,12 +43,17 @@ fn fetch_users(page: &Page, users: rdc_core::json::Value) {
     page.tasks.block_on(page.c.fetch(&users_api(&page.server), json!({}), None)).unwrap();
 }
 
-/// Fetches `/users/me`, a second kept result.
-fn fetch_me(page: &Page) {
-    let mut me = users_api(&page.server);
+/// `/users/me`, a second kept result.
+fn me_api(server: &Rc<RefCell<Server>>) -> Api {
+    let mut me = users_api(server);
     me.path = "/users/me".into();
+    me
+}
+
+/// Fetches `/users/me`.
+fn fetch_me(page: &Page) {
     page.server.borrow_mut().always(json!([{ "id": "3", "name": "Me" }]));
-    page.tasks.block_on(page.c.fetch(&me, json!({}), None)).unwrap();
+    page.tasks.block_on(page.c.fetch(&me_api(&page.server), json!({}), None)).unwrap();
 }
 
 /// A page load under `version` that fetched the users list (Ada) and saved it.
@@ -379,10 +384,8 @@ fn a_failed_request_that_stored_nothing_saves_nothing() {
     fetch_users(&page, json!([{ "id": "1", "name": "Ada" }]));
     time.advance(100);
     assert_eq!(storage.saves.get(), 1, "the list saved");
-    let mut me = users_api(&page.server);
-    me.path = "/users/me".into();
     page.server.borrow_mut().auto = Some(Rc::new(|_, _| Err("offline".into())));
-    assert!(page.tasks.block_on(page.c.fetch(&me, json!({}), None)).is_err());
+    assert!(page.tasks.block_on(page.c.fetch(&me_api(&page.server), json!({}), None)).is_err());
     time.advance(1_000);
     assert_eq!(storage.saves.get(), 1, "an error alone changes nothing kept: no save");
 }
