@@ -64,13 +64,7 @@ pub async fn wait_for_text(
     timeout_ms: i32,
     predicate: impl Fn(&str) -> bool,
 ) -> String {
-    let mut waited = 0;
-    loop {
-        let text = element.text_content().unwrap_or_default();
-        if predicate(&text) || waited >= timeout_ms {
-            return text;
-        }
-        sleep(10).await;
-        waited += 10;
-    }
+    let text = || element.text_content().unwrap_or_default();
+    wait_until(timeout_ms, || predicate(&text())).await;
+    text()
 }

@@ -27,15 +27,15 @@ fn two_tabs() -> (SendWrapper<Controller>, SendWrapper<Controller>) {
 #[wasm_bindgen_test]
 async fn a_write_in_one_tab_shows_in_the_other_without_a_request() {
     let (one, two) = two_tabs();
-    let sent = Counted::of(&two, |action| matches!(action, rdc::controller::Action::Sent { .. }));
+    let sent = count_actions(&two, |action| matches!(action, rdc::controller::Action::Sent { .. }));
     let (root, _mounted) = mount_user_names(&two);
     wait_for_text(&root, 5000, |t| t.contains("Ada Lovelace")).await;
-    let fetched = sent.0.get();
+    let fetched = sent.get();
     one.set(&User::schema().into(), rdc::json!({ "id": "u1", "name": "Ada (from the other tab)" })).unwrap();
     let text = wait_for_text(&root, 2000, |t| t.contains("from the other tab")).await;
     assert!(text.contains("Ada (from the other tab)"), "{text}");
     rdc_e2e::sleep(100).await;
-    assert_eq!((fetched, sent.0.get()), (1, 1), "the list fetched once, the write taken up, not fetched");
+    assert_eq!((fetched, sent.get()), (1, 1), "the list fetched once, the write taken up, not fetched");
     // And back: the second tab's write reaches the first (an id no server user has).
     let id = format!("tab-{}", (js_sys::Math::random() * 1e9) as u64);
     two.set(&User::schema().into(), rdc::json!({ "id": id.clone(), "name": "Nine" })).unwrap();
@@ -44,31 +44,11 @@ async fn a_write_in_one_tab_shows_in_the_other_without_a_request() {
     assert_eq!(name(), Some("Nine".into()));
 }
 
-/// Counts the actions of a controller that `which` picks.
-#[derive(Clone)]
-struct Counted(std::rc::Rc<std::cell::Cell<u32>>, fn(&rdc::controller::Action<'_>) -> bool);
-
-impl Counted {
-    fn of(controller: &Controller, which: fn(&rdc::controller::Action<'_>) -> bool) -> Counted {
-        let counted = Counted(std::rc::Rc::default(), which);
-        controller.add_manager(counted.clone());
-        counted
-    }
-}
-
-impl rdc::controller::Manager for Counted {
-    fn on_action(&self, _: &Controller, action: rdc::controller::Action<'_>) {
-        if (self.1)(&action) {
-            self.0.set(self.0.get() + 1);
-        }
-    }
-}
-
 #[wasm_bindgen_test]
 async fn a_reset_in_one_tab_empties_every_tab_once() {
     let (one, two) = two_tabs();
     let is_reset = |action: &rdc::controller::Action<'_>| matches!(action, rdc::controller::Action::Reset);
-    let (resets_one, resets_two) = (Counted::of(&one, is_reset), Counted::of(&two, is_reset));
+    let (resets_one, resets_two) = (count_actions(&one, is_reset), count_actions(&two, is_reset));
     two.set(&User::schema().into(), rdc::json!({ "id": "signed-in", "name": "Ada" })).unwrap();
     let shared = rdc_e2e::wait_until(1000, || one.entity::<User>("signed-in").unwrap().is_some()).await;
     assert!(shared, "shared first");
@@ -76,5 +56,5 @@ async fn a_reset_in_one_tab_empties_every_tab_once() {
     rdc_e2e::wait_until(1000, || two.with_state(|s| s.entity_count()) == 0).await;
     rdc_e2e::sleep(200).await;
     assert_eq!(two.with_state(|s| s.entity_count()), 0, "the other tab holds nothing of the last user");
-    assert_eq!((resets_one.0.get(), resets_two.0.get()), (1, 1), "each tab reset once: no echo");
+    assert_eq!((resets_one.get(), resets_two.get()), (1, 1), "each tab reset once: no echo");
 }

@@ -105,17 +105,40 @@ mod names {
 
 /// Mounts [`UserNames`] inside a `DataProvider` of `controller` at a fresh
 /// mount point; it stays mounted while the returned handle lives.
-#[cfg(target_arch = "wasm32")]
 pub fn mount_user_names(
     controller: &send_wrapper::SendWrapper<rdc::controller::Controller>,
-) -> (web_sys::HtmlElement, Box<dyn std::any::Any>) {
+) -> (web_sys::HtmlElement, impl Sized) {
     use leptos::prelude::*;
     let (root, c) = (rdc_e2e::mount_point(), controller.clone());
     let handle = leptos::mount::mount_to(
         root.clone(),
         move || view! { <rdc::leptos::DataProvider controller=c.clone()><UserNames/></rdc::leptos::DataProvider> },
     );
-    (root, Box::new(handle))
+    (root, handle)
+}
+
+/// Counts, from now on, the actions of `controller` that `which` picks.
+pub fn count_actions(
+    controller: &rdc::controller::Controller,
+    which: fn(&rdc::controller::Action<'_>) -> bool,
+) -> std::rc::Rc<std::cell::Cell<u32>> {
+    let count = std::rc::Rc::<std::cell::Cell<u32>>::default();
+    controller.add_manager(Counting { count: count.clone(), which });
+    count
+}
+
+/// The manager [`count_actions`] adds.
+struct Counting {
+    count: std::rc::Rc<std::cell::Cell<u32>>,
+    which: fn(&rdc::controller::Action<'_>) -> bool,
+}
+
+impl rdc::controller::Manager for Counting {
+    fn on_action(&self, _: &rdc::controller::Controller, action: rdc::controller::Action<'_>) {
+        if (self.which)(&action) {
+            self.count.set(self.count.get() + 1);
+        }
+    }
 }
 
 #[allow(unused_imports)]

@@ -30,7 +30,7 @@ impl CustomExecutor for ToMockApp {
     fn spawn_local(&self, task: PinnedLocalFuture<()>) {
         TASKS.with(|tasks| match &*tasks.borrow() {
             Some(tasks) => tasks.spawn(task),
-            None => panic!("a Leptos task was spawned on a thread where no MockApp ran hooks"),
+            None => panic!("a Leptos task was spawned on a thread where no live MockApp ran hooks"),
         });
     }
 
@@ -48,7 +48,7 @@ impl MockApp {
     /// # Panics
     /// When Leptos was given another executor before in this process:
     /// hooks' tasks must run on fake time. Once a test has run hooks, a
-    /// Leptos task spawned on a thread where no mock app ran hooks panics
+    /// Leptos task spawned on a thread where no live mock app ran hooks panics
     /// (it would never run): keep such tests in a test binary of their own.
     ///
     /// ```
