@@ -1,9 +1,9 @@
 // Where a list edit of the browser benchmark spends its time: samples the V8
 // profiler (1 sample per 20 us) in Debian's headless Chromium over ROUNDS rounds
 // of 100 edits, each on a fresh mount of ROWS rows (the mounts themselves are
-// not sampled), and prints the functions by inclusive and by self time (ms over
-// all the edits). Run it on a page served with its debug names (what
-// scripts/bench-browser serves), for one page at a time: compare the two pages'
+// not sampled, except in getlist), and prints the functions by inclusive and by
+// self time (ms over all the edits). Run it on a page served with its debug names
+// (what scripts/bench-browser serves), for one page at a time: compare the pages'
 // tables, or two builds'.
 // Usage: node e2e/bench-profile.mjs BASE_URL SCENARIO PAGE [ROWS] [ROUNDS]
 //   SCENARIO: update-entity | delete-item | unshift-item | move-item, or getlist (100

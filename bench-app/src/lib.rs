@@ -31,7 +31,9 @@ trait Page {
     /// Shows item `id` alone (`Some`) or the list (`None`).
     fn show_detail(&self, id: Option<u32>);
     /// Store entities and listeners, for memory checks (empty without a store).
-    fn counts(&self) -> String;
+    fn counts(&self) -> String {
+        String::new()
+    }
     /// Loads the list from `url` (the plain page's own fetch code).
     #[cfg(feature = "fetch")]
     fn load(&self, _url: String) {}

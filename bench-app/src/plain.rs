@@ -96,10 +96,6 @@ impl Page for PlainPage {
         self.detail.set(id);
     }
 
-    fn counts(&self) -> String {
-        String::new()
-    }
-
     #[cfg(feature = "fetch")]
     fn load(&self, url: String) {
         self.fetch_list(url);

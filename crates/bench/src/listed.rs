@@ -1,5 +1,5 @@
 //! The browser benchmark's list scenarios without the browser: a stored list
-//! read by tracked listeners (as `use_cache` and a `use_entity` per row do),
+//! read by tracked listeners (as `use_keys` and a `use_entity` per row do),
 //! timed through a controller.
 
 use rdc_controller::{Controller, Endpoint, FakeTime, LocalFuture, LocalTasks, Policy};
@@ -11,7 +11,7 @@ use crate::fixtures::{ListItem, User};
 use crate::timing::median_us;
 
 /// The browser's delete-item without the browser: 200 items by 10 authors in a
-/// stored list that a tracked listener reads as keys (as `use_cache` does);
+/// stored list that a tracked listener reads as keys (as `use_keys` does);
 /// each sample deletes item 100 or stores it again (so the list loses it or
 /// gets it back) and times the write, the listener's wake-up, its re-read and
 /// the update of what it follows.
@@ -51,7 +51,7 @@ pub(crate) fn listed_delete(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, S
 
 /// The browser's update-entity without the browser: 100 items by 10 authors in
 /// a stored list read as keys by one tracked listener, and each item by a
-/// listener of its own (as `use_cache` and a `use_entity` per row do); each
+/// listener of its own (as `use_keys` and a `use_entity` per row do); each
 /// sample renames item 5 and times the write, the wake-up of its row's listener
 /// (the list's is not woken: its keys did not change) and that row's re-read.
 pub(crate) fn listed_rename(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, String> {

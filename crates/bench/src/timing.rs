@@ -21,6 +21,23 @@ pub(crate) fn kept<T: 'static, E: Display>(result: Result<T, E>) -> Keep {
     }
 }
 
+/// A read's `result` as what a run produced: reading nothing fails as an error does.
+pub(crate) fn kept_some<T: 'static, E: Display>(result: Result<Option<T>, E>) -> Keep {
+    match result {
+        Ok(Some(value)) => Box::new(value),
+        Ok(None) => Box::new(Failed("the read found nothing".to_owned())),
+        Err(error) => Box::new(Failed(error.to_string())),
+    }
+}
+
+/// An untimed setup's `result`, freed here (outside the clock), or [`Failed`].
+pub(crate) fn set_up<T, E: Display>(result: Result<T, E>) -> Keep {
+    match result {
+        Ok(_) => Box::new(()),
+        Err(error) => Box::new(Failed(error.to_string())),
+    }
+}
+
 /// Median of the samples of `f`, in microseconds.
 ///
 /// # Errors
@@ -41,7 +58,11 @@ pub(crate) fn median_us_with(
     setup: &mut dyn FnMut() -> Keep,
     f: &mut dyn FnMut(Keep) -> Keep,
 ) -> Result<f64, String> {
-    let first = f(setup());
+    let input = setup();
+    if let Some(Failed(why)) = input.downcast_ref::<Failed>() {
+        return Err(why.clone());
+    }
+    let first = f(input);
     if let Some(Failed(why)) = first.downcast_ref::<Failed>() {
         return Err(why.clone());
     }
@@ -59,4 +80,19 @@ pub(crate) fn median_us_with(
     }
     samples.sort_by(f64::total_cmp);
     Ok(samples.get(samples.len() / 2).copied().unwrap_or(0.0) * 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_of_nothing_or_a_failed_setup_measures_nothing() {
+        let now = || 0.0;
+        let nothing = median_us(0.0, &now, &mut || kept_some(Ok::<Option<u8>, String>(None)));
+        assert_eq!(nothing, Err("the read found nothing".to_owned()));
+        let setup = median_us_with(0.0, &now, &mut || set_up(Err::<(), _>("no store")), &mut |_| Box::new(()));
+        assert_eq!(setup, Err("no store".to_owned()));
+        assert!(median_us(0.0, &now, &mut || kept_some(Ok::<_, String>(Some(1u8)))).is_ok());
+    }
 }

@@ -9,7 +9,7 @@ use rdc_core::{denormalize, Entity, MemoCache, NormalizeError, Pk, Schema, State
 
 use crate::fixtures::{ListItem, Projects, User};
 use crate::listed::{listed_delete, listed_rename, RENAME};
-use crate::timing::{kept, median_us, median_us_with, Keep};
+use crate::timing::{kept, kept_some, median_us, median_us_with, set_up, Keep};
 
 /// Workload names in the order [`Fixtures::run`] reports them.
 pub const WORKLOADS: &[&str] = &[
@@ -161,22 +161,22 @@ impl Fixtures {
 
         let state = self.projects_state()?;
         let result = state.result("projects").map(|r| r.value.clone()).unwrap_or_default();
-        t("denormalizeLong donotcache", &mut || kept(denormalize::<Projects>(&state, &schema, &result)))?;
+        t("denormalizeLong donotcache", &mut || kept_some(denormalize::<Projects>(&state, &schema, &result)))?;
         t("denormalizeLong (fresh memo)", &mut || {
             let mut memo = MemoCache::default();
             let read = memo.read_result::<Projects>(&state, "projects", &schema);
-            kept(read.map(|read| (memo, read)))
+            kept_some(read.map(|read| read.map(|read| (memo, read))))
         })?;
         let mut memo = MemoCache::default();
         let _ = memo.read_result::<Projects>(&state, "projects", &schema);
-        t("denormalizeLong withCache", &mut || kept(memo.read_result::<Projects>(&state, "projects", &schema)))?;
+        t("denormalizeLong withCache", &mut || kept_some(memo.read_result::<Projects>(&state, "projects", &schema)))?;
         if wanted("denormalizeLong withCache after") {
             // Each sample's store took one write to a table the projects do not reach.
             let state = RefCell::new(state);
             let mut i = 0;
             let mut unrelated = || {
                 i += 1;
-                kept(state.borrow_mut().write_entities(
+                set_up(state.borrow_mut().write_entities(
                     &User::schema(),
                     self.numbered_user(i % 1000, i),
                     &Value::Null,
@@ -184,7 +184,7 @@ impl Fixtures {
                 ))
             };
             let us = median_us_with(min_ms, now, &mut unrelated, &mut |_| {
-                kept(memo.read_result::<Projects>(&state.borrow(), "projects", &schema))
+                kept_some(memo.read_result::<Projects>(&state.borrow(), "projects", &schema))
             });
             report("denormalizeLong withCache after an unrelated write", us)?;
         }
@@ -194,12 +194,12 @@ impl Fixtures {
         t("denormalizeShort donotcache 500x", &mut || {
             let reads: Result<Vec<_>, _> =
                 (0..500).map(|_| denormalize::<User>(&user_state, &user_schema, &login)).collect();
-            kept(reads)
+            kept_some(reads.map(|reads| reads.iter().all(Option::is_some).then_some(reads)))
         })?;
         let mut user_memo = MemoCache::default();
         t("denormalizeShort withCache 500x", &mut || {
             let reads: Result<Vec<_>, _> = (0..500).map(|_| user_memo.entity::<User>(&user_state, "octocat")).collect();
-            kept(reads)
+            kept_some(reads.map(|reads| reads.iter().all(Option::is_some).then_some(reads)))
         })?;
         for n in [1_000, 10_000, 100_000] {
             if !wanted("setOneEntity") {
@@ -238,7 +238,7 @@ impl Fixtures {
             let mut memo = MemoCache::default();
             let _ = memo.entity::<User>(&state, "user7");
             let label = if n >= 1000 { format!("{}k", n / 1000) } else { n.to_string() };
-            t(&format!("warm read in {label} store"), &mut || kept(memo.entity::<User>(&state, "user7")))?;
+            t(&format!("warm read in {label} store"), &mut || kept_some(memo.entity::<User>(&state, "user7")))?;
             if n == 100_000 {
                 // Each sample's store took one write to another user.
                 let state = RefCell::new(state);
@@ -246,10 +246,10 @@ impl Fixtures {
                 let mut unrelated = || {
                     i += 1;
                     let other = self.numbered_user(8 + i % 1000, i);
-                    kept(state.borrow_mut().write_entities(&user_schema, other, &Value::Null, META))
+                    set_up(state.borrow_mut().write_entities(&user_schema, other, &Value::Null, META))
                 };
                 let us = median_us_with(min_ms, now, &mut unrelated, &mut |_| {
-                    kept(memo.entity::<User>(&state.borrow(), "user7"))
+                    kept_some(memo.entity::<User>(&state.borrow(), "user7"))
                 });
                 report("warm read in 100k store after an unrelated write", us)?;
             }
@@ -290,7 +290,7 @@ impl Fixtures {
             median_us(min_ms, now, &mut || {
                 let mut memo = MemoCache::default();
                 let read = memo.read_result::<Vec<Pk>>(&state.borrow(), "items", &schema);
-                kept(read.map(|read| (memo, read)))
+                kept_some(read.map(|read| read.map(|read| (memo, read))))
             }),
         )?;
         let memo = RefCell::new(MemoCache::default());
@@ -303,10 +303,10 @@ impl Fixtures {
                 (Schema::invalidate::<ListItem>(), json!(250))
             };
             deleted = !deleted;
-            kept(state.write_entities(&write.0, write.1, &Value::Null, META))
+            set_up(state.write_entities(&write.0, write.1, &Value::Null, META))
         };
         let us = median_us_with(min_ms, now, &mut toggle, &mut |_| {
-            kept(memo.borrow_mut().read_result::<Vec<Pk>>(&state.borrow(), "items", &schema))
+            kept_some(memo.borrow_mut().read_result::<Vec<Pk>>(&state.borrow(), "items", &schema))
         });
         report("keys of 500 items after one delete", us)?;
         // The browser's update-entity: one item renamed, then its row's read.
@@ -318,7 +318,7 @@ impl Fixtures {
             let read = written
                 .map_err(|e| e.to_string())
                 .and_then(|_| memo.borrow_mut().entity::<ListItem>(&state.borrow(), "5").map_err(|e| e.to_string()));
-            kept(read)
+            kept_some(read)
         });
         report("rename one item and read it", us)?;
         Ok(())
