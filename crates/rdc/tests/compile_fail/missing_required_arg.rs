@@ -10,8 +10,13 @@ struct UserId {
     id: String,
 }
 
+fn get_user() -> RestEndpoint<UserId, (), User> {
+    rdc::rest!(GET "/users/:id" -> User, args = UserId)
+}
+
 fn main() {
+    // The endpoint needs a `UserId`: no args is refused by rdc's typed calls.
     let controller = rdc::leptos::new_controller();
-    let get_user = rdc::rest!(GET "/users/:id" -> User, args = UserId);
-    let _ = controller.fetch(&get_user, UserId {}, ());
+    let _ = controller.fetch(&get_user(), (), ());
+    let _ = use_suspense(get_user(), ());
 }
