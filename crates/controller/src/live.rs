@@ -3,11 +3,8 @@
 //!
 //! The stream opens when the first watched key gets a reader and closes when
 //! the last one leaves. A dropped stream reopens after a backoff (doubling,
-//! capped), resuming after the last message received. Messages carry increasing
-//! ids: one whose id is not above the last applied (a duplicate, a message
-//! overtaken by a newer one) is dropped, so the store never goes back in time.
-//! A reopened stream's first message is taken whatever its id (a restarted
-//! server numbers anew) and counts from there.
+//! capped, never under [`LiveFeed::MIN_BACKOFF_MS`]), resuming after the last
+//! message received. The ordering rules are on [`LiveFeed`].
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -50,13 +47,23 @@ pub struct LiveStats {
     pub applied: u64,
     /// Messages dropped as duplicates or out of order.
     pub dropped: u64,
-    /// Messages that were no JSON or did not fit the schema (the store kept what it had).
+    /// Messages that were no JSON, did not fit the schema or had id
+    /// `u64::MAX` (the store kept what it had).
     pub rejected: u64,
     /// Whether the stream is open or opening now.
     pub connected: bool,
 }
 
 /// Keeps a stream feeding the store while a reader of a watched key is mounted.
+///
+/// Messages are ordered by their ids, so the store never goes back in time:
+/// - on a connection, a message whose id is not above the last one taken (a
+///   duplicate, a message overtaken by a newer one) is dropped;
+/// - a connection's first numbered message is taken whatever its id (a
+///   restarted server numbers anew) and counts from there;
+/// - once a connection has numbered messages, one without an id is dropped
+///   (it cannot be ordered); a stream without ids is applied as it comes;
+/// - id `u64::MAX` is rejected: no message could ever come after it.
 ///
 /// ```
 /// use std::{cell::RefCell, rc::Rc};
@@ -105,10 +112,11 @@ struct FeedState {
     reopen_timer: Option<u64>,
     /// Counts connections: events of an older one are ignored.
     connection: u64,
+    /// The last id taken, on any connection: a reopened stream resumes after it.
     last_id: Option<u64>,
-    /// Whether this connection has brought a message yet: its first one
-    /// sets where ids count from (a restarted server numbers anew).
-    counting: bool,
+    /// The last id taken on this connection: its first numbered message sets
+    /// where ids count from (a restarted server numbers anew).
+    counted: Option<u64>,
     failures: u32,
     stats: LiveStats,
 }
@@ -120,6 +128,10 @@ impl std::fmt::Debug for LiveFeed {
 }
 
 impl LiveFeed {
+    /// The shortest wait before reopening, in ms: a failing stream is never
+    /// reopened in a loop.
+    pub const MIN_BACKOFF_MS: u64 = 100;
+
     /// A feed from `source` whose messages are written with `schema`, open
     /// while a key `watches` accepts has a reader. Reopens after 1 s, doubling to 30 s.
     pub fn new(
@@ -139,9 +151,26 @@ impl LiveFeed {
     }
 
     /// Reopens after `first_ms`, doubling up to `max_ms` while it keeps failing.
+    /// A `first_ms` of 0 is refused (the backoff stays as it was), as a poll
+    /// frequency of 0 is; a wait is never under [`LiveFeed::MIN_BACKOFF_MS`].
+    ///
+    /// ```
+    /// # use rdc_controller::{LiveFeed, StreamEvent, StreamSource};
+    /// # use std::rc::Rc;
+    /// # struct Never;
+    /// # impl StreamSource for Never {
+    /// #     fn open(&self, _: Option<u64>, _: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> { Box::new(|| ()) }
+    /// # }
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Price { id: String }
+    /// # use rdc_core::Entity;
+    /// let feed = LiveFeed::new(Never, Price::schema().into(), |_| true).backoff(500, 10_000);
+    /// ```
     #[must_use]
     pub fn backoff(self, first_ms: u64, max_ms: u64) -> LiveFeed {
-        self.inner.backoff.set((first_ms, max_ms.max(first_ms)));
+        if first_ms > 0 {
+            let first = first_ms.max(Self::MIN_BACKOFF_MS);
+            self.inner.backoff.set((first, max_ms.max(first)));
+        }
         self
     }
 
@@ -185,7 +214,7 @@ fn open(feed: &Rc<Feed>, controller: &Controller) {
         let mut state = feed.state.borrow_mut();
         state.connection += 1;
         state.stats.connected = true;
-        state.counting = false;
+        state.counted = None;
         (state.connection, state.last_id)
     };
     let (weak, controller) = (Rc::downgrade(feed), controller.clone());
@@ -233,12 +262,21 @@ fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
         }
         StreamEvent::Message { id, data } => {
             let mut state = feed.state.borrow_mut();
-            if state.counting && id.is_some_and(|id| state.last_id.is_some_and(|last| id <= last)) {
+            let in_order = match (id, state.counted) {
+                (Some(u64::MAX), _) => {
+                    state.stats.rejected += 1;
+                    return;
+                }
+                (Some(id), counted) => counted.is_none_or(|last| id > last),
+                (None, counted) => counted.is_none(),
+            };
+            if !in_order {
                 state.stats.dropped += 1;
                 return;
             }
-            state.counting = true;
-            state.last_id = id.or(state.last_id);
+            if id.is_some() {
+                (state.counted, state.last_id) = (id, id);
+            }
             drop(state);
             let written = Value::parse(data)
                 .map_err(|e| e.to_string())
@@ -259,7 +297,8 @@ fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
                 // Up to a quarter less, at random, so clients that lost the
                 // stream together do not all come back at once.
                 let spread = u128::from(controller.inner.clock.random() % 256);
-                doubled - u64::try_from(u128::from(doubled / 4) * spread / 256).unwrap_or(0)
+                let jittered = doubled - u64::try_from(u128::from(doubled / 4) * spread / 256).unwrap_or(0);
+                jittered.max(LiveFeed::MIN_BACKOFF_MS)
             };
             let weak = Rc::downgrade(feed);
             let again = controller.clone();

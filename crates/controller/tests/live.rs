@@ -145,3 +145,69 @@ fn a_server_that_restarted_its_ids_is_followed_from_its_first_message() {
     fake.price(2, 93);
     assert_eq!(shown(&controller), Some(93), "then duplicates are dropped again");
 }
+
+/// A feed on `backoff(first_ms, max_ms)`, retained, its first connection failed.
+fn failed_with_backoff(first_ms: u64, max_ms: u64) -> (Controller, FakeTime, Fake) {
+    let time = FakeTime::default();
+    let controller = Controller::new(time.clone(), time.clone(), LocalTasks::default());
+    let fake = Fake::default();
+    let feed = LiveFeed::new(fake.clone(), Price::schema().into(), |key| key.starts_with("GET /prices"))
+        .backoff(first_ms, max_ms);
+    controller.add_manager(feed);
+    controller.retain("GET /prices/BTC");
+    fake.send(StreamEvent::Failed("refused".into()));
+    (controller, time, fake)
+}
+
+#[test]
+fn a_backoff_of_zero_is_refused_and_every_wait_keeps_a_floor() {
+    let (_controller, time, fake) = failed_with_backoff(0, 0);
+    time.advance(0);
+    assert_eq!(fake.opens.borrow().len(), 1, "no reopen without waiting");
+    reopens_within(&time, &fake, 1_000);
+    // 1 ms asked: raised to the floor (100 ms), jitter included.
+    let (_controller, time, fake) = failed_with_backoff(1, 1);
+    time.advance(99);
+    assert_eq!(fake.opens.borrow().len(), 1, "not before the floor");
+    time.advance(1);
+    assert_eq!(fake.opens.borrow().len(), 2, "at the floor");
+}
+
+#[test]
+fn an_id_nothing_could_follow_is_rejected_and_later_messages_still_apply() {
+    let (controller, _time, fake, feed) = setup();
+    controller.retain("GET /prices/BTC");
+    fake.send(StreamEvent::Opened);
+    fake.price(1, 10);
+    fake.price(u64::MAX, 99);
+    assert_eq!(shown(&controller), Some(10), "id u64::MAX is refused: nothing could come after it");
+    fake.price(2, 20);
+    assert_eq!(shown(&controller), Some(20), "the count goes on from message 1");
+    let stats = feed.stats();
+    assert_eq!((stats.applied, stats.dropped, stats.rejected), (2, 0, 1));
+}
+
+#[test]
+fn a_message_without_an_id_on_a_numbered_stream_is_dropped_and_an_unnumbered_stream_applies_all() {
+    let (controller, time, fake, feed) = setup();
+    controller.retain("GET /prices/BTC");
+    fake.send(StreamEvent::Opened);
+    let unnumbered = |price: u32| StreamEvent::Message { id: None, data: format!(r#"{{"id":"BTC","price":{price}}}"#) };
+    fake.send(unnumbered(1));
+    fake.send(unnumbered(2));
+    assert_eq!(shown(&controller), Some(2), "a stream without ids is applied as it comes");
+    fake.price(5, 50);
+    fake.send(unnumbered(3));
+    assert_eq!(shown(&controller), Some(50), "once numbered, a message without an id cannot be ordered");
+    fake.price(4, 40);
+    assert_eq!(shown(&controller), Some(50), "and the ordering check still holds");
+    // A reopened stream whose first message has no id still takes its first numbered one.
+    fake.send(StreamEvent::Failed("restarted".into()));
+    time.advance(1_000);
+    assert_eq!(*fake.opens.borrow(), [None, Some(5)], "resumes after message 5");
+    fake.send(unnumbered(6));
+    fake.price(1, 70);
+    assert_eq!(shown(&controller), Some(70), "a new connection's first numbered message sets the count");
+    let stats = feed.stats();
+    assert_eq!((stats.applied, stats.dropped), (5, 2));
+}

@@ -113,3 +113,53 @@ fn an_endpoints_policy_wins_over_the_apps_which_wins_over_the_platforms() {
     assert_eq!((sent("/busy"), sent("/own/busy")), (3, 1), "the app's one retry; the endpoint's none");
     assert!(matches!(&*out.borrow(), Some(Err(_))), "one retry, then the error");
 }
+
+/// The wait before a retry is cut by up to half at random: two randoms give
+/// two waits, each between half the doubled wait and all of it.
+#[test]
+fn waits_are_spread_at_random_within_half_of_the_doubled_wait() {
+    use std::time::Duration;
+    let retry = Retry::default();
+    let down = rdc_rest::RestError::Transport { endpoint: "GET /x".into(), url: "/x".into(), message: "down".into() };
+    let doubled = Duration::from_secs(2);
+    let waits: Vec<Duration> = [3, 700].iter().map(|random| retry.wait(&down, 1, *random).unwrap()).collect();
+    assert_ne!(waits[0], waits[1], "two randoms, two waits");
+    for wait in &waits {
+        assert!(*wait >= doubled / 2 && *wait <= doubled, "{wait:?} within half of {doubled:?}");
+    }
+    let lowest = retry.wait(&down, 1, 1023).unwrap();
+    assert!(lowest < doubled * 501 / 1000, "the largest random takes off about half: {lowest:?}");
+}
+
+/// A clock on fake time whose random number is chosen.
+struct Rigged(FakeTime, u64);
+
+impl rdc_controller::Clock for Rigged {
+    fn now(&self) -> u64 {
+        rdc_controller::Clock::now(&self.0)
+    }
+    fn random(&self) -> u64 {
+        self.1
+    }
+}
+
+/// The controller hands its clock's random to the retry: 512 of 1024 takes a
+/// quarter off the first second's wait.
+#[test]
+fn the_controller_spreads_retries_with_its_clocks_random() {
+    let time = FakeTime::default();
+    let tasks = LocalTasks::default();
+    let c = Controller::new(Rigged(time.clone(), 512), time.clone(), tasks.clone());
+    let client = FakeClient::default();
+    client.on("GET", "/busy", FakeResponse::status(503));
+    let busy = RestEndpoint::get("/busy").retry(Retry::default()).client(client.clone());
+    drop(c.fetch(&busy, json!({}), None));
+    c.retain("GET /busy");
+    tasks.run();
+    time.advance(749);
+    tasks.run();
+    assert_eq!(client.requests().len(), 1, "not before 750 ms");
+    time.advance(1);
+    tasks.run();
+    assert_eq!(client.requests().len(), 2, "at 750 ms: a quarter off, as random 512 asks");
+}
