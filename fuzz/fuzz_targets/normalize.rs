@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
     assert!(serde_json::from_str::<serde_json::Value>(text).is_ok(), "rdc parsed what serde_json refuses");
     let schemas = [
         Schema::array(User::schema()),
-        Post::schema(),
+        Post::schema().into(),
         Schema::array(Union::by_attribute("type", [entry::<User>("user"), entry::<Post>("post")])),
         All::of::<Post>().into(),
         Schema::values(User::schema()),
