@@ -8,6 +8,7 @@ mod common;
 use common::*;
 use rdc::controller::Controller;
 use rdc::controller::{ExpiryStatus, Persist, Restored};
+use rdc::json;
 use rdc::leptos::{new_controller, persist};
 use rdc_e2e::wait_for_text;
 use send_wrapper::SendWrapper;
@@ -77,17 +78,95 @@ async fn data_kept_under_another_version_is_dropped() {
     assert_eq!(restored, Restored::Nothing, "dropped for good");
 }
 
+/// Runs the JS function `body` of `name` (the database's full name) and awaits the promise it returns.
+async fn run_js(body: &str, name: &str) -> wasm_bindgen::JsValue {
+    let function = js_sys::Function::new_with_args("name", body);
+    let promise: js_sys::Promise = function.call1(&wasm_bindgen::JsValue::NULL, &name.into()).unwrap().into();
+    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap()
+}
+
+/// Another connection's read-write transaction on rdc's object store, kept
+/// running (one read after another) until `hold` is set false; `alive` until it ends.
+const HOLD_THE_STORE: &str = r#"return new Promise((resolve, reject) => {
+    const open = indexedDB.open(name, 1);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+        const db = open.result;
+        const tx = db.transaction("store", "readwrite");
+        const holder = { hold: true, alive: true };
+        tx.oncomplete = tx.onabort = () => { holder.alive = false; db.close(); };
+        const store = tx.objectStore("store");
+        const spin = () => { if (holder.hold) store.get("snapshot").onsuccess = spin; };
+        spin();
+        resolve(holder);
+    };
+})"#;
+
+/// What rdc's object store holds, read by another connection (null: nothing).
+const READ_THE_STORE: &str = r#"return new Promise((resolve, reject) => {
+    const open = indexedDB.open(name, 1);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+        const db = open.result;
+        const read = db.transaction("store").objectStore("store").get("snapshot");
+        read.onerror = () => reject(read.error);
+        read.onsuccess = () => { db.close(); resolve(read.result === undefined ? null : read.result); };
+    };
+})"#;
+
+fn field(object: &wasm_bindgen::JsValue, name: &str) -> bool {
+    js_sys::Reflect::get(object, &name.into()).unwrap().as_bool().unwrap()
+}
+
 #[wasm_bindgen_test]
-async fn a_reset_lands_before_a_save_asked_for_just_before_it() {
+async fn a_reset_drops_a_save_still_queued_behind_another() {
     let db = database();
     first_load(&db, 1).await;
     let (signed_in, restored) = load(&db, 1).await;
     assert!(matches!(restored, Restored::Taken { .. }), "{restored:?}");
+    // Another connection holds the store: the first save waits in IndexedDB,
+    // and the second waits behind it in rdc's own queue.
+    let holder = run_js(HOLD_THE_STORE, &format!("rdc:{db}")).await;
+    let saves_asked = || rdc::leptos::pending_timeouts() == 0;
     signed_in.fetch(&list_users().persist(true), (), ()).await.unwrap();
-    rdc_e2e::sleep(100).await; // its save is asked for now
+    assert!(!saves_asked(), "a save is due after the write");
+    assert!(rdc_e2e::wait_until(3000, saves_asked).await, "the first save was asked");
+    let queued = json!([{ "id": "q1", "name": "Queued" }]);
+    signed_in.set_response(&list_users().persist(true), &(), queued).unwrap();
+    assert!(!saves_asked(), "a second save is due");
+    assert!(rdc_e2e::wait_until(3000, saves_asked).await, "the second save was asked");
+    assert!(field(&holder, "alive"), "the first save cannot have landed: the second is still queued");
     signed_in.reset_entire_store();
+    js_sys::Reflect::set(&holder, &"hold".into(), &false.into()).unwrap();
+    // The clear lands after the first save; a queued save not dropped would land after it.
+    let name = format!("rdc:{db}");
+    let mut cleared = false;
+    for _ in 0..300 {
+        if run_js(READ_THE_STORE, &name).await.is_null() {
+            cleared = true;
+            break;
+        }
+        rdc_e2e::sleep(10).await;
+    }
+    assert!(cleared, "the reset's clear landed");
+    assert!(!field(&holder, "alive"));
     let (_next_user, restored) = load(&db, 1).await;
-    assert_eq!(restored, Restored::Nothing);
+    assert_eq!(restored, Restored::Nothing, "the queued save was dropped");
+}
+
+#[wasm_bindgen_test]
+async fn a_database_that_cannot_be_read_is_a_failed_load_not_nothing() {
+    let db = database();
+    // A later version than rdc's: rdc's open fails.
+    let upgrade = r#"return new Promise((resolve, reject) => {
+        const open = indexedDB.open(name, 7);
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => { open.result.close(); resolve(null); };
+    })"#;
+    run_js(upgrade, &format!("rdc:{db}")).await;
+    let (controller, restored) = load(&db, 1).await;
+    assert!(matches!(&restored, Restored::LoadFailed { reason } if reason.contains("IndexedDB")), "{restored:?}");
+    assert!(controller.read::<_, Vec<User>>(&list_users(), &()).unwrap().data.is_none());
 }
 
 #[wasm_bindgen_test]

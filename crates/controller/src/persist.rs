@@ -92,9 +92,9 @@ impl Persist {
 /// /// Keeps the text in a cell, and counts the saves.
 /// struct Counted(Rc<RefCell<(Option<String>, u32)>>);
 /// impl PersistStorage for Counted {
-///     fn load(&self) -> LocalFuture<Option<String>> {
+///     fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
 ///         let text = self.0.borrow().0.clone();
-///         Box::pin(async move { text })
+///         Box::pin(async move { Ok(text) })
 ///     }
 ///     fn save(&self, text: String) {
 ///         let mut kept = self.0.borrow_mut();
@@ -104,8 +104,9 @@ impl Persist {
 /// }
 /// ```
 pub trait PersistStorage: 'static {
-    /// The text last saved, if any.
-    fn load(&self) -> LocalFuture<Option<String>>;
+    /// The text last saved, if any; `Err` with the reason when it could not
+    /// be read (the storage refused or failed), which is not "nothing kept".
+    fn load(&self) -> LocalFuture<Result<Option<String>, String>>;
     /// Keeps `text` in place of what was kept.
     fn save(&self, text: String);
     /// Keeps nothing.
@@ -135,9 +136,9 @@ impl MemoryStorage {
 }
 
 impl PersistStorage for MemoryStorage {
-    fn load(&self) -> LocalFuture<Option<String>> {
+    fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
         let text = self.text();
-        Box::pin(async move { text })
+        Box::pin(async move { Ok(text) })
     }
     fn save(&self, text: String) {
         self.0.replace(Some(text));
@@ -179,6 +180,12 @@ pub enum Restored {
     },
     /// The store was reset while it loaded (a logout): dropped, not shown to the next user.
     ResetMeanwhile,
+    /// The storage could not be read (refused, failed): nothing was taken up,
+    /// and what it holds is left as it is until the next save replaces it.
+    LoadFailed {
+        /// Why, as the storage said.
+        reason: String,
+    },
 }
 
 /// The saved text.
@@ -243,8 +250,9 @@ impl Controller {
             let text = load.await;
             let restored = match text {
                 _ if controller.inner.epoch.get() != epoch => Restored::ResetMeanwhile,
-                None => Restored::Nothing,
-                Some(text) => keeper.restore(&controller, &text),
+                Err(reason) => Restored::LoadFailed { reason },
+                Ok(None) => Restored::Nothing,
+                Ok(Some(text)) => keeper.restore(&controller, &text),
             };
             keeper.loaded.set(true);
             if keeper.dirty.get() {

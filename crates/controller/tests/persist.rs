@@ -154,10 +154,10 @@ struct SlowStorage {
 }
 
 impl PersistStorage for SlowStorage {
-    fn load(&self) -> LocalFuture<Option<String>> {
+    fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
         let (kept, released) = (self.kept.clone(), self.released.clone());
         Box::pin(std::future::poll_fn(move |_| match *released.borrow() {
-            true => std::task::Poll::Ready(kept.text()),
+            true => std::task::Poll::Ready(Ok(kept.text())),
             false => std::task::Poll::Pending,
         }))
     }
@@ -364,7 +364,7 @@ struct CountedSaves {
 }
 
 impl PersistStorage for CountedSaves {
-    fn load(&self) -> LocalFuture<Option<String>> {
+    fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
         self.kept.load()
     }
     fn save(&self, text: String) {
@@ -431,4 +431,34 @@ fn load_without_persisting(time: &FakeTime) -> Page {
     let tasks = LocalTasks::default();
     let c = Controller::new(time.clone(), time.clone(), tasks.clone());
     Page { c, tasks, server: Rc::default(), restored: Restored::Nothing }
+}
+
+/// Storage that holds a saved store but cannot read it.
+#[derive(Clone, Default)]
+struct Unreadable {
+    kept: MemoryStorage,
+}
+
+impl PersistStorage for Unreadable {
+    fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
+        Box::pin(async { Err("refused".to_owned()) })
+    }
+    fn save(&self, text: String) {
+        self.kept.save(text)
+    }
+    fn clear(&self) {
+        self.kept.clear()
+    }
+}
+
+#[test]
+fn a_load_that_failed_says_so_and_is_not_read_as_nothing_kept() {
+    let time = FakeTime::default();
+    let storage = Unreadable::default();
+    let kept = saved_by_a_first_load(&time, &storage.kept, 1);
+    assert!(kept.c.entity::<User>("1").unwrap().is_some());
+    let next = load(&time, &storage, Persist::new(1));
+    assert_eq!(next.restored, Restored::LoadFailed { reason: "refused".into() });
+    assert!(names(&next).is_empty(), "nothing taken up");
+    assert!(storage.kept.text().is_some(), "what was kept is left as it is");
 }

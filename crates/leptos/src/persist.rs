@@ -8,8 +8,9 @@ use rdc_controller::{Controller, LocalFuture, Persist, Restored};
 /// `Controller::persist`: restored with its expiry, dropped when saved under
 /// another `version`, cleared by a reset). The database is `rdc:{database}`.
 /// Mount the app once it is done ([`mount_when_restored`]) so its first
-/// reads find the data. Natively, and where IndexedDB is missing or refused
-/// (a private window), nothing is kept and it answers [`Restored::Nothing`].
+/// reads find the data. Natively nothing is kept and it answers
+/// [`Restored::Nothing`]; where IndexedDB is missing, refused (a private
+/// window) or fails, it answers [`Restored::LoadFailed`].
 ///
 /// ```no_run
 /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
@@ -19,10 +20,13 @@ use rdc_controller::{Controller, LocalFuture, Persist, Restored};
 /// ```
 pub fn persist(controller: &Controller, database: &str, persist: Persist) -> LocalFuture<Restored> {
     #[cfg(target_arch = "wasm32")]
-    if let Some(storage) = idb::IndexedDb::open(database) {
-        return controller.persist(persist, storage);
-    }
+    return match idb::IndexedDb::open(database) {
+        Some(storage) => controller.persist(persist, storage),
+        None => Box::pin(async { Restored::LoadFailed { reason: "IndexedDB is missing or refused".into() } }),
+    };
+    #[cfg(not(target_arch = "wasm32"))]
     let _ = (controller, database, persist);
+    #[cfg(not(target_arch = "wasm32"))]
     Box::pin(async { Restored::Nothing })
 }
 
@@ -137,7 +141,8 @@ mod idb {
         }
 
         /// Runs `op` once the operations before it are done, unless a clear
-        /// came after it was asked; settles with what it read, or null.
+        /// came after it was asked; settles with what it read, null when
+        /// dropped, or a JS `Error` naming what failed (it never rejects).
         fn then(
             &self,
             mode: IdbTransactionMode,
@@ -148,7 +153,10 @@ mod idb {
             let promise = future_to_promise(async move {
                 let _ = JsFuture::from(before).await;
                 let run = async {
-                    let db: IdbDatabase = JsFuture::from(opened).await?.dyn_into()?;
+                    let db: IdbDatabase = JsFuture::from(opened)
+                        .await?
+                        .dyn_into()
+                        .map_err(|_| JsValue::from_str("the database did not open"))?;
                     if clears.get() != asked {
                         return Ok(JsValue::NULL);
                     }
@@ -156,7 +164,7 @@ mod idb {
                     JsFuture::from(done(&request)).await?;
                     request.result()
                 };
-                Ok(run.await.unwrap_or(JsValue::NULL))
+                Ok(run.await.unwrap_or_else(|error| js_sys::Error::new(&reason(&error)).into()))
             });
             *self.last.borrow_mut() = promise.clone();
             promise
@@ -165,6 +173,15 @@ mod idb {
 
     fn store(db: &IdbDatabase, mode: IdbTransactionMode) -> Result<web_sys::IdbObjectStore, JsValue> {
         db.transaction_with_str_and_mode(STORE, mode)?.object_store(STORE)
+    }
+
+    /// What a failure says: an exception's message, else its text.
+    fn reason(error: &JsValue) -> String {
+        let said = match error.dyn_ref::<js_sys::Error>() {
+            Some(error) => error.message().as_string(),
+            None => error.as_string(),
+        };
+        format!("IndexedDB: {}", said.unwrap_or_else(|| "the request failed".into()))
     }
 
     /// A promise settled when `request` succeeds or fails.
@@ -177,12 +194,15 @@ mod idb {
     }
 
     impl PersistStorage for IndexedDb {
-        fn load(&self) -> LocalFuture<Option<String>> {
+        fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
             let read = self.then(IdbTransactionMode::Readonly, |store| store.get(&JsValue::from_str(KEY)));
             Box::pin(async move {
                 let value = JsFuture::from(read).await.unwrap_or(JsValue::NULL);
+                if let Some(failed) = value.dyn_ref::<js_sys::Error>() {
+                    return Err(failed.message().as_string().unwrap_or_default());
+                }
                 // Something not rdc's under its key reads as unreadable text (then it is cleared).
-                (!value.is_null() && !value.is_undefined()).then(|| value.as_string().unwrap_or_default())
+                Ok((!value.is_null() && !value.is_undefined()).then(|| value.as_string().unwrap_or_default()))
             })
         }
 
