@@ -29,7 +29,7 @@ fn a_next_page_asked_for_while_the_list_is_in_flight_is_sent() {
     let held = app.hold(&list(), &rdc::json!({}));
     app.fixture(&next_page, &Cursor { cursor: 2 }, page(&[3, 4], 3));
     let first = app.start(&list(), rdc::json!({}), None);
-    let second = app.start(&next_page, Cursor { cursor: 2 }, ());
+    let second = app.start(&next_page, Cursor { cursor: 2 }, None);
     held.answer(page(&[1, 2], 2));
     app.run();
     assert_eq!(app.requests(), ["GET /items", "GET /items?cursor=2"]);
@@ -43,7 +43,7 @@ fn a_list_refetch_while_a_page_is_in_flight_fetches_the_first_page() {
     let next_page = list().paginated("cursor").args::<Cursor>();
     let held = app.hold(&next_page, &Cursor { cursor: 5 });
     app.fixture(&list(), &rdc::json!({}), page(&[1, 2], 2));
-    let fifth = app.start(&next_page, Cursor { cursor: 5 }, ());
+    let fifth = app.start(&next_page, Cursor { cursor: 5 }, None);
     let refetch = app.start(&list(), rdc::json!({}), None);
     assert_eq!(items(refetch.result()), rdc::json!([1, 2]), "the list's own answer, not page 5's");
     held.answer(page(&[9], 6));
