@@ -195,8 +195,10 @@ fn a_partial_update_answered_with_part_of_the_entity_resolves_to_the_stored_enti
     let tasks = LocalTasks::default();
     let c = Controller::new(time.clone(), time.clone(), tasks.clone());
     let client = FakeClient::default();
-    let members =
-        resource::<Member>("/members/:id", "MemberList").args::<UserId>().body::<Named>().map(|e| e.client(client.clone()));
+    let members = resource::<Member>("/members/:id", "MemberList")
+        .args::<UserId>()
+        .body::<Named>()
+        .map(|e| e.client(client.clone()));
     client.on("GET", "/members/1", FakeResponse::json(json!({ "id": "1", "name": "Ada", "email": "ada@x.org" })));
     client.on("PATCH", "/members/1", FakeResponse::json(json!({ "id": "1", "name": "Ada L." })));
     tasks.block_on(c.fetch(&members.get, id("1"), ())).unwrap();
