@@ -7,8 +7,9 @@ use super::*;
 
 impl Controller {
     /// Fetches `endpoint` with `args` (and a body for mutations), stores the
-    /// result, and resolves to the endpoint's typed result. Identical concurrent
-    /// reads share one request; mutations never do.
+    /// result, and resolves to the endpoint's typed result (one entity as read
+    /// back from the store: whole, however partial the answer). Concurrent
+    /// reads with the same key and args share one request; mutations never do.
     ///
     /// # Errors
     /// The endpoint's error, a normalization error (the store is unchanged), or

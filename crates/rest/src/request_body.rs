@@ -252,7 +252,8 @@ impl Multipart {
     /// HTML standard write them: names and filenames with `"`, CR and LF
     /// escaped as `%22`, `%0D` and `%0A`; a file's content type its blob's,
     /// else `application/octet-stream`. The boundary is random and occurs in
-    /// no part.
+    /// no part. (A NUL in a name or filename, which the HTML standard leaves
+    /// unescaped, is refused before a request gets here.)
     ///
     /// ```
     /// let (content_type, body) = rdc_rest::Multipart::new().text("a\"b", "1").encode();
