@@ -60,9 +60,9 @@ impl std::fmt::Debug for FakeTime {
 
 impl FakeTime {
     /// Moves time forward by `ms`, running due timers in order (timers they set
-    /// run too when due).
+    /// run too when due). The clock stops at `u64::MAX` ms.
     pub fn advance(&self, ms: u64) {
-        let target = self.inner.borrow().now + ms;
+        let target = self.inner.borrow().now.saturating_add(ms);
         loop {
             let due = {
                 let mut inner = self.inner.borrow_mut();
@@ -109,7 +109,8 @@ impl Timers for FakeTime {
         let mut inner = self.inner.borrow_mut();
         inner.next_handle += 1;
         let handle = inner.next_handle;
-        let at = inner.now + delay_ms;
+        // A delay past the clock's end (`Duration::MAX` as ms) is due at its end.
+        let at = inner.now.saturating_add(delay_ms);
         inner.pending.push((at, handle, callback));
         handle
     }

@@ -107,6 +107,15 @@ pub trait Endpoint: 'static {
     /// The JSON to store for an output (`None`: not stored, e.g. a blob).
     fn storable(output: &Self::Output) -> Option<Value>;
 
+    /// The output a call resolves to once its answer, of an entity schema,
+    /// is stored: `stored` is that entity read back from the store, the
+    /// answer merged into what was there (a PATCH answered with the fields it
+    /// changed reads whole). The default keeps `output` as it came.
+    fn read_back(output: Self::Output, stored: Value) -> Self::Output {
+        let _ = stored;
+        output
+    }
+
     /// The optimistic response of a mutation, shown at once until the real one
     /// arrives (`None`: not optimistic). It is worked out from `store` (the
     /// fetched data with the earlier layers on it) when the mutation is sent

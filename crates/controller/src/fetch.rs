@@ -7,8 +7,9 @@ use super::*;
 
 impl Controller {
     /// Fetches `endpoint` with `args` (and a body for mutations), stores the
-    /// result, and resolves to the endpoint's typed result. Identical concurrent
-    /// reads share one request; mutations never do.
+    /// result, and resolves to the endpoint's typed result (one entity as read
+    /// back from the store: whole, however partial the answer). Concurrent
+    /// reads with the same key and args share one request; mutations never do.
     ///
     /// # Errors
     /// The endpoint's error, a normalization error (the store is unchanged), or
@@ -37,19 +38,21 @@ impl Controller {
             Err(error) => return Box::pin(async move { Err(FetchError::Endpoint(error)) }),
         };
         let policy = endpoint.policy();
-        // Only a request of the same endpoint type can be joined: another type
-        // shares the key but not the output and error types.
+        // Only a request that sends what this call would is joined: the same
+        // endpoint type (another shares the key but not the output and error
+        // types) and the same args (a key can leave one out: a list's page).
+        // Another request of the key keeps its mark; this one goes unmarked.
         let mut joinable = !policy.mutation;
         if joinable {
             let existing = self.inner.keys.borrow().get(&key).and_then(|k| k.inflight.clone());
             if let Some(shared) = existing {
-                if shared.endpoint == std::any::TypeId::of::<E>() {
+                if shared.sends_as::<E>(&args) {
                     return Box::pin(async move { downcast::<E>(Wait(shared).await) });
                 }
                 joinable = false;
             }
         }
-        let shared = Rc::new(Shared::of::<E>());
+        let shared = Rc::new(Shared::of::<E>(args.clone()));
         if joinable {
             keys::entry(&mut self.inner.keys.borrow_mut(), &key).inflight = Some(Rc::clone(&shared));
             // Readers show "loading".
@@ -80,7 +83,7 @@ impl Controller {
             Err(error) => return (Box::pin(async move { Err(FetchError::Endpoint(error)) }), abort),
         };
         let raw = endpoint.endpoint();
-        let shared = Rc::new(Shared::of::<C::Endpoint>());
+        let shared = Rc::new(Shared::of::<C::Endpoint>(args.clone()));
         let work = self.request(raw.clone(), key, args, body, Rc::clone(&shared), Some(abort.clone()));
         self.inner.spawner.spawn(work);
         let output = Box::pin(async move { downcast::<C::Endpoint>(Wait(shared).await) });
@@ -275,10 +278,14 @@ impl Controller {
                         self.set_typed_error(key, Rc::new(error.clone()));
                         return Err(error);
                     }
+                    let stored = schema.as_ref().filter(|s| is_one_entity(s)).and_then(|s| self.stored_json(key, s));
                     let mut keys = self.inner.keys.borrow_mut();
                     let state = keys::note_stored(&mut keys, key, schema, policy.persist);
                     // Storing the result cleared the key's error in the store.
                     state.typed_error = None;
+                    if let Some(stored) = stored {
+                        return Ok(E::read_back(output, stored));
+                    }
                 }
                 Ok(output)
             }
@@ -316,6 +323,27 @@ impl Controller {
                 None => Ok(None),
             }
         })
+    }
+}
+
+impl Controller {
+    /// The result stored under `key`, read through `schema` as JSON (`None`
+    /// when it does not read: an entity deleted meanwhile).
+    fn stored_json(&self, key: &str, schema: &Schema) -> Option<Value> {
+        self.with_state(|state| rdc_core::denormalize::<Value>(state, schema, &state.result(key)?.value).ok()?)
+    }
+}
+
+/// Whether results of `schema` are one entity (an entity, a union, or an
+/// item a collection takes in): read back from the store, where the answer
+/// merged into the entity, they are whole even when the answer was a part.
+/// Lists and pages are not: a page reads back as the whole list.
+fn is_one_entity(schema: &Schema) -> bool {
+    match schema {
+        Schema::Entity(_) | Schema::Union(_) => true,
+        Schema::CollectionEdit(collection, _) => is_one_entity(collection.item()),
+        Schema::Lazy(make) => is_one_entity(&make()),
+        _ => false,
     }
 }
 

@@ -111,6 +111,10 @@ impl<E: Clone + std::fmt::Display + 'static> Endpoint for FnCall<E> {
     fn storable(output: &Value) -> Option<Value> {
         Some(output.clone())
     }
+
+    fn read_back(_output: Value, stored: Value) -> Value {
+        stored
+    }
 }
 
 /// An async function as an endpoint: made by [`from_fn`].

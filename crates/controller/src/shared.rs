@@ -13,14 +13,23 @@ pub(crate) type Outcome = Result<Rc<dyn Any>, Rc<dyn Any>>;
 pub(crate) struct Shared {
     /// The endpoint type that made the request: only the same type joins it.
     pub endpoint: TypeId,
+    /// The args it was sent with: only a call with the same args joins it
+    /// (a key can leave an arg out, as a paginated list's page).
+    pub args: rdc_core::json::Value,
     outcome: RefCell<Option<Outcome>>,
     wakers: RefCell<Vec<Waker>>,
 }
 
 impl Shared {
-    /// A request of endpoint type `E`.
-    pub fn of<E: 'static>() -> Shared {
-        Shared { endpoint: TypeId::of::<E>(), outcome: RefCell::default(), wakers: RefCell::default() }
+    /// A request of endpoint type `E` sent with `args`.
+    pub fn of<E: 'static>(args: rdc_core::json::Value) -> Shared {
+        Shared { endpoint: TypeId::of::<E>(), args, outcome: RefCell::default(), wakers: RefCell::default() }
+    }
+
+    /// Whether a call of endpoint type `E` with `args` would send what this
+    /// request sent, so may wait for its answer instead.
+    pub fn sends_as<E: 'static>(&self, args: &rdc_core::json::Value) -> bool {
+        self.endpoint == TypeId::of::<E>() && self.args == *args
     }
 
     pub fn resolve(&self, outcome: Outcome) {

@@ -68,9 +68,9 @@ pub use map::{Iter, Map};
 #[doc(hidden)]
 pub use number::take_exact_text;
 pub use number::Number;
-pub use ser::to_value;
 #[doc(hidden)]
 pub use ser::to_value_or_panic as __to_value_or_panic;
+pub use ser::{to_finite_value, to_value};
 pub use text::literal_key as __literal_key;
 pub use text::Text;
 #[doc(hidden)]

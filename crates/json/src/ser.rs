@@ -20,7 +20,23 @@ use super::{Map, Text, Value};
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, Error> {
-    value.serialize(ValueSerializer)
+    value.serialize(ValueSerializer { finite: false })
+}
+
+/// [`to_value`], but a NaN or infinite number is an error naming the field
+/// that held it, not `null`: for values where `null` means "none" (a URL's
+/// params), so such a number cannot pass for a missing one.
+///
+/// ```
+/// #[derive(serde::Serialize)]
+/// struct Page { cursor: f64 }
+/// let err = rdc_core::json::to_finite_value(&Page { cursor: f64::NAN }).unwrap_err();
+/// assert_eq!(err.to_string(), "at cursor: NaN or an infinite number, which JSON has not");
+/// assert_eq!(rdc_core::json::to_finite_value(&Page { cursor: 2.5 })?, rdc_core::json!({ "cursor": 2.5 }));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn to_finite_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, Error> {
+    value.serialize(ValueSerializer { finite: true })
 }
 
 /// What `json!` does with an expression: its value, or a panic saying why it
@@ -34,7 +50,28 @@ pub fn to_value_or_panic<T: Serialize + ?Sized>(value: &T) -> Value {
     }
 }
 
-struct ValueSerializer;
+#[derive(Clone, Copy)]
+struct ValueSerializer {
+    /// NaN and infinities are errors (else `null`).
+    finite: bool,
+}
+
+impl ValueSerializer {
+    fn float(self, v: f64) -> Result<Value, Error> {
+        if self.finite && !v.is_finite() {
+            return Err(ser::Error::custom("NaN or an infinite number, which JSON has not"));
+        }
+        Ok(Value::from(v))
+    }
+
+    /// `error` said where it happened (in finite mode: a URL's param).
+    fn at(self, key: &str, error: Error) -> Error {
+        match self.finite {
+            true => ser::Error::custom(format!("at {key}: {error}")),
+            false => error,
+        }
+    }
+}
 
 /// A variant with content: `{variant: content}`.
 fn tagged(variant: &'static str, content: Value) -> Value {
@@ -92,10 +129,10 @@ impl ser::Serializer for ValueSerializer {
         u64::try_from(v).map(Value::from).map_err(|_| ser::Error::custom("number out of range"))
     }
     fn serialize_f32(self, v: f32) -> Result<Value, Error> {
-        Ok(Value::from(f64::from(v)))
+        self.float(f64::from(v))
     }
     fn serialize_f64(self, v: f64) -> Result<Value, Error> {
-        Ok(Value::from(v))
+        self.float(v)
     }
     fn serialize_char(self, v: char) -> Result<Value, Error> {
         Ok(Value::from(v.encode_utf8(&mut [0; 4]) as &str))
@@ -134,7 +171,7 @@ impl ser::Serializer for ValueSerializer {
         Ok(tagged(variant, value.serialize(self)?))
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<Items, Error> {
-        Ok(Items { items: Vec::with_capacity(len.unwrap_or(0).min(4096)), variant: None })
+        Ok(Items { serializer: self, items: Vec::with_capacity(len.unwrap_or(0).min(4096)), variant: None })
     }
     fn serialize_tuple(self, len: usize) -> Result<Items, Error> {
         self.serialize_seq(Some(len))
@@ -149,10 +186,16 @@ impl ser::Serializer for ValueSerializer {
         variant: &'static str,
         len: usize,
     ) -> Result<Items, Error> {
-        Ok(Items { items: Vec::with_capacity(len.min(4096)), variant: Some(variant) })
+        Ok(Items { serializer: self, items: Vec::with_capacity(len.min(4096)), variant: Some(variant) })
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Entries, Error> {
-        Ok(Entries { entries: Vec::with_capacity(len.unwrap_or(0).min(4096)), key: None, variant: None, raw: false })
+        Ok(Entries {
+            serializer: self,
+            entries: Vec::with_capacity(len.unwrap_or(0).min(4096)),
+            key: None,
+            variant: None,
+            raw: false,
+        })
     }
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Entries, Error> {
         let mut entries = self.serialize_map(Some(len))?;
@@ -168,19 +211,26 @@ impl ser::Serializer for ValueSerializer {
         variant: &'static str,
         len: usize,
     ) -> Result<Entries, Error> {
-        Ok(Entries { entries: Vec::with_capacity(len.min(4096)), key: None, variant: Some(variant), raw: false })
+        Ok(Entries {
+            serializer: self,
+            entries: Vec::with_capacity(len.min(4096)),
+            key: None,
+            variant: Some(variant),
+            raw: false,
+        })
     }
 }
 
 /// The items of a list (or of a tuple variant's content).
 struct Items {
+    serializer: ValueSerializer,
     items: Vec<Value>,
     variant: Option<&'static str>,
 }
 
 impl Items {
     fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.items.push(value.serialize(ValueSerializer)?);
+        self.items.push(value.serialize(self.serializer)?);
         Ok(())
     }
 
@@ -220,6 +270,7 @@ items_impl!(
 
 /// The entries of an object (or of a struct variant's content).
 struct Entries {
+    serializer: ValueSerializer,
     entries: Vec<(Text, Value)>,
     key: Option<Text>,
     variant: Option<&'static str>,
@@ -261,7 +312,8 @@ impl ser::SerializeMap for Entries {
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         let key = self.key.take().ok_or_else(|| ser::Error::custom("a map value without its key"))?;
-        self.entries.push((key, value.serialize(ValueSerializer)?));
+        let value = value.serialize(self.serializer).map_err(|e| self.serializer.at(key.as_str(), e))?;
+        self.entries.push((key, value));
         Ok(())
     }
     fn end(self) -> Result<Value, Error> {
@@ -277,7 +329,8 @@ macro_rules! fields_impl {
                 type Ok = Value;
                 type Error = Error;
                 fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
-                    self.entries.push((Text::from(key), value.serialize(ValueSerializer)?));
+                    let value = value.serialize(self.serializer).map_err(|e| self.serializer.at(key, e))?;
+                    self.entries.push((Text::from(key), value));
                     Ok(())
                 }
                 fn end(self) -> Result<Value, Error> {

@@ -29,6 +29,7 @@ mod event_source;
 mod fake;
 mod form;
 mod http;
+mod http_date;
 mod link;
 mod logout;
 mod media;

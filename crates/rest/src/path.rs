@@ -84,10 +84,37 @@ fn parse_pieces(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, depth: usi
     pieces
 }
 
+/// `template` split after its scheme and authority (`http://localhost:8080`),
+/// when it starts with them (RFC 3986 scheme, then `//`); else nothing and all
+/// of it. The authority ends where a path, query, fragment or optional part
+/// starts.
+fn split_origin(template: &str) -> (&str, &str) {
+    let Some((scheme, after)) = template.split_once("://") else { return ("", template) };
+    let is_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !is_scheme {
+        return ("", template);
+    }
+    let authority = after.find(['/', '\\', '?', '#', '{']).unwrap_or(after.len());
+    template.split_at(scheme.len() + "://".len() + authority)
+}
+
 impl PathTemplate {
     /// Parses a template. `:name` is a parameter; `{...}` is an optional part.
+    /// An absolute template's scheme and authority are text as they are (a
+    /// port is no parameter).
+    ///
+    /// ```
+    /// let t = rdc_rest::PathTemplate::parse("http://localhost:8080/users/:id");
+    /// assert_eq!(t.params(), ["id"]);
+    /// ```
     pub fn parse(template: &str) -> PathTemplate {
-        PathTemplate { pieces: parse_pieces(&mut template.chars().peekable(), 0) }
+        let (origin, rest) = split_origin(template);
+        let mut pieces = parse_pieces(&mut rest.chars().peekable(), 0);
+        if !origin.is_empty() {
+            pieces.insert(0, Piece::Literal(origin.to_owned()));
+        }
+        PathTemplate { pieces }
     }
 
     /// Every parameter name, in order.

@@ -197,6 +197,18 @@ impl Multipart {
         &self.parts
     }
 
+    /// The first name or filename holding a NUL, which the HTML standard's
+    /// encoding has no escape for (it escapes only `"`, CR and LF).
+    pub(crate) fn name_with_nul(&self) -> Option<&str> {
+        self.parts.iter().find_map(|(name, part)| {
+            let filename = match part {
+                Part::File { filename, .. } => Some(filename.as_str()),
+                Part::Text(_) => None,
+            };
+            [Some(name.as_str()), filename].into_iter().flatten().find(|text| text.contains('\0'))
+        })
+    }
+
     /// The form as JSON, for optimistic updates: each name with its text, or
     /// with `{ filename, size, type }` for a file; a name given more than once
     /// holds a list.
@@ -240,7 +252,8 @@ impl Multipart {
     /// HTML standard write them: names and filenames with `"`, CR and LF
     /// escaped as `%22`, `%0D` and `%0A`; a file's content type its blob's,
     /// else `application/octet-stream`. The boundary is random and occurs in
-    /// no part.
+    /// no part. (A NUL in a name or filename, which the HTML standard leaves
+    /// unescaped, is refused before a request gets here.)
     ///
     /// ```
     /// let (content_type, body) = rdc_rest::Multipart::new().text("a\"b", "1").encode();

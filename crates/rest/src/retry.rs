@@ -91,15 +91,16 @@ impl Retry {
     }
 }
 
-/// The wait a response's `Retry-After` asks for: delay-seconds, or an
-/// HTTP-date against the response's own `Date` (its server's clock, not
+/// The wait a response's `Retry-After` asks for: delay-seconds (more than a
+/// `u64` holds: the longest wait, so no retry), or an HTTP-date in any of its
+/// three forms against the response's own `Date` (its server's clock, not
 /// ours); `None` when absent, malformed or dated without a `Date`.
 pub(crate) fn retry_after(response: &HttpResponse) -> Option<Duration> {
     let value = response.header("retry-after")?.trim();
     if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-        return value.parse().ok().map(Duration::from_secs);
+        return Some(value.parse().map_or(Duration::MAX, Duration::from_secs));
     }
-    let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
-    let now = chrono::DateTime::parse_from_rfc2822(response.header("date")?.trim()).ok()?;
-    (at - now).to_std().ok()
+    let at = crate::http_date::parse(value)?;
+    let now = crate::http_date::parse(response.header("date")?)?;
+    crate::http_date::between(now, at)?.to_std().ok()
 }

@@ -82,3 +82,19 @@ fn a_form_body_that_is_not_fields_is_refused_before_sending() {
     assert!(matches!(sent, Err(rdc_rest::RestError::Encode { part: "body", .. })), "{sent:?}");
     assert!(client.requests().is_empty());
 }
+
+/// `.timeout(Duration::MAX)` is no limit at all, also on a clock that has
+/// moved: setting its timers never overflows.
+#[test]
+fn the_longest_timeout_works_on_a_clock_that_has_moved() {
+    let time = FakeTime::default();
+    let tasks = LocalTasks::default();
+    let c = Controller::new(time.clone(), time.clone(), tasks.clone());
+    time.advance(1);
+    let client = FakeClient::default();
+    client.on("GET", "/slow", FakeResponse::json(json!({ "ok": true })));
+    let slow = RestEndpoint::get("/slow").timeout(Duration::MAX).client(client);
+    assert_eq!(tasks.block_on(c.fetch(&slow, json!({}), None)).unwrap()["ok"], true);
+    rdc_controller::Timers::set_timeout(&time, u64::MAX, Box::new(|| panic!("never due")));
+    time.advance(u64::MAX / 2);
+}

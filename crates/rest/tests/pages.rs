@@ -75,3 +75,30 @@ fn a_further_page_joins_the_list_which_keeps_the_last_pages_link() {
     tasks.block_on(c.fetch(&list, json!({}), None)).unwrap();
     assert_eq!(ids(&shown(&c)), [7]);
 }
+
+/// A NaN or infinite cursor has no JSON (nor URL) form: the call is refused
+/// with a typed error naming the endpoint, not sent as the first page.
+#[test]
+fn a_non_finite_cursor_is_refused_not_fetched_as_the_first_page() {
+    #[derive(Debug, Clone, Serialize)]
+    struct At {
+        cursor: f64,
+    }
+    let time = FakeTime::default();
+    let tasks = LocalTasks::default();
+    let c = Controller::new(time.clone(), time.clone(), tasks.clone());
+    let client = FakeClient::default();
+    client.on("GET", "/items", FakeResponse::json(json!([{ "id": 1 }])));
+    let next_page = RestEndpoint::get("/items").client(client.clone()).paginated("cursor").args::<At>();
+    for cursor in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let refused = tasks.block_on(c.fetch(&next_page, At { cursor }, None));
+        let Err(rdc_controller::FetchError::Endpoint(rdc_rest::RestError::Encode { endpoint, part, message })) =
+            refused
+        else {
+            panic!("{cursor}: {refused:?}")
+        };
+        assert_eq!((endpoint.as_str(), part), ("GET /items", "args"));
+        assert!(message.contains("cursor"), "names the field: {message}");
+    }
+    assert!(client.requests().is_empty());
+}

@@ -117,3 +117,29 @@ fn a_mime_type_with_a_nul_is_not_written_either() {
     let parts = parts_of(&content_type, &body);
     assert!(parts[0].contains("Content-Type: application/octet-stream\r\n"), "{:?}", parts[0]);
 }
+
+/// The HTML standard escapes only `"`, CR and LF in a part's name and
+/// filename; a NUL has no escape there and would end the header for some
+/// parsers, so a form holding one is refused before anything is sent.
+#[test]
+fn a_nul_in_a_multipart_name_or_filename_is_refused_before_sending() {
+    let (c, tasks) = controller();
+    let client = FakeClient::default();
+    client.on("POST", "/uploads", FakeResponse::json(json!({ "id": 1, "title": "x" })));
+    let upload = RestEndpoint::post("/uploads").args::<()>().body::<Multipart>().client(client.clone());
+    let forms = [
+        Multipart::new().text("title\0admin", "x"),
+        Multipart::new().file("photo", gif(), "cat\0.gif"),
+        Multipart::new().file("pho\0to", gif(), "cat.gif"),
+    ];
+    for form in forms {
+        let sent = tasks.block_on(c.fetch(&upload, (), form));
+        let Err(rdc_controller::FetchError::Endpoint(rdc_rest::RestError::Encode { endpoint, part, message })) = sent
+        else {
+            panic!("{sent:?}")
+        };
+        assert_eq!((endpoint.as_str(), part), ("POST /uploads", "body"));
+        assert!(message.contains("NUL"), "{message}");
+    }
+    assert!(client.requests().is_empty());
+}

@@ -178,3 +178,33 @@ fn an_optimistic_resource_shows_its_writes_at_once() {
     let plain = resource::<User>("/users/:id", "UserList");
     assert_eq!(plain.update.endpoint().optimistic(&store, &one, Some(&rename)), None);
 }
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+struct Member {
+    id: String,
+    name: String,
+    email: String,
+}
+
+/// A PATCH answered with only the fields it changed resolves to the whole
+/// entity as the store merged it (what data-client's `partialUpdate`
+/// returns), not a decode error for the fields the answer left out.
+#[test]
+fn a_partial_update_answered_with_part_of_the_entity_resolves_to_the_stored_entity() {
+    let time = FakeTime::default();
+    let tasks = LocalTasks::default();
+    let c = Controller::new(time.clone(), time.clone(), tasks.clone());
+    let client = FakeClient::default();
+    let members = resource::<Member>("/members/:id", "MemberList")
+        .args::<UserId>()
+        .body::<Named>()
+        .map(|e| e.client(client.clone()));
+    client.on("GET", "/members/1", FakeResponse::json(json!({ "id": "1", "name": "Ada", "email": "ada@x.org" })));
+    client.on("PATCH", "/members/1", FakeResponse::json(json!({ "id": "1", "name": "Ada L." })));
+    tasks.block_on(c.fetch(&members.get, id("1"), ())).unwrap();
+
+    let patched: Member = tasks.block_on(c.fetch(&members.partial_update, id("1"), named("Ada L."))).unwrap();
+    let merged = Member { id: "1".into(), name: "Ada L.".into(), email: "ada@x.org".into() };
+    assert_eq!(patched, merged);
+    assert_eq!(c.read::<_, Member>(&members.get, &id("1")).unwrap().data.unwrap().as_ref(), &merged);
+}

@@ -5,6 +5,7 @@
 use rdc_controller::{Controller, FakeTime, LocalTasks};
 use rdc_core::json;
 use rdc_rest::{FakeClient, FakeResponse, RestEndpoint, Retry};
+use std::time::Duration;
 
 fn setup() -> (Controller, FakeTime, LocalTasks, FakeClient) {
     let time = FakeTime::default();
@@ -162,4 +163,52 @@ fn the_controller_spreads_retries_with_its_clocks_random() {
     time.advance(1);
     tasks.run();
     assert_eq!(client.requests().len(), 2, "at 750 ms: a quarter off, as random 512 asks");
+}
+
+/// The error a fetch that is not retried gives, for `response`.
+fn network_error(response: FakeResponse) -> rdc_rest::NetworkError {
+    let (c, _, tasks, client) = setup();
+    client.on("GET", "/busy", response);
+    let busy = RestEndpoint::get("/busy").retry(Retry::NEVER).client(client);
+    match tasks.block_on(c.fetch(&busy, json!({}), None)) {
+        Err(rdc_controller::FetchError::Endpoint(rdc_rest::RestError::Network { source, .. })) => source,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// RFC 9110 §5.6.7: an HTTP-date is IMF-fixdate, RFC 850 or asctime, and a
+/// recipient reads all three (a two-digit year taken near the other date's).
+#[test]
+fn retry_after_dates_are_read_in_all_three_http_date_formats() {
+    let imf = "Wed, 21 Oct 2015 07:28:00 GMT";
+    for (date, retry_after) in [
+        (imf, "Wed, 21 Oct 2015 07:28:05 GMT"),
+        (imf, "Wednesday, 21-Oct-15 07:28:05 GMT"),
+        (imf, "Wed Oct 21 07:28:05 2015"),
+        ("Wednesday, 21-Oct-15 07:28:00 GMT", "Wed Oct 21 07:28:05 2015"),
+        ("Sun Nov  6 23:59:58 1994", "Monday, 07-Nov-94 00:00:03 GMT"),
+    ] {
+        let busy = FakeResponse::status(503).header("Date", date).header("Retry-After", retry_after);
+        assert_eq!(network_error(busy).retry_after, Some(Duration::from_secs(5)), "{date} / {retry_after}");
+    }
+}
+
+/// A `Retry-After` too large for any clock asks for too long a wait: no
+/// retry, not the one a missing header would get.
+#[test]
+fn a_retry_after_too_large_to_count_is_too_long_not_absent() {
+    let huge = "18446744073709551616"; // u64::MAX + 1 seconds
+    let source = network_error(FakeResponse::status(503).header("Retry-After", huge));
+    assert!(source.retry_after.is_some_and(|wait| wait >= Duration::from_secs(u64::MAX)), "{source:?}");
+
+    let (c, time, tasks, client) = setup();
+    client.on("GET", "/later", FakeResponse::status(503).header("Retry-After", huge));
+    let later = RestEndpoint::get("/later").retry(Retry::default()).client(client.clone());
+    let out = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let slot = out.clone();
+    let fetch = c.fetch(&later, json!({}), None);
+    rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(fetch.await) }));
+    tasks.run();
+    assert!(matches!(&*out.borrow(), Some(Err(_))), "the error stands at once");
+    assert_eq!((client.requests().len(), time.pending()), (1, 0), "no retry waits");
 }

@@ -172,3 +172,16 @@ fn a_template_of_ten_thousand_braces_stays_within_a_small_stack() {
     });
     assert!(run.unwrap().join().is_ok(), "no stack overflow");
 }
+
+/// An absolute template's scheme and authority are literal: a port is not a
+/// param, and only the path's `:name`s are.
+#[test]
+fn a_port_in_a_template_is_not_a_param() {
+    let t = PathTemplate::parse("http://localhost:8080/x/:id");
+    assert_eq!(t.params(), ["id"]);
+    assert_eq!(t.url(&args(json!({ "id": 1 }))).unwrap(), "http://localhost:8080/x/1");
+    let users = RestEndpoint::get("https://api.example.com:443/users");
+    assert_eq!(users.url(&args(json!({}))).unwrap(), "https://api.example.com:443/users");
+    let odd = PathTemplate::parse("http://user:secret@host:81{/:id}");
+    assert_eq!(odd.params(), ["id"]);
+}

@@ -276,6 +276,13 @@ impl rdc_controller::Endpoint for RestCall {
         }
     }
 
+    fn read_back(output: Body, stored: Value) -> Body {
+        match output {
+            Body::Json(_) => Body::Json(stored),
+            other => other,
+        }
+    }
+
     fn retry_after(&self, error: &RestError, attempt: u32, context: &rdc_controller::FetchContext) -> Option<u64> {
         if self.is_mutation() && !self.options.idempotent {
             return None;

@@ -69,7 +69,8 @@ pub(super) fn check_header(endpoint: &str, name: &str, value: &str) -> Result<()
 /// The default `request_init`: the method, and the body with its content
 /// type: JSON as JSON text, or as form fields for a [`form`](RestEndpoint::form)
 /// endpoint; text as `text/plain`; a blob with its MIME type; a multipart form
-/// as it is (the client writes its content type, which holds the boundary).
+/// as it is (the client writes its content type, which holds the boundary),
+/// refused when a name or filename holds a NUL.
 pub(super) fn default_request_init(endpoint: &RestCall, body: Option<RequestBody>) -> Result<RequestInit, RestError> {
     let mut init = RequestInit { method: endpoint.options.method.clone(), headers: Vec::new(), body: None };
     let Some(body) = body else { return Ok(init) };
@@ -85,7 +86,18 @@ pub(super) fn default_request_init(endpoint: &RestCall, body: Option<RequestBody
         RequestBody::Json(json) => (Some("application/json".to_owned()), RequestBody::Text(rdc_core::json_text(&json))),
         RequestBody::Text(text) => (Some("text/plain;charset=UTF-8".to_owned()), RequestBody::Text(text)),
         RequestBody::Blob(blob) => (Some(blob.mime_type()).filter(|mime| !mime.is_empty()), RequestBody::Blob(blob)),
-        form @ RequestBody::Multipart(_) => (None, form),
+        RequestBody::Multipart(form) => match form.name_with_nul() {
+            // The HTML standard escapes only `"`, CR and LF there; a NUL would
+            // go raw into the part's header, which some parsers end at.
+            Some(name) => {
+                return Err(RestError::Encode {
+                    endpoint: endpoint.name(),
+                    part: "body",
+                    message: format!("the multipart name or filename {name:?} contains NUL, which has no escape there"),
+                })
+            }
+            None => (None, RequestBody::Multipart(form)),
+        },
     };
     init.headers.extend(content_type.map(|value| ("Content-Type".to_owned(), value)));
     init.body = Some(body);

@@ -20,8 +20,10 @@ impl Typing<Value, Option<Value>, Value> {
 }
 
 /// Args as JSON (the pipeline takes an object of params, or `null` for none).
+/// A NaN or infinite number is refused: as `null` it would read as no param
+/// (a NaN cursor as the first page).
 fn encode_args<T: Serialize>(args: &T) -> Result<Value, String> {
-    rdc_core::json::to_value(args).map_err(|e| e.to_string())
+    rdc_core::json::to_finite_value(args).map_err(|e| e.to_string())
 }
 
 /// A body read as `T` through serde: JSON as it is, text as a string, no
