@@ -1,6 +1,6 @@
 // End-to-end test of the rdc demo: visits every page in Debian's headless Chromium,
-// clicks through create, paginate, download and fault recovery, asserts what the
-// page shows, and saves a screenshot of each page to SHOTS_DIR.
+// clicks through create, paginate, download, the spec's other recipes and fault
+// recovery, asserts what the page shows, and saves a screenshot of each page to SHOTS_DIR.
 // Usage: node e2e/demo.mjs http://127.0.0.1:PORT SHOTS_DIR   (the demo's dist/ served with the API)
 import { launch, Checks } from './harness.mjs';
 import path from 'path';
@@ -89,22 +89,35 @@ await check('streams: the username comes from the URL', async () => {
 
 await check('ticker: polls every 2 s while shown, stops when leaving', async () => {
   await visit('/ticker', 'ticker', () => expectText('dd.trade', '10'));
-  const first = Number(await page.textContent('dd.trade'));
-  const shown = Date.now();
-  // Two polls, waited for up to a deadline; then bounded: not faster than every 2 s.
-  await page.waitForFunction((want) => Number(document.querySelector('dd.trade')?.textContent) >= want, first + 2,
-    { timeout: 7000, polling: 50 }).catch(() => {});
-  const later = Number(await page.textContent('dd.trade'));
-  const took = Date.now() - shown;
-  if (later < first + 2) throw new Error(`expected two polls within 7 s, trade went ${first} -> ${later}`);
-  if (took < 3000) throw new Error(`two polls came ${took} ms after the first: faster than every 2 s`);
+  // What the server saw: how many requests, and when the latest came by its own
+  // clock (so the page's load and screenshot, or a slow machine, do not count).
+  const seen = async () => (await fetch(`${base}/api/products/BTC-USD/ticker/count`)).json();
+  const first = (await seen()).count;
+  // Two polls after that, waited for up to a deadline.
+  let later = await seen();
+  const deadline = Date.now() + 15000;
+  while (later.count < first + 2 && Date.now() < deadline) {
+    await page.waitForTimeout(100);
+    later = await seen();
+  }
+  if (later.count < first + 2) throw new Error(`expected two polls within 15 s, the server saw ${first} -> ${later.count} requests`);
+  // The last two requests are consecutive polls: not closer than the 2 s asked
+  // (less what the first one's longer trip to the server could take off).
+  const [before, last] = later.times_ms.slice(-2);
+  if (last - before < 1500) throw new Error(`two consecutive polls came ${last - before} ms apart by the server's clock`);
+  // The page shows the polls' trades (this one, or a later one).
+  const trade = 1000 + later.count;
+  await page.waitForFunction((want) => Number(document.querySelector('dd.trade')?.textContent) >= want, trade,
+    { timeout: 5000, polling: 50 }).catch(async () => {
+    throw new Error(`the page shows trade ${await page.textContent('dd.trade')}, not ${trade} or later`);
+  });
   // Exactly one poll timer (not 10 or 11: the text must end at the digit).
   await devtools('Readers');
   await expectText('.rdc-devtools-readers', /\bpoll timers: 1(?!\d)/);
   await closeDevtools();
   await page.goto(`${base}/#/users`);
   await expectText('ul.users', 'Ada');
-  const count = async () => (await (await fetch(`${base}/api/products/BTC-USD/ticker/count`)).json()).count;
+  const count = async () => (await seen()).count;
   // A poll already on the wire when leaving may still land; none may start after.
   await page.waitForTimeout(300);
   const left = await count();
@@ -118,6 +131,73 @@ await check('files: download saved under the server\'s filename', async () => {
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
   if (download.suggestedFilename() !== 'report-42-✓.txt') throw new Error(`filename ${download.suggestedFilename()}`);
   await expectText('p.saved', 'report-42-✓.txt');
+});
+
+await check('notes: the key-rename recipe sends text as the API\'s body and reads body back as text', async () => {
+  await visit('/notes', 'notes', () => expectText('ul.notes', 'The API calls this field body.'));
+  const text = `Note ${Date.now()}`;
+  const posted = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/notes');
+  await page.fill('#new-note', text);
+  await page.click('form.note button[type=submit]');
+  const sentBody = (await posted).postDataJSON();
+  if (JSON.stringify(sentBody) !== JSON.stringify({ body: text })) throw new Error(`sent ${JSON.stringify(sentBody)}`);
+  await expectText('ul.notes li', text);
+  const kept = await (await fetch(`${base}/api/notes`)).json();
+  if (!kept.some((n) => n.body === text)) throw new Error(`the server keeps ${JSON.stringify(kept)}`);
+});
+
+await check('define: All::define merges posts into a links-only All', async () => {
+  await visit('/define', 'define', () => expectText('ul.defined', 'Normalized caches keep every entity once.'));
+  const defined = await page.locator('ul.defined li').allTextContents();
+  const want = ['Rust', 'Leptos', 'Normalized caches keep every entity once.', 'Signals re-render only what changed.'];
+  if (defined.length !== want.length || want.some((w) => !defined.includes(w))) {
+    throw new Error(`after define the list shows ${JSON.stringify(defined)}`);
+  }
+  const only = await page.locator('ul.links-only li').allTextContents();
+  if (JSON.stringify(only) !== '["Rust","Leptos"]') throw new Error(`before define the list shows ${JSON.stringify(only)}`);
+});
+
+await check('base url: the stream path goes after the {base_url} prefix', async () => {
+  const want = `${base}/api/streams/pokimane`;
+  // Settles either way, so a failed visit below cannot leave it rejected unhandled.
+  const asked = page.waitForRequest((r) => r.url() === want, { timeout: 5000 }).then(() => null, (e) => e);
+  await visit('/base-url/pokimane', 'base-url', () => expectText('dd.title', 'pokimane plays live'));
+  if (await asked) throw new Error(`the page did not request ${want}`);
+  await expectText('dd.username', 'pokimane');
+  await expectText('p.key', `GET ${want}`);
+});
+
+await check('bytes: an arrayBuffer body shows byte for byte what the server sent', async () => {
+  const want = Buffer.from(await (await fetch(`${base}/api/bytes/64`)).arrayBuffer());
+  const hex = [...want].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+  await visit('/bytes', 'bytes', async () => {
+    await page.click('#fetch-bytes');
+    await expectText('p.bytes .count', '64 bytes');
+  });
+  const shown = await page.textContent('p.bytes .hex');
+  if (want.length !== 64 || shown !== hex) throw new Error(`the page shows ${shown}, the server sends ${hex}`);
+});
+
+await check('headers: a fetchResponse override reads the raw response\'s rate-limit headers', async () => {
+  const shown = async () => {
+    const [answered, remaining, limit] = await Promise.all(['answered', 'remaining', 'limit']
+      .map(async (c) => Number(await page.textContent(`dd.${c}`))));
+    return { answered, remaining, limit };
+  };
+  await visit('/headers', 'headers', async () => {
+    await page.click('#fetch-limited');
+    await expectText('dd.answered', /\d/);
+  });
+  const one = await shown();
+  if (one.limit !== 1000 || one.answered < 1 || one.remaining !== one.limit - one.answered) {
+    throw new Error(`the page shows ${JSON.stringify(one)}`);
+  }
+  await page.click('#fetch-limited');
+  await expectText('dd.answered', new RegExp(`^${one.answered + 1}$`));
+  const two = await shown();
+  if (two.remaining !== one.remaining - 1) throw new Error(`after a second fetch the page shows ${JSON.stringify(two)}`);
+  const next = Number((await fetch(`${base}/api/limited`)).headers.get('x-ratelimit-remaining'));
+  if (next !== two.remaining - 1) throw new Error(`the server's next answer leaves ${next}, the page showed ${two.remaining}`);
 });
 
 // A 1x1 PNG, as a user would pick from disk.

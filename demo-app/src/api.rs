@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use rdc::core::{entry, All, Collection, Entity, Schema, SchemaOf, Union};
-use rdc::rest::{recipes, FileDownload, Multipart, Resource, RestEndpoint, Retry};
+use rdc::rest::{recipes, Body, Content, FileDownload, Multipart, Resource, RestEndpoint, Retry};
 use rdc::{resource, rest};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
@@ -232,4 +232,104 @@ pub fn status() -> RestEndpoint<Status, (), Json> {
 pub fn probe(path: &'static str) -> RestEndpoint<(), (), Json> {
     let probe = RestEndpoint::get(path).url_prefix("/api").args::<()>().body::<()>().returns::<Json>();
     probe.data_expiry(Duration::ZERO).retry(Retry::NEVER)
+}
+
+/// A note. The app says `text`; the API says `body` (recipe 2, key rename).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Entity)]
+pub struct Note {
+    pub id: u64,
+    pub text: String,
+}
+
+/// What creating a note sends (`text`, sent as the API's `body`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NewNote {
+    pub text: String,
+}
+
+/// The app's key names and the API's.
+const NOTE_KEYS: &[(&str, &str)] = &[("text", "body")];
+
+/// The `NoteList` collection: every note, oldest first.
+pub fn note_collection() -> SchemaOf<Vec<Note>> {
+    Collection::of("NoteList", Note::schema())
+}
+
+/// The notes, their `body` read back as `text`.
+pub fn notes() -> RestEndpoint<(), (), Vec<Note>> {
+    recipes::rename_keys(&rest!(GET "/api/notes", schema = note_collection()), NOTE_KEYS)
+}
+
+/// Creates a note: `text` goes out as `body`; the answer joins the list.
+pub fn create_note() -> RestEndpoint<(), NewNote, Note> {
+    let create = rest!(POST "/api/notes", body = NewNote, schema = Collection::push(&note_collection()));
+    recipes::rename_keys(&create, NOTE_KEYS)
+}
+
+/// How many bytes to fetch.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ByteCount {
+    pub n: u32,
+}
+
+/// Raw bytes (`content: arrayBuffer`), never kept (data expiry 0, as the spec
+/// advises for binary bodies).
+pub fn bytes() -> RestEndpoint<ByteCount, (), Vec<u8>> {
+    let raw = rest!(GET "/api/bytes/:n", args = ByteCount).content(Content::ArrayBuffer).data_expiry(Duration::ZERO);
+    raw.result_with(|body| match body {
+        Body::Bytes(bytes) => Ok(bytes),
+        other => Err(format!("expected bytes, got {}", other.kind())),
+    })
+}
+
+/// The feed's links only, then posts merged in by `All::define` (the spec's
+/// way to complete a definition after it was made, as circular schemas need).
+pub fn feed_defined() -> RestEndpoint<FeedView, (), Vec<FeedItem>> {
+    let mut all = All::by_attribute("type", [entry::<Link>("link")]);
+    all.define([entry::<Post>("post")]);
+    rest!(GET "/api/feed", args = FeedView, schema = SchemaOf::unchecked(all))
+}
+
+/// The same `All` before `define`: links only.
+pub fn feed_links_only() -> RestEndpoint<FeedView, (), Vec<FeedItem>> {
+    let all = All::by_attribute("type", [entry::<Link>("link")]);
+    rest!(GET "/api/feed", args = FeedView, schema = SchemaOf::unchecked(all))
+}
+
+/// What `/api/limited` answers: which answer it was.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Limited {
+    pub answered: u64,
+}
+
+/// The rate limit the raw response's headers gave.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateLimit {
+    pub limit: u64,
+    pub remaining: u64,
+}
+
+/// `/api/limited` with a `fetchResponse` override: it sees the raw response
+/// and hands its `X-RateLimit-*` headers to `seen` before the body is parsed.
+pub fn limited(seen: impl Fn(RateLimit) + Send + Sync + 'static) -> RestEndpoint<(), (), Limited> {
+    let seen = std::sync::Arc::new(seen);
+    let endpoint = rest!(GET "/api/limited", returns = Limited).data_expiry(Duration::ZERO);
+    endpoint.with_fetch_response(move |request, sup| {
+        let seen = std::sync::Arc::clone(&seen);
+        Box::pin(async move {
+            let response = sup.call(request).await?;
+            let header = |name| response.header(name).and_then(|v| v.trim().parse().ok());
+            if let (Some(limit), Some(remaining)) = (header("x-ratelimit-limit"), header("x-ratelimit-remaining")) {
+                seen(RateLimit { limit, remaining });
+            }
+            Ok(response)
+        })
+    })
+}
+
+/// A stream read from `{base_url}/:username` (the spec's `urlPrefix`): the
+/// path is only `/:username`, and `base_url` comes before it.
+pub fn stream_at(base_url: &str) -> RestEndpoint<Username, (), Stream> {
+    let stream = rest!(GET "/:username" -> Stream, args = Username).url_prefix(base_url);
+    recipes::pk_from_param(&stream, "username", "username")
 }

@@ -18,12 +18,17 @@ fn App(controller: SendWrapper<Controller>) -> impl IntoView {
     let _ = window_event_listener(leptos::ev::hashchange, move |_| route.set(current_route()));
     let nav = [
         ("/users", "Users"),
+        ("/notes", "Notes"),
         ("/feed", "Feed"),
+        ("/define", "Define"),
         ("/prices", "Prices"),
         ("/streams/ninja", "Streams"),
+        ("/base-url/ninja", "Base URL"),
         ("/ticker", "Ticker"),
         ("/live", "Live"),
         ("/files", "Files"),
+        ("/bytes", "Bytes"),
+        ("/headers", "Headers"),
         ("/uploads", "Uploads"),
         ("/items", "Pages"),
         ("/scroll", "Infinite"),
@@ -47,12 +52,17 @@ fn App(controller: SendWrapper<Controller>) -> impl IntoView {
                         let r = route.get();
                         let mut parts = r.trim_start_matches('/').split('/');
                         match (parts.next().unwrap_or(""), parts.next()) {
+                            ("notes", _) => pages::notes::Notes().into_any(),
                             ("feed", _) => pages::feed::Feed().into_any(),
+                            ("define", _) => pages::define::Define().into_any(),
                             ("prices", _) => pages::prices::Prices().into_any(),
                             ("streams", name) => view! { <pages::streams::Streams username=name.unwrap_or("ninja").to_owned()/> }.into_any(),
+                            ("base-url", name) => view! { <pages::base_url::BaseUrl username=name.unwrap_or("ninja").to_owned()/> }.into_any(),
                             ("ticker", _) => pages::ticker::TickerPage().into_any(),
                             ("live", _) => pages::live::Live().into_any(),
                             ("files", _) => pages::files::Files().into_any(),
+                            ("bytes", _) => pages::bytes::Bytes().into_any(),
+                            ("headers", _) => pages::headers::Headers().into_any(),
                             ("uploads", _) => pages::uploads::Uploads().into_any(),
                             ("items", _) => pages::items::Items().into_any(),
                             ("scroll", _) => pages::scroll::Scroll().into_any(),

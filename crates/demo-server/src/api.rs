@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use tower_http::cors::{Any, CorsLayer};
 
 use crate::state::{AppState, User};
-use crate::{live, tools, uploads};
+use crate::{examples, live, tools, uploads};
 
 /// Builds the whole API: spec endpoints, test tools and CORS.
 pub fn router(state: AppState) -> Router {
@@ -18,7 +18,13 @@ pub fn router(state: AppState) -> Router {
         .allow_origin(Any)
         .allow_methods([Method::GET, Method::POST, Method::PUT, Method::PATCH, Method::DELETE])
         .allow_headers(Any)
-        .expose_headers([header::LINK, header::CONTENT_DISPOSITION, HeaderName::from_static("x-request-count")]);
+        .expose_headers([
+            header::LINK,
+            header::CONTENT_DISPOSITION,
+            HeaderName::from_static("x-request-count"),
+            HeaderName::from_static("x-ratelimit-limit"),
+            HeaderName::from_static("x-ratelimit-remaining"),
+        ]);
     let state_for_log = state.clone();
     let api = Router::new()
         .route("/health", get(|| async { "ok" }))
@@ -33,6 +39,9 @@ pub fn router(state: AppState) -> Router {
         .route("/products/{product_id}/ticker", get(ticker))
         .route("/products/{product_id}/ticker/count", get(ticker_count))
         .route("/files/{id}/download", get(download))
+        .route("/notes", get(examples::list_notes).post(examples::create_note))
+        .route("/bytes/{n}", get(examples::bytes))
+        .route("/limited", get(examples::limited))
         .route("/live/prices", get(live::prices))
         .route("/uploads", get(uploads::list).post(uploads::create).layer(uploads::size_limit()))
         .route("/uploads/{id}/content", get(uploads::content))
@@ -162,9 +171,23 @@ async fn stream(Path(username): Path<String>) -> Json<Value> {
     }))
 }
 
+/// How many ticker times are kept per product.
+const TICKER_TIMES: usize = 20;
+
+/// Now by the server's clock, in milliseconds since the Unix epoch.
+fn now_ms() -> u64 {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+}
+
 async fn ticker(State(state): State<AppState>, Path(product_id): Path<String>) -> Response {
     let count = {
         let mut inner = state.lock();
+        let times = inner.ticker_times.entry(product_id.clone()).or_default();
+        times.push(now_ms());
+        if times.len() > TICKER_TIMES {
+            times.remove(0);
+        }
         let count = inner.ticker_requests.entry(product_id).or_insert(0);
         *count += 1;
         *count
@@ -183,9 +206,14 @@ async fn ticker(State(state): State<AppState>, Path(product_id): Path<String>) -
     response
 }
 
+/// How many ticker requests came for a product, and when the latest came
+/// (`times_ms`: the last 20, oldest first, in ms since the Unix epoch by the
+/// server's clock; the gaps between polls, free of the client's delays).
 async fn ticker_count(State(state): State<AppState>, Path(product_id): Path<String>) -> Json<Value> {
-    let count = state.lock().ticker_requests.get(&product_id).copied().unwrap_or(0);
-    Json(json!({ "product_id": product_id, "count": count }))
+    let inner = state.lock();
+    let count = inner.ticker_requests.get(&product_id).copied().unwrap_or(0);
+    let times = inner.ticker_times.get(&product_id).cloned().unwrap_or_default();
+    Json(json!({ "product_id": product_id, "count": count, "times_ms": times }))
 }
 
 async fn download(Path(id): Path<String>) -> Response {

@@ -2,13 +2,15 @@
 //!
 //! Serves every endpoint of the specification under `/api`, with CORS open to any
 //! origin (the wasm test runner serves tests from its own port) and the `Link`,
-//! `Content-Disposition` and `X-Request-Count` headers exposed. It binds 127.0.0.1 only.
+//! `Content-Disposition`, `X-Request-Count` and `X-RateLimit-*` headers exposed. It binds
+//! 127.0.0.1 only.
 //!
 //! Usage: `rdc-demo-server [--port N] [--static DIR]` (port default: `RDC_API_PORT`
 //! or 3917). With `--static`, the built demo (Trunk's `dist/`) is served at `/` too,
 //! which is how the end-to-end test runs it (cross-origin isolated, for precise timers).
 
 mod api;
+mod examples;
 mod live;
 mod state;
 mod tools;

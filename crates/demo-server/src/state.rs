@@ -12,6 +12,13 @@ pub struct User {
     pub name: String,
 }
 
+/// A note as the API names its fields (the demo app calls `body` `text`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Note {
+    pub id: u64,
+    pub body: String,
+}
+
 /// Everything the server remembers between requests.
 #[derive(Debug, Default)]
 pub struct Inner {
@@ -19,6 +26,9 @@ pub struct Inner {
     pub next_user: u64,
     /// Requests served per ticker product id, so tests can check polling.
     pub ticker_requests: BTreeMap<String, u64>,
+    /// When the latest ticker requests came, per product id: milliseconds
+    /// since the Unix epoch by the server's clock, oldest first (the last 20).
+    pub ticker_times: BTreeMap<String, Vec<u64>>,
     /// Whether `/flaky` answers 503, and how many times it answered.
     pub flaky_failing: bool,
     pub flaky_served: u64,
@@ -31,6 +41,10 @@ pub struct Inner {
     pub request_log: Vec<String>,
     /// Files uploaded to `/uploads`, oldest first.
     pub uploads: Vec<crate::uploads::Stored>,
+    /// Notes kept by `/notes`, oldest first.
+    pub notes: Vec<Note>,
+    /// How many times `/limited` answered.
+    pub limited_served: u64,
 }
 
 /// Tagged `/slow` requests: started, answered, and cancelled (the client went
@@ -54,7 +68,8 @@ impl Default for AppState {
             .map(|(i, name)| User { id: format!("u{}", i + 1), name: (*name).to_owned() })
             .collect::<Vec<_>>();
         let next_user = users.len() as u64 + 1;
-        AppState(Arc::new(Mutex::new(Inner { users, next_user, ..Inner::default() })))
+        let notes = vec![Note { id: 1, body: "The API calls this field body.".to_owned() }];
+        AppState(Arc::new(Mutex::new(Inner { users, next_user, notes, ..Inner::default() })))
     }
 }
 

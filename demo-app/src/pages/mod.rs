@@ -1,10 +1,15 @@
 //! One module per page.
 
+pub mod base_url;
+pub mod bytes;
+pub mod define;
 pub mod faults;
 pub mod feed;
 pub mod files;
+pub mod headers;
 pub mod items;
 pub mod live;
+pub mod notes;
 pub mod prices;
 pub mod scroll;
 pub mod streams;

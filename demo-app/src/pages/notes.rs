@@ -1,0 +1,40 @@
+//! Notes: the key-rename recipe (2). The app's `text` is the API's `body`,
+//! renamed on the way out and back.
+
+use leptos::prelude::*;
+use rdc::leptos::{use_mutation, use_suspense};
+
+use crate::api::{create_note, notes, NewNote};
+
+#[component]
+pub fn Notes() -> impl IntoView {
+    let list = use_suspense(notes(), ());
+    let create = use_mutation(create_note());
+    let text = RwSignal::new(String::new());
+    view! {
+        <section>
+            <h2>"Notes"</h2>
+            <p class="hint">"The API names the field " <code>"body"</code> "; the app reads and sends " <code>"text"</code> "."</p>
+            <ErrorBoundary fallback=super::error_view>
+                <Suspense fallback=|| view! { <p class="loading">"Loading notes…"</p> }>
+                    <ul class="notes">
+                        {move || Suspend::new(async move {
+                            list.await.map(|notes| {
+                                notes.iter().map(|n| view! { <li data-id=n.id>{n.text.clone()}</li> }).collect_view()
+                            })
+                        })}
+                    </ul>
+                </Suspense>
+            </ErrorBoundary>
+            <form class="note" on:submit=move |ev| {
+                ev.prevent_default();
+                create.run(NewNote { text: text.get_untracked() });
+                text.set(String::new());
+            }>
+                <input id="new-note" placeholder="Note" prop:value=text on:input=move |ev| text.set(event_target_value(&ev))/>
+                <button type="submit" disabled=create.pending>"Add note"</button>
+                {move || create.error.get().map(|e| view! { <p class="error">{e.to_string()}</p> })}
+            </form>
+        </section>
+    }
+}
