@@ -635,11 +635,33 @@ async fn data_that_does_not_read_as_the_type_is_a_typed_error_after_one_request(
     assert_eq!(slow_seen(&tag).await, (1, 1, 0), "one request, no refetch loop: (started, answered, cancelled)");
 }
 
-/// The ticker without polling, stale 300 ms after each fetch.
+/// How long a quote stays fresh: far longer than any test runs, so data is
+/// stale only when a test ages it on purpose ([`Aging`]).
+const QUOTE_FRESH_MS: u64 = 60_000;
+
+/// The ticker without polling, fresh for [`QUOTE_FRESH_MS`] after each fetch.
 fn quote() -> rdc::rest::RestEndpoint<Product, (), Ticker> {
     let quote = common::at_server(rdc::rest!(GET "/products/:productId/ticker" -> Ticker, args = Product));
     rdc::rest::recipes::pk_from_param(&quote, "productId", "product_id")
-        .data_expiry(std::time::Duration::from_millis(300))
+        .data_expiry(std::time::Duration::from_millis(QUOTE_FRESH_MS))
+}
+
+/// The browser's clock, moved forward on demand: data goes stale when a test
+/// says so, not when a loaded machine is slow; timers stay the browser's.
+#[derive(Clone, Default)]
+struct Aging(std::rc::Rc<std::cell::Cell<u64>>);
+
+impl Aging {
+    /// Makes everything stored so far stale (time passes; no one is told).
+    fn make_stale(&self) {
+        self.0.set(self.0.get() + QUOTE_FRESH_MS + 1);
+    }
+}
+
+impl rdc::controller::Clock for Aging {
+    fn now(&self) -> u64 {
+        rdc::leptos::Browser.now() + self.0.get()
+    }
 }
 
 /// A ticker read's trade id, once it resolves.
@@ -664,23 +686,26 @@ fn dispatch(target: &str, event: &str) {
 
 /// Mounts a ticker reader of a fresh product named after `prefix` (polling
 /// when `live`) under a `DataProvider` whose focus and network switches are
-/// all `aware`, and waits for its first trade. Returns the product and the
-/// handle that unmounts it.
-async fn mount_trades(prefix: &str, live: bool, aware: bool) -> (String, impl Sized) {
+/// all `aware`, and waits for its first trade. Returns the product, the
+/// handle that unmounts it, the provider's clock and the element it shows in.
+async fn mount_trades(prefix: &str, live: bool, aware: bool) -> (String, impl Sized, Aging, web_sys::HtmlElement) {
+    use rdc::leptos::Browser;
     let product = format!("{prefix}-{}", (js_sys::Math::random() * 1e9) as u64);
     let root = mount_point();
     let p = product.clone();
+    let aging = Aging::default();
+    let controller = send_wrapper::SendWrapper::new(rdc::controller::Controller::new(aging.clone(), Browser, Browser));
     let handle = leptos::mount::mount_to(root.clone(), move || {
         let args = Product { product_id: p.clone() };
         view! {
-            <DataProvider refetch_on_focus=aware refetch_on_reconnect=aware pause_polls_when_away=aware>
+            <DataProvider controller=controller.clone() refetch_on_focus=aware refetch_on_reconnect=aware pause_polls_when_away=aware>
                 // Read inside the provider.
                 {if live { trades(use_live(ticker(), args)).into_any() } else { trades(use_suspense(quote(), args)).into_any() }}
             </DataProvider>
         }
     });
     wait_for_text(&root, 5000, |t| t.contains("trade=")).await;
-    (product, handle)
+    (product, handle, aging, root)
 }
 
 /// Stale data a mounted reader shows is fetched again when the window regains
@@ -688,21 +713,24 @@ async fn mount_trades(prefix: &str, live: bool, aware: bool) -> (String, impl Si
 /// fresh data, fetches nothing; an unmounted reader fetches nothing.
 #[wasm_bindgen_test]
 async fn stale_data_is_fetched_again_on_focus_visibility_and_network_return() {
-    let (product, handle) = mount_trades("FOCUS", false, true).await;
+    let (product, handle, aging, root) = mount_trades("FOCUS", false, true).await;
     assert_eq!(ticker_count(&product).await, 1);
     // Fresh data: focus fetches nothing.
     dispatch("window", "focus");
     sleep(100).await;
     assert_eq!(ticker_count(&product).await, 1, "fresh data is not fetched again");
     // Stale now, but time alone wakes no one.
-    sleep(400).await;
+    aging.make_stale();
+    sleep(300).await;
     assert_eq!(ticker_count(&product).await, 1, "staleness alone fetches nothing");
     for (target, event, want) in [("window", "focus", 2), ("window", "online", 3), ("document", "visibilitychange", 4)]
     {
         dispatch(target, event);
         let count = wait_for_count(&product, 2000, |n| n >= want).await;
         assert_eq!(count, want, "{event} fetched the stale data again");
-        sleep(400).await;
+        // Once the answer shows (it is stored), make it stale for the next event.
+        wait_for_text(&root, 2000, |t| t.contains(&format!("trade={}", 1000 + want))).await;
+        aging.make_stale();
     }
     drop(handle);
     dispatch("window", "focus");
@@ -714,8 +742,8 @@ async fn stale_data_is_fetched_again_on_focus_visibility_and_network_return() {
 /// and polls go on while offline.
 #[wasm_bindgen_test]
 async fn a_provider_can_turn_focus_and_network_awareness_off() {
-    let (product, handle) = mount_trades("NOFOCUS", false, false).await;
-    sleep(400).await;
+    let (product, handle, aging, _) = mount_trades("NOFOCUS", false, false).await;
+    aging.make_stale();
     for (target, event) in [("window", "focus"), ("window", "online"), ("document", "visibilitychange")] {
         dispatch(target, event);
     }
@@ -723,7 +751,7 @@ async fn a_provider_can_turn_focus_and_network_awareness_off() {
     assert_eq!(ticker_count(&product).await, 1, "stale data is fetched again only when the app asks");
     drop(handle);
 
-    let (polled, handle) = mount_trades("AWAYPOLL", true, false).await;
+    let (polled, handle, ..) = mount_trades("AWAYPOLL", true, false).await;
     dispatch("window", "offline");
     let count = wait_for_count(&polled, 3000, |n| n >= 2).await;
     assert_eq!(count, 2, "the poll went on while offline");
@@ -734,7 +762,7 @@ async fn a_provider_can_turn_focus_and_network_awareness_off() {
 /// Offline, polls wait; back online, a poll already due goes at once.
 #[wasm_bindgen_test]
 async fn polling_waits_while_offline_and_resumes_when_back_online() {
-    let (product, handle) = mount_trades("OFFLINE", true, true).await;
+    let (product, handle, ..) = mount_trades("OFFLINE", true, true).await;
     dispatch("window", "offline");
     // A poll on the wire as it went offline may still land; none may start after.
     sleep(300).await;
