@@ -1,10 +1,10 @@
 //! In wasm's own stack (1 MiB): a reply thread as long as a server makes it is
-//! swept by GC and read without overflowing it, and the controller keeps
-//! writing afterwards.
+//! swept by GC, and a read of it fails with a typed error at the depth bound
+//! without overflowing the stack; the controller keeps writing afterwards.
 #![cfg(target_arch = "wasm32")]
 
 use rdc::controller::{Controller, FakeTime, LocalTasks};
-use rdc::core::{Entity, Schema};
+use rdc::core::{Entity, ReadError, Schema};
 use rdc::rest::RestEndpoint;
 use serde::Deserialize;
 use wasm_bindgen_test::*;
@@ -20,7 +20,7 @@ struct Reply {
 }
 
 #[wasm_bindgen_test]
-fn a_reply_chain_of_20000_is_swept_and_read_in_wasm() {
+fn a_reply_chain_of_20000_is_swept_and_its_read_fails_at_the_bound_in_wasm() {
     let time = FakeTime::default();
     let controller = Controller::new(time.clone(), time.clone(), LocalTasks::default());
     let n = 20_000usize;
@@ -36,14 +36,20 @@ fn a_reply_chain_of_20000_is_swept_and_read_in_wasm() {
     controller.retain("GET /latest");
     time.advance(24 * 3_600_000);
     assert_eq!(controller.sweep(), (0, 0), "everything the result reaches through the chain stays");
-    let head = controller.entity::<Reply>(&(n - 1).to_string()).unwrap().expect("the latest reply reads");
+    // Deeper than a read follows: a typed error naming the path, never a chain cut short.
+    let head = controller.entity::<Reply>(&(n - 1).to_string());
+    assert!(
+        matches!(&head, Err(ReadError::TooDeep { depth: 128, path }) if path.starts_with("parent.parent")),
+        "{head:?}"
+    );
+    let within = controller.entity::<Reply>("127").unwrap().expect("a chain of 128 reads");
     let mut depth = 1;
-    let mut at = &*head;
+    let mut at = &*within;
     while let Some(parent) = &at.parent {
         depth += 1;
         at = parent;
     }
-    assert_eq!(depth, 129, "read down to the cut");
+    assert_eq!(depth, 128, "read whole");
     controller.set(&Reply::schema(), rdc::json!({"id": "x"})).unwrap();
     controller.release("GET /latest");
     assert_eq!(controller.sweep(), (1, n), "then the chain goes, and the controller still works");

@@ -9,7 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use controller_support::*;
 use rdc_core::json;
 use rdc_core::json::Value;
-use rdc_core::{Entity, Schema};
+use rdc_core::{Entity, ReadError, Schema};
 use serde::Deserialize;
 
 /// A reply whose `parent` is the reply it answers.
@@ -78,17 +78,21 @@ fn gc_sweep_marks_a_reply_chain_of_50000_entities_without_recursion() {
 }
 
 #[test]
-fn a_chain_deeper_than_a_read_follows_reads_down_to_the_cut() {
+fn a_chain_deeper_than_a_read_follows_is_an_error_naming_its_path() {
     let (c, _time, _tasks, _server) = setup();
     let n = 2_000;
     c.set(&Schema::array(Reply::schema()), thread(n)).unwrap();
-    let deep = c.entity::<Reply>(&(n - 1).to_string()).unwrap().expect("the last reply reads");
-    assert_eq!(depth(&deep), 129, "the read follows 128 entities; the next reads as in a cycle (no parent)");
+    let deep = c.entity::<Reply>(&(n - 1).to_string());
+    let Err(ReadError::TooDeep { path, depth }) = deep else {
+        panic!("a chain cut short must not read as whole: {:?}", deep.map(|r| r.map(|r| self::depth(&r))))
+    };
+    assert_eq!(depth, 128);
+    assert_eq!(path, vec!["parent"; 128].join("."), "the path to the entity past the bound");
     let shallow = c.entity::<Reply>("100").unwrap().unwrap();
-    assert_eq!(depth(&shallow), 101, "a chain within the bound reads whole");
-    // A list of every reply reads too: each item down to the cut.
-    let all = c.query::<Vec<Reply>>("all replies", &rdc_core::All::of::<Reply>().into()).unwrap().unwrap();
-    assert_eq!(all.len(), n);
+    assert_eq!(self::depth(&shallow), 101, "a chain within the bound reads whole");
+    // A list of every reply fails the same way, at the first item too deep.
+    let all = c.query::<Vec<Reply>>("all replies", &rdc_core::All::of::<Reply>().into());
+    assert!(matches!(&all, Err(ReadError::TooDeep { path, .. }) if path.starts_with("[128].parent")), "{all:?}");
 }
 
 #[test]

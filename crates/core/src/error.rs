@@ -69,4 +69,18 @@ pub enum ReadError {
         /// What serde said.
         message: String,
     },
+    /// Entities nested deeper than a read follows (a reply thread thousands
+    /// long): the read fails rather than show the chain cut short.
+    ///
+    /// ```
+    /// let e = rdc_core::ReadError::TooDeep { path: "parent.parent".into(), depth: 128 };
+    /// assert_eq!(e.to_string(), "entities nested deeper than 128 at parent.parent");
+    /// ```
+    #[error("entities nested deeper than {depth} at {path}")]
+    TooDeep {
+        /// Path within the result of the entity past the bound.
+        path: String,
+        /// How deep a read follows.
+        depth: usize,
+    },
 }

@@ -110,7 +110,8 @@ impl<'a> Normalizer<'a> {
             Schema::Values(inner) => match value {
                 Value::Object(map) => {
                     let mut out = Vec::with_capacity(map.len());
-                    for (name, item) in map {
+                    // A `null` member is no entry (as in data-client): a map of entities reads whole.
+                    for (name, item) in map.into_iter().filter(|(_, item)| !item.is_null()) {
                         let normalized = self.with_key(&name, |n| n.normalize(inner, item, &Value::Null, &name))?;
                         out.push((name, normalized));
                     }
@@ -200,7 +201,9 @@ impl<'a> Normalizer<'a> {
 
     /// Normalizes each item of a list; items see the list's own `parent` and `key`
     /// (spec 2.1: the parent object of the array and the array's key on it).
-    /// `null` is no list (an optional member's `null` never comes here).
+    /// An object is the list of its values, in order (as data-client's `Array`
+    /// and `All` take it). `null` is no list (an optional member's `null`
+    /// never comes here).
     fn array(
         &mut self,
         value: Value,
@@ -217,6 +220,13 @@ impl<'a> Normalizer<'a> {
                     let normalized = each(self, item, parent, key);
                     self.path.truncate(len);
                     out.push(normalized?);
+                }
+                Ok(Value::Array(out))
+            }
+            Value::Object(map) => {
+                let mut out = Vec::with_capacity(map.len());
+                for (name, item) in map {
+                    out.push(self.with_key(&name, |n| each(n, item, parent, key))?);
                 }
                 Ok(Value::Array(out))
             }

@@ -69,11 +69,11 @@ fn union_reads_into_an_enum_without_a_fallback_variant() {
 #[test]
 fn a_wrong_shape_is_a_typed_error() {
     let mut state = State::default();
-    let err =
-        state.write_result("x", &Schema::array(User::schema()), json!({ "id": "1" }), NO_ARGS, meta(1)).unwrap_err();
+    // (An object is a list of its values: `object_lists.rs`.)
+    let err = state.write_result("x", &Schema::array(User::schema()), json!("1"), NO_ARGS, meta(1)).unwrap_err();
     assert_eq!(
         err,
-        NormalizeError::UnexpectedShape { expected: "an array", found: "an object", path: "the response root".into() }
+        NormalizeError::UnexpectedShape { expected: "an array", found: "a string", path: "the response root".into() }
     );
 }
 

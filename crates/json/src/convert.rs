@@ -3,7 +3,7 @@
 use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq};
 
-use super::{Map, Text, Value};
+use super::{Map, Number, Text, Value};
 
 impl From<serde_json::Value> for Value {
     /// Each string copied into a [`Text`] of its own; objects become [`Map`]s in key order.
@@ -77,8 +77,12 @@ impl<'de> Visitor<'de> for OwnedVisitor {
 
     super::scalar_visits!();
 
+    /// With its text when rdc's deserializers visit a number that kept one.
     fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
-        Ok(Value::from(n))
+        match super::take_exact_text(n).and_then(|text| Number::with_text(n, text)) {
+            Some(exact) => Ok(Value::Number(exact)),
+            None => Ok(Value::from(n)),
+        }
     }
 
     fn visit_str<E>(self, s: &str) -> Result<Value, E> {
@@ -97,14 +101,91 @@ impl<'de> Visitor<'de> for OwnedVisitor {
         Ok(Value::Array(items))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
-        let mut entries = Vec::with_capacity(access.size_hint().unwrap_or(0).min(4096));
-        while let Some((k, v)) = access.next_entry::<String, Value>()? {
-            entries.push((Text::new(k), v));
+    fn visit_map<A: MapAccess<'de>>(self, access: A) -> Result<Value, A::Error> {
+        object(Vec::new(), access)
+    }
+}
+
+/// An object of `entries` and the rest of `access`'s.
+fn object<'de, A: MapAccess<'de>>(mut entries: Vec<(Text, Value)>, mut access: A) -> Result<Value, A::Error> {
+    entries.reserve(access.size_hint().unwrap_or(0).min(4096));
+    while let Some((k, v)) = access.next_entry::<String, Value>()? {
+        entries.push((Text::new(k), v));
+    }
+    let mut map = Map::from_unique(entries);
+    map.dedup_keys();
+    Ok(Value::Object(map))
+}
+
+/// Asks for a value's JSON text (what `serde_json` hands a `RawValue`) and
+/// parses it with [`Value::parse`], so a number keeps its text as when the
+/// response was parsed; a deserializer that hands no text is visited as
+/// [`OwnedVisitor`] is (`map`: asked for a map).
+struct RawOrOwned {
+    map: bool,
+}
+
+impl RawOrOwned {
+    fn deserialize<'de, D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_newtype_struct(super::ser::RAW_VALUE, self)
+    }
+}
+
+impl<'de> Visitor<'de> for RawOrOwned {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_newtype_struct<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        if self.map {
+            d.deserialize_map(OwnedVisitor)
+        } else {
+            d.deserialize_any(OwnedVisitor)
         }
-        let mut map = Map::from_unique(entries);
-        map.dedup_keys();
-        Ok(Value::Object(map))
+    }
+
+    /// The raw text's one entry (its key the `RawValue` name), or an object.
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let Some(key) = access.next_key::<String>()? else { return Ok(Value::Object(Map::new())) };
+        if key == super::ser::RAW_VALUE {
+            let text: String = access.next_value()?;
+            return Value::parse(text).map_err(serde::de::Error::custom);
+        }
+        let value = access.next_value::<Value>()?;
+        object(vec![(Text::new(key), value)], access)
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Value, E> {
+        OwnedVisitor.visit_none()
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        OwnedVisitor.visit_some(d)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Value, E> {
+        OwnedVisitor.visit_unit()
+    }
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Value, E> {
+        OwnedVisitor.visit_bool(b)
+    }
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Value, E> {
+        OwnedVisitor.visit_i64(n)
+    }
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Value, E> {
+        OwnedVisitor.visit_u64(n)
+    }
+    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Value, E> {
+        OwnedVisitor.visit_f64(n)
+    }
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Value, E> {
+        OwnedVisitor.visit_str(s)
+    }
+    fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Value, E> {
+        OwnedVisitor.visit_string(s)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
+        OwnedVisitor.visit_seq(seq)
     }
 }
 
@@ -119,8 +200,9 @@ impl serde::Serialize for Map {
 }
 
 impl<'de> serde::Deserialize<'de> for Map {
+    /// As [`Value`]'s, for an object.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Map, D::Error> {
-        match deserializer.deserialize_map(OwnedVisitor)? {
+        match (RawOrOwned { map: true }).deserialize(deserializer)? {
             Value::Object(map) => Ok(map),
             other => Err(serde::de::Error::invalid_type(super::unexpected(&other), &"an object")),
         }
@@ -128,8 +210,20 @@ impl<'de> serde::Deserialize<'de> for Map {
 }
 
 impl<'de> serde::Deserialize<'de> for Value {
+    /// From `serde_json`, as [`Value::parse`] reads the value's text (so a
+    /// number keeps its text: see [`Number`]'s `Serialize`); from any other
+    /// deserializer, as it visits the value (from rdc's own, with numbers'
+    /// kept texts).
+    ///
+    /// ```
+    /// use rdc_core::json::{Number, Value};
+    /// let v: Value = serde_json::from_str("[12345678901234567890.5]")?;
+    /// let Value::Number(n) = &v[0] else { unreachable!() };
+    /// assert_eq!(n.exact_text(), Some("12345678901234567890.5"));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(OwnedVisitor)
+        RawOrOwned { map: false }.deserialize(deserializer)
     }
 }
 
@@ -146,5 +240,34 @@ mod tests {
         assert_eq!(serde_json::Value::from(ours.clone()), original);
         let back: Value = serde_json::from_value(original).unwrap();
         assert_eq!(back, ours);
+    }
+
+    /// More digits than an `f64` holds (its `f64` reads `12345678901234567000`).
+    const LONG: &str = "12345678901234567890.123456789";
+
+    fn kept_text(value: &Value) -> Option<&str> {
+        match value {
+            Value::Number(n) => n.exact_text(),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_kept_number_text_round_trips_through_serde_json_text() {
+        let ours = Value::parse(format!(r#"{{"a": [{LONG}, 1.5, 123456789012345678901234567890]}}"#)).unwrap();
+        let text = serde_json::to_string(&ours).unwrap();
+        assert_eq!(text, format!(r#"{{"a":[{LONG},1.5,123456789012345678901234567890]}}"#));
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, ours);
+        assert_eq!(kept_text(&back["a"][0]), Some(LONG));
+        let back: Map = serde_json::from_slice(text.as_bytes()).unwrap();
+        assert_eq!(kept_text(&back["a"][0]), Some(LONG), "from bytes, and as a map");
+        let back: Value = serde_json::from_reader(text.as_bytes()).unwrap();
+        assert_eq!(kept_text(&back["a"][0]), Some(LONG), "from a reader");
+        // Inside another type, read through rdc's own deserializer.
+        let wrapped: Vec<Value> = crate::from_value(&Value::Array(vec![ours.clone()])).unwrap();
+        assert_eq!(kept_text(&wrapped[0]["a"][0]), Some(LONG), "through from_value");
+        // serde_json's own value sees the nearest f64, as before.
+        assert_eq!(serde_json::to_value(&ours).unwrap()["a"][1], serde_json::json!(1.5));
     }
 }

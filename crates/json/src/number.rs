@@ -110,6 +110,14 @@ impl Number {
     }
 }
 
+impl Number {
+    /// The number `f` whose text is `text` (a [`take_exact_text`]'s), `None`
+    /// for a non-finite `f`.
+    pub(super) fn with_text(f: f64, text: Text) -> Option<Number> {
+        serde_json::Number::from_f64(f).map(|n| Number { n, text: Some(Box::new(text)) })
+    }
+}
+
 impl std::ops::Deref for Number {
     type Target = serde_json::Number;
 
@@ -177,11 +185,27 @@ impl fmt::Debug for Number {
 }
 
 impl serde::Serialize for Number {
-    /// As `serde_json` writes the number: a kept text is written as its
-    /// nearest `f64` (`serde_json` writes no number as given text without
-    /// its `arbitrary_precision` feature, which rdc leaves off).
+    /// As `serde_json` writes the number; a kept text as `serde_json`'s
+    /// `RawValue` (JSON text written as it is), so `serde_json` writes that
+    /// text and reading it back as a [`Value`](super::Value) keeps it, and
+    /// [`to_value`](super::to_value) keeps it too. (A serializer that knows
+    /// no `RawValue` sees its struct.)
+    ///
+    /// ```
+    /// let v = rdc_core::json::Value::parse("[0.5, 12345678901234567890.5]".to_owned())?;
+    /// assert_eq!(serde_json::to_string(&v)?, "[0.5,12345678901234567890.5]");
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.n.serialize(serializer)
+        use serde::ser::SerializeStruct;
+        match self.exact_text() {
+            Some(text) => {
+                let mut raw = serializer.serialize_struct(super::ser::RAW_VALUE, 1)?;
+                raw.serialize_field(super::ser::RAW_VALUE, text)?;
+                raw.end()
+            }
+            None => self.n.serialize(serializer),
+        }
     }
 }
 

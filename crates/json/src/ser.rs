@@ -278,8 +278,9 @@ struct Entries {
     raw: bool,
 }
 
-/// The struct name serde_json's `RawValue` serializes as.
-const RAW_VALUE: &str = "$serde_json::private::RawValue";
+/// The struct name serde_json's `RawValue` serializes as (and the newtype
+/// name its deserializer hands a value's text for).
+pub(super) const RAW_VALUE: &str = "$serde_json::private::RawValue";
 
 impl Entries {
     fn done(self) -> Result<Value, Error> {

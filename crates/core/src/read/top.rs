@@ -41,9 +41,10 @@ pub(crate) fn read_with<'a, T: DeserializeOwned + 'static>(
         return Ok(None);
     }
     ctx.set_root(input);
-    generated::read_value::<T>(ctx, schema, input, false)
-        .map(Some)
-        .map_err(|err| ReadError::Type { path: ctx.path.render(), message: err.to_string() })
+    generated::read_value::<T>(ctx, schema, input, false).map(Some).map_err(|err| match ctx.too_deep.get() {
+        true => ReadError::TooDeep { path: ctx.path.render(), depth: super::ctx::MAX_DEPTH },
+        false => ReadError::Type { path: ctx.path.render(), message: err.to_string() },
+    })
 }
 
 /// Whether a top-level read finds something (see [`denormalize`]).

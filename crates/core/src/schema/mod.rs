@@ -40,11 +40,11 @@ pub use typed::SchemaOf;
 pub enum Schema {
     /// One entity, stored by type key and primary key.
     Entity(&'static EntityDef),
-    /// A list, each item of the inner schema.
+    /// A list, each item of the inner schema (an object: its values, in order).
     Array(Arc<Schema>),
     /// An object whose named members have schemas; other members pass through.
     Object(Arc<ObjectSchema>),
-    /// A map whose every value has the inner schema.
+    /// A map whose every value has the inner schema (`null` members are dropped).
     Values(Arc<Schema>),
     /// One entity of several types, chosen per value.
     Union(Arc<Polymorphic>),
@@ -148,7 +148,18 @@ impl fmt::Debug for Schema {
 }
 
 impl Schema {
-    /// A list of `inner`.
+    /// A list of `inner`. An object in its place is the list of its values,
+    /// in order (as data-client's `Array` takes it).
+    ///
+    /// ```
+    /// use rdc_core::{json, Entity, Schema, State, WriteMeta};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+    /// let mut state = State::default();
+    /// let body = json!({"ada": {"id": "1"}, "bo": {"id": "2"}});
+    /// state.write_result("GET /u", &Schema::array(User::schema()), body, &json!(null), WriteMeta::at(0, 1000))?;
+    /// assert_eq!(*state.result("GET /u").unwrap().value, json!(["1", "2"]));
+    /// # Ok::<(), rdc_core::NormalizeError>(())
+    /// ```
     pub fn array(inner: impl Into<Schema>) -> Schema {
         Schema::Array(Arc::new(inner.into()))
     }
@@ -207,7 +218,18 @@ impl Schema {
         Schema::Object(Arc::new(ObjectSchema { fields, nulls: Nulls::Required(required), reader }))
     }
 
-    /// A map (string keys) whose every value is `inner`.
+    /// A map (string keys) whose every value is `inner`. A `null` member is
+    /// dropped (as data-client does), so the map reads as entities.
+    ///
+    /// ```
+    /// use rdc_core::{json, Entity, Schema, State, WriteMeta};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+    /// let mut state = State::default();
+    /// let body = json!({"ada": {"id": "1"}, "bo": null});
+    /// state.write_result("GET /u", &Schema::values(User::schema()), body, &json!(null), WriteMeta::at(0, 1000))?;
+    /// assert_eq!(*state.result("GET /u").unwrap().value, json!({"ada": "1"}));
+    /// # Ok::<(), rdc_core::NormalizeError>(())
+    /// ```
     pub fn values(inner: impl Into<Schema>) -> Schema {
         Schema::Values(Arc::new(inner.into()))
     }

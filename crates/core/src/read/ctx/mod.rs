@@ -20,14 +20,12 @@ use crate::ByAddress;
 use rows::Rows;
 use validity::Validities;
 
-/// Deepest entity nesting a read follows: below it an entity reads as one met
-/// again on its path does (nested lists empty, optional references `None`), so
-/// a chain as long as a server makes it reads down to here.
-const MAX_DEPTH: usize = 128;
-
-/// How much further required references are followed below [`MAX_DEPTH`]
-/// (they cannot be cut) before the read fails: a cycle of required fields.
-const REQUIRED_DEPTH: usize = 64;
+/// Deepest entity nesting a read follows (reading is recursive, and wasm's
+/// stack is 1 MiB): deeper, the read fails with [`ReadError::TooDeep`]
+/// naming the path, so no app is shown a shortened thread as if it were whole.
+///
+/// [`ReadError::TooDeep`]: crate::ReadError::TooDeep
+pub(crate) const MAX_DEPTH: usize = 128;
 
 /// One read: the store it reads, where it is (for errors and cycles), and
 /// its four jobs, each in its own part.
@@ -37,6 +35,8 @@ pub(crate) struct Ctx<'a> {
     pub path: super::path::ErrorPath<'a>,
     /// The entities on the current path (cycles and depth).
     stack: RefCell<Vec<(&'static str, &'a str)>>,
+    /// Whether the read failed by going deeper than [`MAX_DEPTH`].
+    pub too_deep: Cell<bool>,
     /// The token of the field whose value a visitor ignored last (see `Members`).
     pub ignored: Cell<u32>,
     next_token: Cell<u32>,
@@ -94,6 +94,7 @@ impl<'a> Ctx<'a> {
             state,
             path: super::path::ErrorPath::default(),
             stack: RefCell::default(),
+            too_deep: Cell::new(false),
             ignored: Cell::new(0),
             next_token: Cell::new(0),
             rows: Rows::default(),
@@ -256,14 +257,20 @@ impl<'a> Ctx<'a> {
     }
 
     /// Enters an entity. Returns whether what it nests is cut: it is already
-    /// on the path (a cycle) or the path is [`MAX_DEPTH`] deep; nested lists
-    /// then read empty. `Err` when required references lead on past that.
+    /// on the path (a cycle); nested lists then read empty. `Err` when the
+    /// path is [`MAX_DEPTH`] deep (a chain that long, or required references
+    /// going round a cycle).
     pub fn enter(&self, key: &'static str, pk: &'a str) -> Result<bool, String> {
+        #[cfg(test)]
+        probe::mark(self.stack.borrow().len());
         let mut stack = self.stack.borrow_mut();
-        if stack.len() >= MAX_DEPTH + REQUIRED_DEPTH {
-            return Err(format!("entity nesting deeper than {MAX_DEPTH} at {key} {pk:?}: a cycle of required fields?"));
+        if stack.len() >= MAX_DEPTH {
+            self.too_deep.set(true);
+            return Err(format!(
+                "entities nested deeper than {MAX_DEPTH} at {key} {pk:?} (a chain that long, or a cycle of required fields)"
+            ));
         }
-        let cut = stack.len() >= MAX_DEPTH || stack.contains(&(key, pk));
+        let cut = stack.contains(&(key, pk));
         stack.push((key, pk));
         Ok(cut)
     }
@@ -271,5 +278,65 @@ impl<'a> Ctx<'a> {
     /// Leaves the entity entered last.
     pub fn leave(&self) {
         self.stack.borrow_mut().pop();
+    }
+}
+
+/// The stack a read uses per entity level (measured in tests).
+#[cfg(test)]
+mod probe {
+    use std::cell::Cell;
+
+    use crate::Entity;
+
+    thread_local! {
+        /// The stack address at the first entity entered, and at the deepest.
+        static AT: Cell<(usize, usize, usize)> = const { Cell::new((0, 0, 0)) };
+    }
+
+    /// Notes the stack address at entering an entity `depth` deep.
+    #[inline(never)]
+    pub fn mark(depth: usize) {
+        let here = 0u8;
+        let addr = std::hint::black_box(std::ptr::addr_of!(here)) as usize;
+        AT.with(|at| {
+            let (first, _, _) = at.get();
+            at.set(if depth == 0 { (addr, addr, 0) } else { (first, addr, depth) });
+        });
+    }
+
+    /// Bytes of stack per entity level over the last read.
+    pub fn per_level() -> usize {
+        let (first, last, depth) = AT.with(Cell::get);
+        first.abs_diff(last) / depth.max(1)
+    }
+
+    #[derive(Debug, serde::Deserialize, crate::Entity)]
+    struct Reply {
+        #[allow(dead_code)]
+        id: String,
+        #[entity(nested)]
+        #[allow(dead_code)]
+        parent: Option<Box<Reply>>,
+    }
+
+    #[test]
+    fn stack_per_entity_level() {
+        let mut state = crate::State::default();
+        let n = 100usize;
+        let items = (0..n)
+            .map(|i| match i {
+                0 => crate::json!({"id": "0"}),
+                _ => crate::json!({"id": i.to_string(), "parent": {"id": (i - 1).to_string()}}),
+            })
+            .collect();
+        let schema = crate::Schema::array(Reply::schema());
+        let meta = crate::WriteMeta::at(0, 1000);
+        state.write_entities(&schema, crate::json::Value::Array(items), &crate::json::Value::Null, meta).unwrap();
+        let read = crate::MemoCache::default().entity::<Reply>(&state, &(n - 1).to_string()).unwrap();
+        assert!(read.is_some());
+        let per_level = per_level();
+        eprintln!("stack per entity level: {per_level} bytes");
+        // Measured natively: the bound must fit in wasm's 1 MiB stack with room to spare.
+        assert!((1..(1 << 20) / 2).contains(&(per_level * super::MAX_DEPTH)), "{per_level} bytes per level");
     }
 }
