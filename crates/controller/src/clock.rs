@@ -92,6 +92,29 @@ impl FakeTime {
         }
     }
 
+    /// Sets the clock back by `ms`, as NTP or a user may set a wall clock
+    /// back. Timers keep the delays they have left (a browser's `setTimeout`
+    /// counts elapsed time, not the wall clock), so none runs early or late.
+    ///
+    /// ```
+    /// use rdc_controller::{Clock, FakeTime, Timers};
+    /// let time = FakeTime::default();
+    /// time.advance(5_000);
+    /// time.set_timeout(100, Box::new(|| ()));
+    /// time.step_back(3_000);
+    /// assert_eq!(time.now(), 2_000);
+    /// time.advance(100);
+    /// assert_eq!(time.pending(), 0, "the timer ran after its 100 ms");
+    /// ```
+    pub fn step_back(&self, ms: u64) {
+        let mut inner = self.inner.borrow_mut();
+        let back = ms.min(inner.now);
+        inner.now -= back;
+        for timer in &mut inner.pending {
+            timer.0 = timer.0.saturating_sub(back);
+        }
+    }
+
     /// Timers not yet run.
     pub fn pending(&self) -> usize {
         self.inner.borrow().pending.len()
