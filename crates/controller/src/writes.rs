@@ -45,9 +45,15 @@ impl Controller {
     }
 
     /// Empties the store. Requests in flight still finish, but their results are
-    /// dropped and their callers get [`FetchError::Reset`].
+    /// dropped and their callers get [`FetchError::Reset`]; held mutations are
+    /// dropped unsent, and the next mutation does not wait for the answer of
+    /// one on the wire. What another tab wrote before now is not taken up
+    /// any more ([`Controller::take_shared`]).
     pub fn reset_entire_store(&self) {
         self.inner.epoch.set(self.inner.epoch.get() + 1);
+        let now = self.now();
+        self.inner.since.set(now);
+        self.inner.reset_at.set(now);
         self.inner.base.borrow_mut().clear();
         self.inner.layers.borrow_mut().clear();
         let mut keys = self.inner.keys.borrow_mut();

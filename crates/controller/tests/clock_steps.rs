@@ -29,6 +29,9 @@ fn after_the_clock_steps_back_stale_data_is_fetched_and_the_answer_replaces_it()
     server.borrow_mut().always(json!([{ "id": "1", "name": "Ada" }]));
     spawn_fetch(&c, &tasks, &api, Value::Null, None);
     time.advance(61_000);
+    // The controller sees time pass when it reads the clock (a mounted app
+    // does at each read and sweep); a step back is seen at the next reading.
+    assert!(c.needs_fetch("GET /users", Policy::default()), "stale");
     time.step_back(HOUR);
     assert!(c.needs_fetch("GET /users", Policy::default()), "stale before the step: still stale after it");
     server.borrow_mut().always(json!([{ "id": "1", "name": "Ada L." }]));
@@ -48,6 +51,7 @@ fn after_the_clock_steps_back_fresh_data_stays_fresh_for_what_it_had_left_and_no
     server.borrow_mut().always(json!([{ "id": "1", "name": "Ada" }]));
     spawn_fetch(&c, &tasks, &api, Value::Null, None);
     time.advance(10_000);
+    assert!(!c.needs_fetch("GET /users", Policy::default()), "fresh");
     time.step_back(HOUR);
     assert!(!c.needs_fetch("GET /users", Policy::default()), "50 s left: not expired early");
     time.advance(49_000);

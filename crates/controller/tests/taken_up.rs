@@ -62,7 +62,8 @@ fn a_page_taken_at_zero_pins_neither_its_row_nor_its_result() {
 
 #[test]
 fn a_row_fetched_in_the_future_does_not_pin_it_against_later_fetches() {
-    let page = page_with(|page| page["state"]["entities"]["User"]["rows"]["1"]["meta"]["fetched_at"] = (50 * HOUR).into());
+    let page =
+        page_with(|page| page["state"]["entities"]["User"]["rows"]["1"]["meta"]["fetched_at"] = (50 * HOUR).into());
     let (c, _, tasks) = at(HOUR);
     c.hydrate(Dehydrated::from_script_text(&page).unwrap());
     let api = users(&Rc::default());
