@@ -17,6 +17,39 @@ pub trait Clock {
     }
 }
 
+/// The controller's clock: the injected one, except that it never goes
+/// back. A step back (NTP, a user) is taken as no time passing; from there
+/// it moves on as the clock does. So stored times, all read off it, keep
+/// their order, and data stays fresh as long as it had left.
+pub(crate) struct Steady {
+    /// The last reading of the injected clock, and what it read as here.
+    last: std::cell::Cell<(u64, u64)>,
+}
+
+impl Steady {
+    /// Starts at `raw`, the injected clock's reading now.
+    pub fn new(raw: u64) -> Steady {
+        Steady { last: std::cell::Cell::new((raw, raw)) }
+    }
+
+    /// The time for `raw`, the injected clock's reading now.
+    pub fn at(&self, raw: u64) -> u64 {
+        let (last_raw, last) = self.last.get();
+        let now = last.saturating_add(raw.saturating_sub(last_raw));
+        self.last.set((raw, now));
+        now
+    }
+}
+
+/// A process-wide count of controllers, mixed into each one's origin so two
+/// controllers on one fake clock (which gives no randomness) differ.
+pub(crate) fn origin(clock: &dyn Clock) -> u64 {
+    static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let made = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    // An odd multiplier is one to one on the low bits: counts that differ there, differ.
+    clock.random() ^ made.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
 /// One-shot timers.
 pub trait Timers {
     /// Calls `callback` after `delay_ms`; returns a handle for [`Timers::cancel`].
@@ -89,6 +122,29 @@ impl FakeTime {
                 Some(callback) => callback(),
                 None => break,
             }
+        }
+    }
+
+    /// Sets the clock back by `ms`, as NTP or a user may set a wall clock
+    /// back. Timers keep the delays they have left (a browser's `setTimeout`
+    /// counts elapsed time, not the wall clock), so none runs early or late.
+    ///
+    /// ```
+    /// use rdc_controller::{Clock, FakeTime, Timers};
+    /// let time = FakeTime::default();
+    /// time.advance(5_000);
+    /// time.set_timeout(100, Box::new(|| ()));
+    /// time.step_back(3_000);
+    /// assert_eq!(time.now(), 2_000);
+    /// time.advance(100);
+    /// assert_eq!(time.pending(), 0, "the timer ran after its 100 ms");
+    /// ```
+    pub fn step_back(&self, ms: u64) {
+        let mut inner = self.inner.borrow_mut();
+        let back = ms.min(inner.now);
+        inner.now -= back;
+        for timer in &mut inner.pending {
+            timer.0 = timer.0.saturating_sub(back);
         }
     }
 

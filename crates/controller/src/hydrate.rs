@@ -41,6 +41,11 @@ pub struct Dehydrated {
     /// comes from (another tab's), so the tab taking it up keeps them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) persist: Vec<String>,
+    /// When the data of the store it was taken from began (its start or its
+    /// last reset), on its clock: a tab reset since then does not take it up
+    /// (it may be the last user's).
+    #[serde(default)]
+    pub(crate) since: Millis,
 }
 
 impl Dehydrated {
@@ -96,7 +101,8 @@ impl Controller {
     /// server-rendered page: on the server each request has its own controller,
     /// so this is what that page read.
     pub fn dehydrate(&self) -> Dehydrated {
-        Dehydrated { taken_at: self.now(), state: self.inner.base.borrow().page_copy(), persist: Vec::new() }
+        let state = self.inner.base.borrow().page_copy();
+        Dehydrated { taken_at: self.now(), state, persist: Vec::new(), since: self.inner.since.get() }
     }
 
     /// The results at `keys` and the entities they reach: what one read of a
@@ -121,7 +127,7 @@ impl Controller {
     pub fn dehydrate_keys<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> Dehydrated {
         let index = self.inner.keys.borrow();
         let state = self.inner.base.borrow().slice(keys, |key| super::keys::schema_of(&index, key));
-        Dehydrated { taken_at: self.now(), state, persist: Vec::new() }
+        Dehydrated { taken_at: self.now(), state, persist: Vec::new(), since: self.inner.since.get() }
     }
 
     /// Takes up a store dehydrated elsewhere: its times are moved by the
@@ -132,27 +138,29 @@ impl Controller {
     /// store holds already is kept unless the page's was fetched after it, and
     /// then the page's replaces it whole (it is the server's merged row, so no
     /// field merge or entity hook runs again). So slices of one page taken at
-    /// different moments can be taken up in any order.
+    /// different moments can be taken up in any order. Times still ahead of
+    /// this clock (a page claiming to be taken before it was fetched) move
+    /// back to now, so they never beat what this controller fetches later.
     /// An error comes as its text: [`Controller::typed_error`] gives it as
     /// `FetchError::Carried` until it expires.
     pub fn hydrate(&self, dehydrated: Dehydrated) {
         let (from, to) = (dehydrated.taken_at, self.now());
         let shift = |at: Millis| if to >= from { at.saturating_add(to - from) } else { at.saturating_sub(from - to) };
-        self.take_up_from_elsewhere(dehydrated.state, &[], |base, state| base.take_up(state, shift));
+        self.take_up_from_elsewhere(dehydrated.state, &[], shift);
     }
 
     /// Takes up `state`, a store from elsewhere (a server's page, another
-    /// tab's write, a saved store), with `take`; `kept` are its results that
-    /// were kept across page loads there, so they are kept here too. Nothing
-    /// taken is shared on, and the results' schemas come with their first reads.
-    pub(super) fn take_up_from_elsewhere<R>(
-        &self,
-        state: State,
-        kept: &[String],
-        take: impl FnOnce(&mut State, State) -> R,
-    ) {
+    /// tab's write, a saved store), its times moved by `shift` and none left
+    /// later than now (`State::take_up`); `kept` are its results that were
+    /// kept across page loads there, so they are kept here too. What this
+    /// controller writes next is newer than all of it, also within this
+    /// millisecond (`Order::saw`). Nothing taken is shared on, and the
+    /// results' schemas come with their first reads.
+    pub(super) fn take_up_from_elsewhere(&self, state: State, kept: &[String], shift: impl Fn(Millis) -> Millis) {
         self.note_taken_rows(&state, kept);
-        self.not_shared(|| self.write_base(|base| take(base, state)));
+        let now = self.now();
+        self.inner.order.saw(crate::order::Stamp { at: now, seq: latest_seq(&state) });
+        self.not_shared(|| self.write_base(|base| base.take_up(state, shift, now)));
         self.mark_persisted(kept);
         self.count_schemas_unknown();
         self.inner.memo.borrow_mut().clear();
@@ -195,11 +203,18 @@ impl Controller {
     }
 
     /// Takes up what another controller shared ([`Controller::share_writes`]):
-    /// as [`Controller::hydrate`], but what it wrote in the same millisecond
-    /// as what is held replaces it, and nothing taken is shared on.
+    /// as [`Controller::hydrate`], in one order of writes for every tab (two
+    /// writes of one millisecond are told apart by their sequence numbers,
+    /// so every tab keeps the same one), and nothing taken is shared on.
+    /// What the other controller wrote before this store was last reset
+    /// (its data began before then: the last user's, say) is dropped.
     pub fn take_shared(&self, shared: Dehydrated) {
-        // Another tab of this machine: one clock, nothing to shift.
-        self.take_up_from_elsewhere(shared.state, &shared.persist, State::take_up_shared);
+        if shared.since < self.inner.reset_at.get() {
+            return;
+        }
+        // Another tab of this machine: one clock, nothing to shift (times
+        // ahead of this controller's are moved back).
+        self.take_up_from_elsewhere(shared.state, &shared.persist, |at| at);
     }
 
     /// Runs `f` with sharing off: what it writes came from elsewhere.
@@ -235,7 +250,7 @@ impl Controller {
         let sinks = self.inner.sinks.borrow().clone();
         let shared = written.slice.filter(|slice| !slice.is_empty()).map(|slice| {
             let persist = self.persisted_keys(&slice);
-            Dehydrated { taken_at: self.now(), state: slice, persist }
+            Dehydrated { taken_at: self.now(), state: slice, persist, since: self.inner.since.get() }
         });
         for sink in sinks {
             match (sink, &shared) {
@@ -259,4 +274,11 @@ pub(super) enum Sink {
 /// A write the sinks hear of: its slice, when a sink takes one.
 pub(super) struct Written {
     slice: Option<State>,
+}
+
+/// The highest sequence number in `state`.
+fn latest_seq(state: &State) -> u64 {
+    let rows = state.tables().values().flat_map(|table| table.rows.values().map(|row| row.meta.seq));
+    let results = state.result_keys().filter_map(|key| state.result(key)).map(|result| result.meta.seq);
+    rows.chain(results).max().unwrap_or(0)
 }

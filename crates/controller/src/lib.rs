@@ -155,6 +155,14 @@ struct Inner {
     waking: RefCell<std::collections::VecDeque<u64>>,
     /// When each answer counts as fetched (`order.rs`).
     order: order::Order,
+    /// The clock read as one that never goes back (`Controller::now`).
+    steady: clock::Steady,
+    /// When the data this store may hold began: its start or its last
+    /// reset. Sent with what it shares (`Dehydrated::since`).
+    since: Cell<rdc_core::Millis>,
+    /// When the store was last reset (0: never). What another tab wrote
+    /// before then (its data began earlier) is not taken up.
+    reset_at: Cell<rdc_core::Millis>,
     /// Per endpoint key: request in flight, retainers, schema, poll, typed error.
     keys: RefCell<keys::Keys>,
     /// Hydrated results whose schema no reader has named yet (the garbage
@@ -233,6 +241,8 @@ impl Controller {
         timers: impl Timers + 'static,
         spawner: impl Spawn + 'static,
     ) -> Controller {
+        let start = clock.now();
+        let origin = clock::origin(&clock);
         Controller {
             inner: Rc::new(Inner {
                 base: RefCell::new(tracked_state()),
@@ -247,7 +257,10 @@ impl Controller {
                 listeners: RefCell::default(),
                 tracking: RefCell::default(),
                 waking: RefCell::default(),
-                order: order::Order::default(),
+                order: order::Order::new(origin),
+                steady: clock::Steady::new(start),
+                since: Cell::new(start),
+                reset_at: Cell::new(0),
                 keys: RefCell::default(),
                 schemas_unknown: Cell::new(0),
                 services: RefCell::default(),
@@ -262,9 +275,24 @@ impl Controller {
         }
     }
 
-    /// Milliseconds now, from the injected clock.
+    /// Milliseconds now, from the injected clock, except that it never goes
+    /// back: when the clock steps back (NTP, a user), this one stands still
+    /// for the step and moves on from there. Every time the store holds is
+    /// read off it, so writes keep their order and data stays fresh exactly
+    /// as long as it had left (invariant 4).
+    ///
+    /// ```
+    /// use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// let time = FakeTime::default();
+    /// time.advance(10_000);
+    /// let controller = Controller::new(time.clone(), time.clone(), LocalTasks::default());
+    /// time.step_back(4_000);
+    /// assert_eq!(controller.now(), 10_000);
+    /// time.advance(500);
+    /// assert_eq!(controller.now(), 10_500);
+    /// ```
     pub fn now(&self) -> u64 {
-        self.inner.clock.now()
+        self.inner.steady.at(self.inner.clock.now())
     }
 
     /// The meta of a write made now, fresh for `expiry_ms`, after every answer so far.

@@ -103,8 +103,11 @@ impl Controller {
     }
 
     /// Lets every held mutation go at once, after a store reset: each finds
-    /// the store reset and is not sent (nothing of one session goes out in the next).
+    /// the store reset and is not sent (nothing of one session goes out in
+    /// the next). The one on the wire no longer holds the queue: the next
+    /// session's mutations do not wait for the last one's answer.
     pub(super) fn drop_held(&self) {
+        self.inner.queue.sending.borrow_mut().take();
         let held: Vec<Rc<Ticket>> = self.inner.queue.held.borrow_mut().drain(..).collect();
         if held.is_empty() {
             return;

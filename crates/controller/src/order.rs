@@ -5,8 +5,14 @@
 //! made: it counts from when it arrived, so it beats every read sent before
 //! then (the server may have served such a read before the write). Mutations
 //! keep the order they were sent in: the late answer of an older one counts
-//! just before the answer of a newer one that came first. Within a
-//! millisecond a per-request sequence number decides.
+//! just before the answer of a newer one that came first.
+//!
+//! The order is total: a stamp is a time on the controller's clock, which
+//! never goes back (`Controller::now`), then a sequence number holding a
+//! count within the millisecond, room for late answers, and the
+//! controller's origin (random), so no two controllers (tabs) give equal
+//! stamps. Stamps taken up from elsewhere move the count on (`Order::saw`):
+//! what a tab writes after taking another's write up is newer than it.
 
 use std::cell::{Cell, RefCell};
 
@@ -17,9 +23,15 @@ pub(crate) struct Stamp {
     pub seq: u64,
 }
 
-/// Sequence numbers are given in steps of this, so late answers of older
-/// mutations find room just below a newer one's (one number each).
-const STEP: u64 = 1 << 20;
+/// The low bits of a sequence number: the origin of the controller that gave it.
+const ORIGIN_BITS: u32 = 24;
+
+/// One late answer's room below the stamp after it (20 bits of room, so
+/// late answers of older mutations find room just below a newer one's).
+const ROOM: u64 = 1 << ORIGIN_BITS;
+
+/// The count within a millisecond sits above the room (20 bits).
+const COUNT_SHIFT: u32 = ORIGIN_BITS + 20;
 
 /// Mutations remembered at most: one that never answers (no time limit) must
 /// not keep every later one. Past this, the oldest are forgotten; an answer
@@ -32,20 +44,40 @@ struct Sent {
     answer: Option<Stamp>,
 }
 
-/// The controller's sequence and the mutations that can still order an answer.
-#[derive(Default)]
+/// The controller's last stamp and the mutations that can still order an answer.
 pub(crate) struct Order {
-    last: Cell<u64>,
+    /// The latest stamp given or seen.
+    last: Cell<Stamp>,
+    /// This controller's origin (low bits of each sequence number it gives).
+    origin: u64,
     /// Mutations sent, oldest first, from the oldest unanswered one on.
     sent: RefCell<Vec<Sent>>,
 }
 
 impl Order {
-    /// A stamp for now: a read sent, or a direct write.
+    /// An order whose stamps carry `origin` (its low 24 bits).
+    pub fn new(origin: u64) -> Order {
+        Order { last: Cell::new(Stamp { at: 0, seq: 0 }), origin: origin & (ROOM - 1), sent: RefCell::default() }
+    }
+
+    /// A stamp for now: a read sent, or a direct write. After every stamp
+    /// given or seen, even when `at` is earlier than the last one's time.
     pub fn now(&self, at: u64) -> Stamp {
-        let seq = self.last.get().saturating_add(STEP);
-        self.last.set(seq);
-        Stamp { at, seq }
+        let last = self.last.get();
+        let stamp = if at > last.at {
+            Stamp { at, seq: (1 << COUNT_SHIFT) | self.origin }
+        } else {
+            // Past the last count (a full millisecond keeps its last count: ties go to the later write).
+            let count = (last.seq >> COUNT_SHIFT).saturating_add(1).min(u64::MAX >> COUNT_SHIFT);
+            Stamp { at: last.at, seq: (count << COUNT_SHIFT) | self.origin }
+        };
+        self.last.set(stamp.max(last));
+        stamp
+    }
+
+    /// A stamp taken up from elsewhere: every stamp given from now on is after it.
+    pub fn saw(&self, stamp: Stamp) {
+        self.last.set(self.last.get().max(stamp));
     }
 
     /// A mutation sent at `at`: its stamp, for [`Order::answered`].
@@ -67,7 +99,7 @@ impl Order {
         let mut list = self.sent.borrow_mut();
         let later = list.iter().filter(|m| m.sent > sent).filter_map(|m| m.answer);
         if let Some(first) = later.min() {
-            stamp = stamp.min(Stamp { at: first.at, seq: first.seq.saturating_sub(1) });
+            stamp = stamp.min(Stamp { at: first.at, seq: first.seq.saturating_sub(ROOM) });
         }
         if let Some(own) = list.iter_mut().find(|m| m.sent == sent) {
             own.answer = Some(stamp);
@@ -85,7 +117,7 @@ mod tests {
 
     #[test]
     fn a_mutation_that_never_answers_does_not_keep_every_later_one() {
-        let order = Order::default();
+        let order = Order::new(7);
         let _hung = order.mutation(0);
         for at in 1..10_000 {
             let sent = order.mutation(at);
@@ -96,12 +128,29 @@ mod tests {
 
     #[test]
     fn a_late_answer_counts_just_before_the_newer_one_that_came_first() {
-        let order = Order::default();
+        let order = Order::new(7);
         let first = order.mutation(1);
         let second = order.mutation(2);
         let newer = order.answered(second, 3);
         let older = order.answered(first, 4);
         assert!(older < newer && older > second, "{older:?} {newer:?}");
         assert!(order.sent.borrow().is_empty(), "nothing pending: nothing kept");
+    }
+}
+
+#[cfg(test)]
+mod total {
+    use super::*;
+
+    #[test]
+    fn two_origins_never_give_equal_stamps_and_a_stamp_seen_comes_before_the_next_given() {
+        let (a, b) = (Order::new(1), Order::new(2));
+        let (x, y) = (a.now(5), b.now(5));
+        assert_ne!(x, y);
+        b.saw(a.now(5));
+        let after = b.now(5);
+        assert!(after > a.now(4) && after.at == 5, "{after:?}");
+        // The clock going back gives no earlier stamp.
+        assert!(b.now(3) > after);
     }
 }

@@ -265,15 +265,13 @@ impl Controller {
     /// Takes up a saved store as it was (one clock, the wall clock, across
     /// page loads), unless it was saved while the clock was ahead of now:
     /// then its times move back by the difference, so it is never newer than
-    /// what is fetched from now on.
+    /// what is fetched from now on (and so does each row still ahead).
     fn take_up_saved(&self, saved: Dehydrated) -> (usize, usize) {
         let back = saved.taken_at.saturating_sub(self.now());
         let entities = saved.entity_count();
         // Every result of a saved store was kept.
         let kept: Vec<String> = saved.state.result_keys().cloned().collect();
-        self.take_up_from_elsewhere(saved.state, &kept, |base, state| {
-            base.take_up(state, |at| at.saturating_sub(back))
-        });
+        self.take_up_from_elsewhere(saved.state, &kept, |at| at.saturating_sub(back));
         (kept.len(), entities)
     }
 
@@ -352,8 +350,10 @@ impl Controller {
                     |key| keys::schema_of(&index, key),
                     |table, pk| has(&rows, table, pk) || (unread && has(&taken, table, pk)),
                 );
-                let saved =
-                    Saved { version: persist.version, store: Dehydrated { taken_at: now, state, persist: Vec::new() } };
+                let saved = Saved {
+                    version: persist.version,
+                    store: Dehydrated { taken_at: now, state, persist: Vec::new(), since: self.inner.since.get() },
+                };
                 serde_json::to_string(&saved).ok()
             };
             let (count, text) = most_that_fit(items.len(), hint, persist.max_bytes, text_of)?;

@@ -107,9 +107,13 @@ impl Controller {
             if self.inner.schemas_unknown.get() > 0 && state.result(key).is_some() {
                 self.note_schema(key, schema);
             }
-            let data = data?;
             let stored = state.result(key);
             let stamp = stored.map(|r| (r.meta.fetched_at, r.meta.seq));
+            // A result that does not read (a row taken up from elsewhere that
+            // breaks its schema, say) is fetched again, once.
+            let data = data.inspect_err(|_| {
+                self.note_unreadable(key, stamp);
+            })?;
             // A stored `null` (an entity endpoint answering nobody) reads as
             // nothing and is valid; anything else read as nothing lost entities.
             let unreadable = schema.is_some() && data.is_none() && stored.is_some_and(|r| !r.value.is_null());

@@ -45,9 +45,15 @@ impl Controller {
     }
 
     /// Empties the store. Requests in flight still finish, but their results are
-    /// dropped and their callers get [`FetchError::Reset`].
+    /// dropped and their callers get [`FetchError::Reset`]; held mutations are
+    /// dropped unsent, and the next mutation does not wait for the answer of
+    /// one on the wire. What another tab wrote before now is not taken up
+    /// any more ([`Controller::take_shared`]).
     pub fn reset_entire_store(&self) {
         self.inner.epoch.set(self.inner.epoch.get() + 1);
+        let now = self.now();
+        self.inner.since.set(now);
+        self.inner.reset_at.set(now);
         self.inner.base.borrow_mut().clear();
         self.inner.layers.borrow_mut().clear();
         let mut keys = self.inner.keys.borrow_mut();
@@ -66,6 +72,38 @@ impl Controller {
         self.changed();
         self.drop_held();
         self.dispatch(crate::Action::Reset);
+    }
+
+    /// Empties the store as [`Controller::reset_entire_store`] does, for a
+    /// reset another tab made at `at` (its [`Controller::reset_at`]): what
+    /// the tabs wrote after that reset is still taken up here, what they
+    /// wrote before it is not. `sync_tabs` calls it.
+    ///
+    /// ```
+    /// use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// let time = FakeTime::default();
+    /// time.advance(1_000);
+    /// let (one, two) = (Controller::new(time.clone(), time.clone(), LocalTasks::default()), Controller::new(time.clone(), time.clone(), LocalTasks::default()));
+    /// one.reset_entire_store();
+    /// time.advance(5); // the message takes a while
+    /// two.reset_as_elsewhere(one.reset_at());
+    /// assert_eq!((one.reset_at(), two.reset_at()), (1_000, 1_000));
+    /// ```
+    pub fn reset_as_elsewhere(&self, at: rdc_core::Millis) {
+        self.reset_entire_store();
+        self.inner.reset_at.set(at.min(self.now()));
+    }
+
+    /// When the store was last reset, on this controller's clock (0: never).
+    ///
+    /// ```
+    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// assert_eq!(controller.reset_at(), 0);
+    /// ```
+    pub fn reset_at(&self) -> rdc_core::Millis {
+        self.inner.reset_at.get()
     }
 
     /// Stores `value` as the response of `endpoint` for `args`, as if fetched now.

@@ -33,9 +33,11 @@ pub fn sync_tabs(controller: &Controller, channel: &str) {
         let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
             // Another tab of the same origin; what does not read as a slice is left.
             let Some(text) = event.data().as_string() else { return };
-            if text == RESET {
+            if let Some(at) = text.strip_prefix(RESET) {
+                // When the other tab reset: what the tabs wrote since is the next user's.
+                let at = at.trim().parse().unwrap_or(u64::MAX);
                 quiet.set(true);
-                receiver.reset_entire_store();
+                receiver.reset_as_elsewhere(at);
                 quiet.set(false);
             } else if let Ok(slice) = rdc_controller::Dehydrated::from_script_text(&text) {
                 receiver.take_shared(slice);
@@ -49,7 +51,7 @@ pub fn sync_tabs(controller: &Controller, channel: &str) {
     let _ = (controller, channel);
 }
 
-/// What a tab posts when its store was reset (no store slice reads as it).
+/// What a tab posts when its store was reset, then when (no store slice reads as it).
 #[cfg(target_arch = "wasm32")]
 const RESET: &str = "rdc:reset";
 
@@ -62,9 +64,10 @@ struct ResetsShared {
 
 #[cfg(target_arch = "wasm32")]
 impl rdc_controller::Manager for ResetsShared {
-    fn on_action(&self, _: &Controller, action: rdc_controller::Action<'_>) {
+    fn on_action(&self, controller: &Controller, action: rdc_controller::Action<'_>) {
         if matches!(action, rdc_controller::Action::Reset) && !self.quiet.get() {
-            let _ = self.port.post_message(&wasm_bindgen::JsValue::from_str(RESET));
+            let text = format!("{RESET} {}", controller.reset_at());
+            let _ = self.port.post_message(&wasm_bindgen::JsValue::from_str(&text));
         }
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::json::Value;
 
 use super::changes::fields_changed;
-use super::state::{State, WriteMeta};
+use super::state::{EntityMeta, State, WriteMeta};
 use super::topic::{field_bit, Row, RowChange};
 use crate::error::NormalizeError;
 use crate::normalize::StagedListEdit;
@@ -49,7 +49,7 @@ impl State {
         let refs = |v: &Value| {
             pk_string_ref(v).is_some_and(|p| p == pk) || v.get("id").and_then(pk_string_ref).is_some_and(|p| p == pk)
         };
-        self.edit_lists(c, |_, items| without(items, refs));
+        self.edit_lists(c, None, |_, items| without(items, refs));
     }
 
     fn collection_add(
@@ -73,13 +73,14 @@ impl State {
         self.write_entities(&schema, item, &Value::Null, meta).map(|_| ())
     }
 
-    /// Applies a staged list edit; `before` is the item's stored object before
-    /// this write (what a move's item matched).
-    pub(crate) fn edit_lists_with(&mut self, staged: &StagedListEdit, before: Option<&Object>) {
+    /// Applies a staged list edit of a write with `meta`; `before` is the
+    /// item's stored object before this write (what a move's item matched).
+    pub(crate) fn edit_lists_with(&mut self, staged: &StagedListEdit, before: Option<&Object>, meta: EntityMeta) {
+        let meta = Some(meta);
         let StagedListEdit { collection, reference, fields, edit } = staged;
         let matches = |args: &Object| collection.accepts(args, fields);
         match edit {
-            ListEdit::Push | ListEdit::Unshift => self.edit_lists(collection, |args, items| {
+            ListEdit::Push | ListEdit::Unshift => self.edit_lists(collection, meta, |args, items| {
                 let Value::Array(items) = items else { return false };
                 if !matches(args) || items.contains(reference) {
                     return false;
@@ -91,8 +92,8 @@ impl State {
                 }
                 true
             }),
-            ListEdit::Remove => self.edit_lists(collection, |_, items| without(items, |item| item == reference)),
-            ListEdit::Move => self.edit_lists(collection, |args, items| {
+            ListEdit::Remove => self.edit_lists(collection, meta, |_, items| without(items, |item| item == reference)),
+            ListEdit::Move => self.edit_lists(collection, meta, |args, items| {
                 let Value::Array(items) = items else { return false };
                 let (was, is) = (before.is_some_and(|before| collection.accepts(args, before)), matches(args));
                 let listed = items.contains(reference);
@@ -106,7 +107,7 @@ impl State {
                     false
                 }
             }),
-            ListEdit::Assign => self.edit_lists(collection, |args, items| {
+            ListEdit::Assign => self.edit_lists(collection, meta, |args, items| {
                 let (Value::Object(map), Value::Object(members)) = (items, reference) else { return false };
                 if !matches(args) {
                     return false;
@@ -132,8 +133,15 @@ impl State {
     }
 
     /// Applies `edit(args, items)` to every stored list (or map); those it
-    /// changes get a new version.
-    fn edit_lists(&mut self, c: &Collection, mut edit: impl FnMut(&Object, &mut Value) -> bool) {
+    /// changes get a new version, and the times of the write (`meta`) when
+    /// they are not older: a list edited is as new as the edit, so the edit
+    /// wins where the list is taken up (another tab).
+    fn edit_lists(
+        &mut self,
+        c: &Collection,
+        meta: Option<EntityMeta>,
+        mut edit: impl FnMut(&Object, &mut Value) -> bool,
+    ) {
         if !self.entities.contains_key(c.name()) {
             return;
         }
@@ -180,6 +188,9 @@ impl State {
                 Self::note_row(undo.as_deref_mut(), c.def.key, index, Some(row));
                 row.value = Some(Arc::new(updated));
                 row.version = version;
+                if let Some(meta) = meta.filter(|meta| meta.not_older_than(&row.meta)) {
+                    row.meta = meta;
+                }
                 changed = true;
                 rows.push(RowChange { row: Row { table: c.def.key, index }, fields });
             }

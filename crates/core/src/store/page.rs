@@ -1,8 +1,11 @@
 //! A store sent with a server-rendered page: the copy taken on the server and
 //! how the browser's store takes it up.
 
-use crate::store::{State, StoredEntity};
+use crate::store::State;
 use crate::Millis;
+
+/// The longest an error taken up from elsewhere counts (then a read asks again).
+const TAKEN_ERROR_MS: Millis = 60_000;
 
 impl State {
     /// The data alone, without the change log or undo record (for inspection
@@ -60,12 +63,17 @@ impl State {
     }
 
     /// Takes up `page`, a store taken elsewhere, each of its times moved by
-    /// `shift` onto this store's clock. Newer data wins, in the order writes
-    /// use (fetch time, then sequence): a row or result held already is kept
-    /// unless the page's was fetched after it, and then the page's replaces it
-    /// whole (it is the server's merged row: no field merge or entity hook runs
-    /// again). An error is taken only for a key holding nothing. Returns how
-    /// many results were new.
+    /// `shift` onto this store's clock, which reads `now`. Nothing taken up
+    /// is later than `now`: a row, result or error whose fetch or arrival
+    /// time still is has all its times moved back by as much (its freshness
+    /// kept), so it never counts as newer than what is fetched from now on;
+    /// and an error counts for a minute at most. Newer data wins, in the
+    /// order writes use (fetch time, then sequence number, which no two
+    /// stores share): a row or result held already is kept unless the
+    /// page's was fetched after it, and then the page's replaces it whole
+    /// (it is the other store's merged row: no field merge or entity hook
+    /// runs again). An error is taken only for a key holding nothing.
+    /// Returns how many results were new.
     ///
     /// ```
     /// # use rdc_core::{State, WriteMeta};
@@ -73,37 +81,28 @@ impl State {
     /// server.write_plain_result("GET /a", rdc_core::json!("new"), WriteMeta::at(1_000, 60_000));
     /// let mut browser = State::default();
     /// // The browser's clock is 500 ms behind the server's.
-    /// assert_eq!(browser.take_up(server.page_copy(), |at| at - 500), 1);
+    /// assert_eq!(browser.take_up(server.page_copy(), |at| at - 500, 600), 1);
     /// assert_eq!(browser.result("GET /a").map(|r| r.meta.fetched_at), Some(500));
+    /// // A page whose times are ahead of the clock is moved back.
+    /// let mut behind = State::default();
+    /// behind.take_up(server.page_copy(), |at| at, 400);
+    /// let meta = behind.result("GET /a").map(|r| r.meta);
+    /// assert_eq!(meta.map(|m| (m.fetched_at, m.expires_at)), Some((400, 60_400)));
     /// ```
-    pub fn take_up(&mut self, page: State, shift: impl Fn(Millis) -> Millis) -> usize {
-        self.take_up_by(page, shift, false)
-    }
-
-    /// [`State::take_up`] for what another live store just wrote (another
-    /// tab's, say): a row or result fetched in the same millisecond as the one
-    /// held replaces it (the other store wrote it after telling its last
-    /// write; sequence numbers of two stores do not compare).
-    ///
-    /// ```
-    /// # use rdc_core::{State, WriteMeta};
-    /// let mut other = State::default();
-    /// other.write_plain_result("GET /a", rdc_core::json!("theirs"), WriteMeta::at(1_000, 60_000));
-    /// let mut mine = State::default();
-    /// mine.write_plain_result("GET /a", rdc_core::json!("mine"), WriteMeta { seq: 9, ..WriteMeta::at(1_000, 60_000) });
-    /// mine.take_up_shared(other.page_copy());
-    /// assert_eq!(*mine.result("GET /a").unwrap().value, rdc_core::json!("theirs"));
-    /// ```
-    pub fn take_up_shared(&mut self, page: State) -> usize {
-        self.take_up_by(page, |at| at, true)
-    }
-
-    fn take_up_by(&mut self, page: State, shift: impl Fn(Millis) -> Millis, ties_to_page: bool) -> usize {
-        let shift_all = |times: &mut [&mut Millis]| {
-            for at in times {
-                // "Never" stays never.
-                if **at != Millis::MAX {
-                    **at = shift(**at);
+    pub fn take_up(&mut self, page: State, shift: impl Fn(Millis) -> Millis, now: Millis) -> usize {
+        // Shifted onto this clock, then back by as much as the first two are
+        // still ahead of `now`; "never" stays never.
+        let rebase = |times: [&mut Millis; 3]| {
+            let [first, second, until] = times;
+            for at in [&mut *first, &mut *second, &mut *until] {
+                if *at != Millis::MAX {
+                    *at = shift(*at);
+                }
+            }
+            let ahead = (*first).max(*second).saturating_sub(now);
+            for at in [first, second, until] {
+                if *at != Millis::MAX {
+                    *at = at.saturating_sub(ahead);
                 }
             }
         };
@@ -114,12 +113,9 @@ impl State {
         for (type_key, table) in page.entities {
             let own = self.entities.entry(type_key).or_default();
             for (pk, mut row) in table.rows {
-                shift_all(&mut [&mut row.meta.fetched_at, &mut row.meta.date, &mut row.meta.expires_at]);
-                let keep = |held: &StoredEntity| match ties_to_page {
-                    true => held.meta.fetched_at > row.meta.fetched_at,
-                    false => held.meta.not_older_than(&row.meta),
-                };
-                if own.rows.get(&pk).is_some_and(keep) {
+                let meta = &mut row.meta;
+                rebase([&mut meta.fetched_at, &mut meta.date, &mut meta.expires_at]);
+                if own.rows.get(&pk).is_some_and(|held| held.meta.not_older_than(&row.meta)) {
                     continue;
                 }
                 row.version = version;
@@ -128,13 +124,10 @@ impl State {
             own.version = version;
         }
         for (key, mut result) in page.results {
-            shift_all(&mut [&mut result.meta.fetched_at, &mut result.meta.date, &mut result.meta.expires_at]);
+            let meta = &mut result.meta;
+            rebase([&mut meta.fetched_at, &mut meta.date, &mut meta.expires_at]);
             let held = self.results.get(&key).map(|r| (r.meta.fetched_at, r.meta.seq));
-            let keep = |held: (Millis, u64)| match ties_to_page {
-                true => held.0 > result.meta.fetched_at,
-                false => held >= (result.meta.fetched_at, result.meta.seq),
-            };
-            if held.is_some_and(keep) {
+            if held.is_some_and(|held| held >= (result.meta.fetched_at, result.meta.seq)) {
                 continue;
             }
             result.version = version;
@@ -144,7 +137,9 @@ impl State {
             if self.results.contains_key(&key) || self.errors.contains_key(&key) {
                 continue;
             }
-            shift_all(&mut [&mut error.date, &mut error.expires_at]);
+            let mut date = error.date;
+            rebase([&mut error.date, &mut date, &mut error.expires_at]);
+            error.expires_at = error.expires_at.min(now.saturating_add(TAKEN_ERROR_MS));
             self.errors.insert(key, error);
         }
         self.log(|log| log.everything = true);

@@ -233,7 +233,7 @@ impl State {
         }
         self.changes = log;
         for (edit, before) in plan.list_edits {
-            self.edit_lists_with(&edit, before.as_deref());
+            self.edit_lists_with(&edit, before.as_deref(), plan.meta);
         }
         Ok(())
     }
