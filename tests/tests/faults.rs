@@ -94,7 +94,8 @@ async fn malformed_truncated_and_non_json_bodies_are_parse_errors() {
 
 #[wasm_bindgen_test]
 async fn a_body_that_does_not_fit_the_schema_is_a_normalize_error() {
-    let endpoint = api("GET", "/price/:exchangePair").schema(Schema::array(User::schema()));
+    // A price where a user belongs: no `id`, no `name`.
+    let endpoint = api("GET", "/price/:exchangePair").schema(User::schema());
     let controller = quick_errors();
     let error = controller.fetch(&endpoint, json!({ "exchangePair": "BTC-USD" }), None).await.unwrap_err();
     assert!(matches!(error, FetchError::Normalize(_)), "{error:?}");
