@@ -105,6 +105,7 @@ impl State {
                     *at = at.saturating_sub(ahead);
                 }
             }
+            ahead
         };
         let mut taken = 0;
         // Local versions only: what the page counted says nothing here (and may be anything).
@@ -114,7 +115,10 @@ impl State {
             let own = self.entities.entry(type_key).or_default();
             for (pk, mut row) in table.rows {
                 let meta = &mut row.meta;
-                rebase([&mut meta.fetched_at, &mut meta.date, &mut meta.expires_at]);
+                let ahead = rebase([&mut meta.fetched_at, &mut meta.date, &mut meta.expires_at]);
+                if let Some((listed, _)) = &mut row.listed {
+                    *listed = shift(*listed).saturating_sub(ahead).min(meta.fetched_at);
+                }
                 if own.rows.get(&pk).is_some_and(|held| held.meta.not_older_than(&row.meta)) {
                     continue;
                 }
