@@ -114,6 +114,20 @@ fn an_error_taken_up_that_never_expires_stops_counting() {
 }
 
 #[test]
+fn a_result_taken_up_that_never_expires_goes_stale_after_a_day() {
+    let page = page_with(|page| {
+        page["state"]["results"]["GET /users"]["meta"]["expires_at"] = u64::MAX.into();
+        page["state"]["entities"]["User"]["rows"]["1"]["meta"]["expires_at"] = u64::MAX.into();
+    });
+    let (c, time, _) = at(HOUR);
+    c.hydrate(Dehydrated::from_script_text(&page).unwrap());
+    assert!(!c.needs_fetch("GET /users", Policy::default()), "fresh for now");
+    time.advance(25 * HOUR);
+    assert!(c.needs_fetch("GET /users", Policy::default()), "not fresh forever");
+    assert_eq!(c.sweep(), (1, 1), "nor kept forever");
+}
+
+#[test]
 fn a_taken_up_row_that_breaks_its_schema_leaves_its_result_fetchable_again() {
     let page = page_with(|page| page["state"]["entities"]["User"]["rows"]["1"]["value"]["name"] = 5.into());
     let (c, _, tasks) = at(HOUR);

@@ -7,6 +7,10 @@ use crate::Millis;
 /// The longest an error taken up from elsewhere counts (then a read asks again).
 const TAKEN_ERROR_MS: Millis = 60_000;
 
+/// The longest data taken up from elsewhere stays fresh after it was fetched
+/// (a day): a far-future or "never" `expires_at` does not pin it.
+const TAKEN_FRESH_MS: Millis = 24 * 60 * 60 * 1000;
+
 impl State {
     /// The data alone, without the change log or undo record (for inspection
     /// or saving).
@@ -67,7 +71,9 @@ impl State {
     /// is later than `now`: a row, result or error whose fetch or arrival
     /// time still is has all its times moved back by as much (its freshness
     /// kept), so it never counts as newer than what is fetched from now on;
-    /// and an error counts for a minute at most. Newer data wins, in the
+    /// what is taken up stays fresh for a day after its fetch at most (a
+    /// far-future `expires_at` does not pin it), and an error counts for a
+    /// minute at most. Newer data wins, in the
     /// order writes use (fetch time, then sequence number, which no two
     /// stores share): a row or result held already is kept unless the
     /// page's was fetched after it, and then the page's replaces it whole
@@ -91,7 +97,7 @@ impl State {
     /// ```
     pub fn take_up(&mut self, page: State, shift: impl Fn(Millis) -> Millis, now: Millis) -> usize {
         // Shifted onto this clock, then back by as much as the first two are
-        // still ahead of `now`; "never" stays never.
+        // still ahead of `now` ("never" is not shifted, only capped).
         let rebase = |times: [&mut Millis; 3]| {
             let [first, second, until] = times;
             for at in [&mut *first, &mut *second, &mut *until] {
@@ -100,11 +106,13 @@ impl State {
                 }
             }
             let ahead = (*first).max(*second).saturating_sub(now);
-            for at in [first, second, until] {
+            for at in [&mut *first, &mut *second, &mut *until] {
                 if *at != Millis::MAX {
                     *at = at.saturating_sub(ahead);
                 }
             }
+            // Fresh for a day after it was fetched at most.
+            *until = (*until).min(first.saturating_add(TAKEN_FRESH_MS));
             ahead
         };
         let mut taken = 0;
