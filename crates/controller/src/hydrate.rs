@@ -156,7 +156,9 @@ impl Controller {
     /// controller writes next is newer than all of it, also within this
     /// millisecond (`Order::saw`). Nothing taken is shared on, and the
     /// results' schemas come with their first reads.
-    pub(super) fn take_up_from_elsewhere(&self, state: State, kept: &[String], shift: impl Fn(Millis) -> Millis) {
+    pub(super) fn take_up_from_elsewhere(&self, mut state: State, kept: &[String], shift: impl Fn(Millis) -> Millis) {
+        // A count at the cap would leave this controller none to write after it.
+        state.cap_seqs(crate::order::MAX_TAKEN_SEQ);
         self.note_taken_rows(&state, kept);
         let now = self.now();
         self.inner.order.saw(crate::order::Stamp { at: now, seq: latest_seq(&state) });

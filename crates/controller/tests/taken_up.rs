@@ -205,6 +205,24 @@ fn a_tabs_own_write_after_taking_one_up_in_the_same_millisecond_wins() {
 }
 
 #[test]
+fn a_tabs_own_writes_win_over_a_taken_up_sequence_number_at_the_cap() {
+    let time = FakeTime::default();
+    time.advance(HOUR);
+    let (a, b) = (tab(&time), tab(&time));
+    a.0.set(&User::schema(), json!({ "id": "1", "name": "a" })).unwrap();
+    for slice in drain(&a.1) {
+        let mut text: serde_json::Value = serde_json::from_str(&slice.to_script_text()).unwrap();
+        text["state"]["entities"]["User"]["rows"]["1"]["meta"]["seq"] = u64::MAX.into();
+        b.0.take_shared(Dehydrated::from_script_text(&text.to_string()).unwrap());
+    }
+    assert_eq!(name(&b.0, "1").as_deref(), Some("a"));
+    for n in 0..2 {
+        b.0.set(&User::schema(), json!({ "id": "1", "name": format!("b{n}") })).unwrap();
+        assert_eq!(name(&b.0, "1"), Some(format!("b{n}")), "this tab's write {n} of the same millisecond wins");
+    }
+}
+
+#[test]
 fn a_tab_message_written_before_a_reset_and_delivered_after_it_stays_out() {
     let time = FakeTime::default();
     time.advance(HOUR);

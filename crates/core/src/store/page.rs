@@ -158,6 +158,30 @@ impl State {
         taken
     }
 
+    /// Lowers every sequence number (of rows and results) above `max` to
+    /// `max`, so that the taker can still order its own writes after them.
+    ///
+    /// ```
+    /// # use rdc_core::{State, WriteMeta};
+    /// let mut state = State::default();
+    /// let meta = WriteMeta { seq: u64::MAX, ..WriteMeta::at(1_000, 60_000) };
+    /// state.write_plain_result("GET /a", rdc_core::json!(1), meta);
+    /// state.cap_seqs(7);
+    /// assert_eq!(state.result("GET /a").map(|r| r.meta.seq), Some(7));
+    /// ```
+    pub fn cap_seqs(&mut self, max: u64) {
+        let rows = self.entities.values_mut().flat_map(|table| table.rows.values_mut());
+        for row in rows {
+            row.meta.seq = row.meta.seq.min(max);
+            if let Some((_, seq)) = &mut row.listed {
+                *seq = (*seq).min(max);
+            }
+        }
+        for result in self.results.values_mut() {
+            result.meta.seq = result.meta.seq.min(max);
+        }
+    }
+
     /// Makes the results at `keys` stale (shown, but fetched again on next use).
     pub fn expire_results(&mut self, keys: impl IntoIterator<Item = String>) {
         self.version += 1;
