@@ -358,7 +358,13 @@ impl Controller {
                 );
                 let saved = Saved {
                     version: persist.version,
-                    store: Dehydrated { taken_at: now, state, persist: Vec::new(), since: self.inner.since.get() },
+                    store: Dehydrated {
+                        taken_at: now,
+                        state,
+                        persist: Vec::new(),
+                        since: self.inner.since.get(),
+                        offset: self.clock_offset(),
+                    },
                 };
                 serde_json::to_string(&saved).ok()
             };

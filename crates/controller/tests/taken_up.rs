@@ -223,6 +223,27 @@ fn a_tabs_own_writes_win_over_a_taken_up_sequence_number_at_the_cap() {
 }
 
 #[test]
+fn tabs_whose_clocks_differ_after_a_step_back_reset_together_and_share_again() {
+    let time = FakeTime::default();
+    time.advance(HOUR);
+    let a = tab(&time);
+    // The wall clock steps back 10 minutes: `a`'s clock holds, `b` starts on the new reading.
+    time.step_back(600_000);
+    let b = tab(&time);
+    time.advance(1);
+    a.0.reset_entire_store();
+    b.0.reset_as_elsewhere(a.0.reset_at());
+    time.advance(1);
+    b.0.set(&User::schema(), json!({ "id": "1", "name": "next user" })).unwrap();
+    drain(&b.1).into_iter().for_each(|slice| a.0.take_shared(slice));
+    assert_eq!(name(&a.0, "1").as_deref(), Some("next user"), "written after the reset: taken up");
+    time.advance(1);
+    a.0.set(&User::schema(), json!({ "id": "1", "name": "from a" })).unwrap();
+    drain(&a.1).into_iter().for_each(|slice| b.0.take_shared(slice));
+    assert_eq!(name(&b.0, "1").as_deref(), Some("from a"), "and the other way");
+}
+
+#[test]
 fn a_tab_message_written_before_a_reset_and_delivered_after_it_stays_out() {
     let time = FakeTime::default();
     time.advance(HOUR);
