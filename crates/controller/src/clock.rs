@@ -39,6 +39,13 @@ impl Steady {
         self.last.set((raw, now));
         now
     }
+
+    /// How far this clock is ahead of the injected one (the steps back it
+    /// held through), as of the last reading.
+    pub fn offset(&self) -> u64 {
+        let (raw, now) = self.last.get();
+        now.saturating_sub(raw)
+    }
 }
 
 /// A process-wide count of controllers, mixed into each one's origin so two

@@ -125,7 +125,7 @@ mod tests {
         let controller = Controller::new(time.clone(), time.clone(), LocalTasks::default());
         let mut state = State::default();
         state.write_plain_result("GET /a", json!(1), WriteMeta::at(0, 1000));
-        controller.hydrate(Dehydrated { taken_at: 0, state, persist: Vec::new(), since: 0 });
+        controller.hydrate(Dehydrated { taken_at: 0, state, persist: Vec::new(), since: 0, offset: 0 });
         assert_eq!(controller.inner.schemas_unknown.get(), 1, "hydrated, not read yet");
         time.advance(2000);
         assert_eq!(controller.sweep().0, 1, "expired and unused: swept");

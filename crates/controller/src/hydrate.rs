@@ -46,6 +46,16 @@ pub struct Dehydrated {
     /// (it may be the last user's).
     #[serde(default)]
     pub(crate) since: Millis,
+    /// How far the clock of the controller it was taken from was ahead of
+    /// the wall clock (after a step back): another tab moves its times by
+    /// the difference to its own (`Controller::take_shared`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) offset: Millis,
+}
+
+/// Whether `at` is 0 (no offset: left out of the text).
+fn is_zero(at: &Millis) -> bool {
+    *at == 0
 }
 
 impl Dehydrated {
@@ -102,7 +112,13 @@ impl Controller {
     /// so this is what that page read.
     pub fn dehydrate(&self) -> Dehydrated {
         let state = self.inner.base.borrow().page_copy();
-        Dehydrated { taken_at: self.now(), state, persist: Vec::new(), since: self.inner.since.get() }
+        Dehydrated {
+            taken_at: self.now(),
+            state,
+            persist: Vec::new(),
+            since: self.inner.since.get(),
+            offset: self.clock_offset(),
+        }
     }
 
     /// The results at `keys` and the entities they reach: what one read of a
@@ -127,7 +143,13 @@ impl Controller {
     pub fn dehydrate_keys<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> Dehydrated {
         let index = self.inner.keys.borrow();
         let state = self.inner.base.borrow().slice(keys, |key| super::keys::schema_of(&index, key));
-        Dehydrated { taken_at: self.now(), state, persist: Vec::new(), since: self.inner.since.get() }
+        Dehydrated {
+            taken_at: self.now(),
+            state,
+            persist: Vec::new(),
+            since: self.inner.since.get(),
+            offset: self.clock_offset(),
+        }
     }
 
     /// Takes up a store dehydrated elsewhere: its times are moved by the
@@ -156,7 +178,9 @@ impl Controller {
     /// controller writes next is newer than all of it, also within this
     /// millisecond (`Order::saw`). Nothing taken is shared on, and the
     /// results' schemas come with their first reads.
-    pub(super) fn take_up_from_elsewhere(&self, state: State, kept: &[String], shift: impl Fn(Millis) -> Millis) {
+    pub(super) fn take_up_from_elsewhere(&self, mut state: State, kept: &[String], shift: impl Fn(Millis) -> Millis) {
+        // A count at the cap would leave this controller none to write after it.
+        state.cap_seqs(crate::order::MAX_TAKEN_SEQ);
         self.note_taken_rows(&state, kept);
         let now = self.now();
         self.inner.order.saw(crate::order::Stamp { at: now, seq: latest_seq(&state) });
@@ -209,12 +233,22 @@ impl Controller {
     /// What the other controller wrote before this store was last reset
     /// (its data began before then: the last user's, say) is dropped.
     pub fn take_shared(&self, shared: Dehydrated) {
-        if shared.since < self.inner.reset_at.get() {
+        // Another tab of this machine: one wall clock, but each tab's clock
+        // is ahead of it by the steps back it held through, so times move
+        // by the difference (those still ahead of this clock move back).
+        let (theirs, ours) = (shared.offset, self.clock_offset());
+        let shift = move |at: Millis| at.saturating_sub(theirs).saturating_add(ours);
+        if shift(shared.since) < self.inner.reset_at.get() {
             return;
         }
-        // Another tab of this machine: one clock, nothing to shift (times
-        // ahead of this controller's are moved back).
-        self.take_up_from_elsewhere(shared.state, &shared.persist, |at| at);
+        self.take_up_from_elsewhere(shared.state, &shared.persist, shift);
+    }
+
+    /// How far this controller's clock is ahead of the injected one (the
+    /// steps back it held through).
+    pub(crate) fn clock_offset(&self) -> Millis {
+        self.now();
+        self.inner.steady.offset()
     }
 
     /// Runs `f` with sharing off: what it writes came from elsewhere.
@@ -250,7 +284,13 @@ impl Controller {
         let sinks = self.inner.sinks.borrow().clone();
         let shared = written.slice.filter(|slice| !slice.is_empty()).map(|slice| {
             let persist = self.persisted_keys(&slice);
-            Dehydrated { taken_at: self.now(), state: slice, persist, since: self.inner.since.get() }
+            Dehydrated {
+                taken_at: self.now(),
+                state: slice,
+                persist,
+                since: self.inner.since.get(),
+                offset: self.clock_offset(),
+            }
         });
         for sink in sinks {
             match (sink, &shared) {

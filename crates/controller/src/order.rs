@@ -12,7 +12,8 @@
 //! count within the millisecond, room for late answers, and the
 //! controller's origin (random), so no two controllers (tabs) give equal
 //! stamps. Stamps taken up from elsewhere move the count on (`Order::saw`):
-//! what a tab writes after taking another's write up is newer than it.
+//! what a tab writes after taking another's write up is newer than it (a
+//! count taken up is first lowered below the last one, `MAX_TAKEN_SEQ`).
 
 use std::cell::{Cell, RefCell};
 
@@ -32,6 +33,10 @@ const ROOM: u64 = 1 << ORIGIN_BITS;
 
 /// The count within a millisecond sits above the room (20 bits).
 const COUNT_SHIFT: u32 = ORIGIN_BITS + 20;
+
+/// The highest sequence number taken up from elsewhere: the last of the
+/// count before the cap, so a stamp given after it still has a count to go.
+pub(crate) const MAX_TAKEN_SEQ: u64 = ((u64::MAX >> COUNT_SHIFT) << COUNT_SHIFT) - 1;
 
 /// Mutations remembered at most: one that never answers (no time limit) must
 /// not keep every later one. Past this, the oldest are forgotten; an answer

@@ -181,7 +181,8 @@ pub enum Restored {
     /// The store was reset while it loaded (a logout): dropped, not shown to the next user.
     ResetMeanwhile,
     /// The storage could not be read (refused, failed): nothing was taken up,
-    /// and what it holds is left as it is until the next save replaces it.
+    /// and what it holds is left as it is: this page saves nothing (a save
+    /// would replace what was never read with this session's data alone).
     LoadFailed {
         /// Why, as the storage said.
         reason: String,
@@ -250,7 +251,12 @@ impl Controller {
             let text = load.await;
             let restored = match text {
                 _ if controller.inner.epoch.get() != epoch => Restored::ResetMeanwhile,
-                Err(reason) => Restored::LoadFailed { reason },
+                Err(reason) => {
+                    // What is saved was never read: it is not saved over.
+                    keeper.saving.set(false);
+                    controller.inner.kept_since.set(None);
+                    Restored::LoadFailed { reason }
+                }
                 Ok(None) => Restored::Nothing,
                 Ok(Some(text)) => keeper.restore(&controller, &text),
             };
@@ -352,7 +358,13 @@ impl Controller {
                 );
                 let saved = Saved {
                     version: persist.version,
-                    store: Dehydrated { taken_at: now, state, persist: Vec::new(), since: self.inner.since.get() },
+                    store: Dehydrated {
+                        taken_at: now,
+                        state,
+                        persist: Vec::new(),
+                        since: self.inner.since.get(),
+                        offset: self.clock_offset(),
+                    },
                 };
                 serde_json::to_string(&saved).ok()
             };

@@ -75,7 +75,8 @@ impl Controller {
     }
 
     /// Empties the store as [`Controller::reset_entire_store`] does, for a
-    /// reset another tab made at `at` (its [`Controller::reset_at`]): what
+    /// reset another tab made at `at` (its [`Controller::reset_at`], on the
+    /// wall clock, moved onto this controller's clock here): what
     /// the tabs wrote after that reset is still taken up here, what they
     /// wrote before it is not. `sync_tabs` calls it.
     ///
@@ -91,10 +92,13 @@ impl Controller {
     /// ```
     pub fn reset_as_elsewhere(&self, at: rdc_core::Millis) {
         self.reset_entire_store();
+        let at = at.saturating_add(self.clock_offset());
         self.inner.reset_at.set(at.min(self.now()));
     }
 
-    /// When the store was last reset, on this controller's clock (0: never).
+    /// When the store was last reset, on the wall clock (this controller's
+    /// clock less the steps back it held through; 0: never), for another
+    /// tab's [`Controller::reset_as_elsewhere`].
     ///
     /// ```
     /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
@@ -103,7 +107,7 @@ impl Controller {
     /// assert_eq!(controller.reset_at(), 0);
     /// ```
     pub fn reset_at(&self) -> rdc_core::Millis {
-        self.inner.reset_at.get()
+        self.inner.reset_at.get().saturating_sub(self.clock_offset())
     }
 
     /// Stores `value` as the response of `endpoint` for `args`, as if fetched now.

@@ -437,6 +437,7 @@ fn load_without_persisting(time: &FakeTime) -> Page {
 #[derive(Clone, Default)]
 struct Unreadable {
     kept: MemoryStorage,
+    saves: Rc<std::cell::Cell<u32>>,
 }
 
 impl PersistStorage for Unreadable {
@@ -444,6 +445,7 @@ impl PersistStorage for Unreadable {
         Box::pin(async { Err("refused".to_owned()) })
     }
     fn save(&self, text: String) {
+        self.saves.set(self.saves.get() + 1);
         self.kept.save(text)
     }
     fn clear(&self) {
@@ -461,4 +463,9 @@ fn a_load_that_failed_says_so_and_is_not_read_as_nothing_kept() {
     assert_eq!(next.restored, Restored::LoadFailed { reason: "refused".into() });
     assert!(names(&next).is_empty(), "nothing taken up");
     assert!(storage.kept.text().is_some(), "what was kept is left as it is");
+    // This session's writes are not saved over what was never read.
+    let before = (storage.saves.get(), storage.kept.text());
+    fetch_users(&next, json!([{ "id": "2", "name": "Grace" }]));
+    time.advance(60_000);
+    assert_eq!((storage.saves.get(), storage.kept.text()), before, "no save after a failed load");
 }

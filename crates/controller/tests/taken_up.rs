@@ -114,6 +114,20 @@ fn an_error_taken_up_that_never_expires_stops_counting() {
 }
 
 #[test]
+fn a_result_taken_up_that_never_expires_goes_stale_after_a_day() {
+    let page = page_with(|page| {
+        page["state"]["results"]["GET /users"]["meta"]["expires_at"] = u64::MAX.into();
+        page["state"]["entities"]["User"]["rows"]["1"]["meta"]["expires_at"] = u64::MAX.into();
+    });
+    let (c, time, _) = at(HOUR);
+    c.hydrate(Dehydrated::from_script_text(&page).unwrap());
+    assert!(!c.needs_fetch("GET /users", Policy::default()), "fresh for now");
+    time.advance(25 * HOUR);
+    assert!(c.needs_fetch("GET /users", Policy::default()), "not fresh forever");
+    assert_eq!(c.sweep(), (1, 1), "nor kept forever");
+}
+
+#[test]
 fn a_taken_up_row_that_breaks_its_schema_leaves_its_result_fetchable_again() {
     let page = page_with(|page| page["state"]["entities"]["User"]["rows"]["1"]["value"]["name"] = 5.into());
     let (c, _, tasks) = at(HOUR);
@@ -188,6 +202,45 @@ fn a_tabs_own_write_after_taking_one_up_in_the_same_millisecond_wins() {
     assert_eq!(name(&b.0, "1").as_deref(), Some("b"), "written after what it took up: newer");
     drain(&b.1).into_iter().for_each(|slice| a.0.take_shared(slice));
     assert_eq!(name(&a.0, "1").as_deref(), Some("b"));
+}
+
+#[test]
+fn a_tabs_own_writes_win_over_a_taken_up_sequence_number_at_the_cap() {
+    let time = FakeTime::default();
+    time.advance(HOUR);
+    let (a, b) = (tab(&time), tab(&time));
+    a.0.set(&User::schema(), json!({ "id": "1", "name": "a" })).unwrap();
+    for slice in drain(&a.1) {
+        let mut text: serde_json::Value = serde_json::from_str(&slice.to_script_text()).unwrap();
+        text["state"]["entities"]["User"]["rows"]["1"]["meta"]["seq"] = u64::MAX.into();
+        b.0.take_shared(Dehydrated::from_script_text(&text.to_string()).unwrap());
+    }
+    assert_eq!(name(&b.0, "1").as_deref(), Some("a"));
+    for n in 0..2 {
+        b.0.set(&User::schema(), json!({ "id": "1", "name": format!("b{n}") })).unwrap();
+        assert_eq!(name(&b.0, "1"), Some(format!("b{n}")), "this tab's write {n} of the same millisecond wins");
+    }
+}
+
+#[test]
+fn tabs_whose_clocks_differ_after_a_step_back_reset_together_and_share_again() {
+    let time = FakeTime::default();
+    time.advance(HOUR);
+    let a = tab(&time);
+    // The wall clock steps back 10 minutes: `a`'s clock holds, `b` starts on the new reading.
+    time.step_back(600_000);
+    let b = tab(&time);
+    time.advance(1);
+    a.0.reset_entire_store();
+    b.0.reset_as_elsewhere(a.0.reset_at());
+    time.advance(1);
+    b.0.set(&User::schema(), json!({ "id": "1", "name": "next user" })).unwrap();
+    drain(&b.1).into_iter().for_each(|slice| a.0.take_shared(slice));
+    assert_eq!(name(&a.0, "1").as_deref(), Some("next user"), "written after the reset: taken up");
+    time.advance(1);
+    a.0.set(&User::schema(), json!({ "id": "1", "name": "from a" })).unwrap();
+    drain(&a.1).into_iter().for_each(|slice| b.0.take_shared(slice));
+    assert_eq!(name(&b.0, "1").as_deref(), Some("from a"), "and the other way");
 }
 
 #[test]

@@ -310,6 +310,30 @@ fn a_page_older_than_its_list_is_dropped() {
     assert_eq!(ids(&state, "GET /todos?userId=1"), [1, 2]);
 }
 
+/// An edit is not a fetch: a page asked for before a push onto its list
+/// answered still joins the list (only a fetch of the list drops it).
+#[test]
+fn a_page_asked_for_before_an_edit_of_its_list_still_joins_it() {
+    let pages = Collection::paginated(&todos(), "cursor");
+    let mut state = State::default();
+    let first = json!([todo(1, 1), todo(2, 1)]);
+    state.write_result("GET /todos?userId=1", &todos(), first, &json!({ "userId": 1 }), meta(1)).unwrap();
+    // Page 2 was asked for at 2; a push answered at 3, before the page.
+    state.collection_push(&pages, todo(5, 1), meta(3)).unwrap();
+    let args = json!({ "userId": 1, "cursor": 2 });
+    let second = json!([todo(3, 1), todo(4, 1)]);
+    state.write_result("GET /todos?cursor=2&userId=1", &pages, second, &args, meta(2)).unwrap();
+    assert_eq!(ids(&state, "GET /todos?userId=1"), [1, 2, 5, 3, 4]);
+    // The list fetched again (at 4) still drops a page asked for before it.
+    state.write_result("GET /todos?userId=1", &todos(), json!([todo(1, 1)]), &json!({ "userId": 1 }), meta(4)).unwrap();
+    state.collection_push(&pages, todo(6, 1), meta(6)).unwrap();
+    let late = json!([todo(8, 1)]);
+    state
+        .write_result("GET /todos?cursor=3&userId=1", &pages, late, &json!({ "userId": 1, "cursor": 3 }), meta(3))
+        .unwrap();
+    assert_eq!(ids(&state, "GET /todos?userId=1"), [1, 6]);
+}
+
 /// A paginated list gains pushed items like any list: the cursor filters nothing.
 #[test]
 fn a_paginated_list_takes_pushed_items() {

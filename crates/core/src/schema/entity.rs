@@ -76,8 +76,9 @@ pub struct EntityDef {
     pub replaces: bool,
     /// Whether data older than the stored object is dropped rather than
     /// merged under it: a further page asked for before its list was last
-    /// written (fetched again, or joined by a later page) belongs to the list
-    /// as it was.
+    /// fetched (again, or joined by a later page; an edit does not count,
+    /// see [`StoredEntity::listed`](crate::StoredEntity::listed)) belongs to
+    /// the list as it was.
     pub drops_older: bool,
     /// The `should_update` hook.
     pub should_update: fn(&EntityMeta, &EntityMeta) -> bool,

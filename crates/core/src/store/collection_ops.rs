@@ -189,6 +189,8 @@ impl State {
                 row.value = Some(Arc::new(updated));
                 row.version = version;
                 if let Some(meta) = meta.filter(|meta| meta.not_older_than(&row.meta)) {
+                    // An edit is not a fetch: the list's last fetch is kept.
+                    row.listed.get_or_insert((row.meta.fetched_at, row.meta.seq));
                     row.meta = meta;
                 }
                 changed = true;

@@ -7,6 +7,10 @@ use crate::Millis;
 /// The longest an error taken up from elsewhere counts (then a read asks again).
 const TAKEN_ERROR_MS: Millis = 60_000;
 
+/// The longest data taken up from elsewhere stays fresh after it was fetched
+/// (a day): a far-future or "never" `expires_at` does not pin it.
+const TAKEN_FRESH_MS: Millis = 24 * 60 * 60 * 1000;
+
 impl State {
     /// The data alone, without the change log or undo record (for inspection
     /// or saving).
@@ -67,7 +71,9 @@ impl State {
     /// is later than `now`: a row, result or error whose fetch or arrival
     /// time still is has all its times moved back by as much (its freshness
     /// kept), so it never counts as newer than what is fetched from now on;
-    /// and an error counts for a minute at most. Newer data wins, in the
+    /// what is taken up stays fresh for a day after its fetch at most (a
+    /// far-future `expires_at` does not pin it), and an error counts for a
+    /// minute at most. Newer data wins, in the
     /// order writes use (fetch time, then sequence number, which no two
     /// stores share): a row or result held already is kept unless the
     /// page's was fetched after it, and then the page's replaces it whole
@@ -91,7 +97,7 @@ impl State {
     /// ```
     pub fn take_up(&mut self, page: State, shift: impl Fn(Millis) -> Millis, now: Millis) -> usize {
         // Shifted onto this clock, then back by as much as the first two are
-        // still ahead of `now`; "never" stays never.
+        // still ahead of `now` ("never" is not shifted, only capped).
         let rebase = |times: [&mut Millis; 3]| {
             let [first, second, until] = times;
             for at in [&mut *first, &mut *second, &mut *until] {
@@ -100,11 +106,14 @@ impl State {
                 }
             }
             let ahead = (*first).max(*second).saturating_sub(now);
-            for at in [first, second, until] {
+            for at in [&mut *first, &mut *second, &mut *until] {
                 if *at != Millis::MAX {
                     *at = at.saturating_sub(ahead);
                 }
             }
+            // Fresh for a day after it was fetched at most.
+            *until = (*until).min(first.saturating_add(TAKEN_FRESH_MS));
+            ahead
         };
         let mut taken = 0;
         // Local versions only: what the page counted says nothing here (and may be anything).
@@ -114,7 +123,10 @@ impl State {
             let own = self.entities.entry(type_key).or_default();
             for (pk, mut row) in table.rows {
                 let meta = &mut row.meta;
-                rebase([&mut meta.fetched_at, &mut meta.date, &mut meta.expires_at]);
+                let ahead = rebase([&mut meta.fetched_at, &mut meta.date, &mut meta.expires_at]);
+                if let Some((listed, _)) = &mut row.listed {
+                    *listed = shift(*listed).saturating_sub(ahead).min(meta.fetched_at);
+                }
                 if own.rows.get(&pk).is_some_and(|held| held.meta.not_older_than(&row.meta)) {
                     continue;
                 }
@@ -144,6 +156,30 @@ impl State {
         }
         self.log(|log| log.everything = true);
         taken
+    }
+
+    /// Lowers every sequence number (of rows and results) above `max` to
+    /// `max`, so that the taker can still order its own writes after them.
+    ///
+    /// ```
+    /// # use rdc_core::{State, WriteMeta};
+    /// let mut state = State::default();
+    /// let meta = WriteMeta { seq: u64::MAX, ..WriteMeta::at(1_000, 60_000) };
+    /// state.write_plain_result("GET /a", rdc_core::json!(1), meta);
+    /// state.cap_seqs(7);
+    /// assert_eq!(state.result("GET /a").map(|r| r.meta.seq), Some(7));
+    /// ```
+    pub fn cap_seqs(&mut self, max: u64) {
+        let rows = self.entities.values_mut().flat_map(|table| table.rows.values_mut());
+        for row in rows {
+            row.meta.seq = row.meta.seq.min(max);
+            if let Some((_, seq)) = &mut row.listed {
+                *seq = (*seq).min(max);
+            }
+        }
+        for result in self.results.values_mut() {
+            result.meta.seq = result.meta.seq.min(max);
+        }
     }
 
     /// Makes the results at `keys` stale (shown, but fetched again on next use).

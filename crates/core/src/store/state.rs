@@ -53,6 +53,27 @@ pub struct StoredEntity {
     pub meta: EntityMeta,
     /// Store version of the last write.
     pub version: u64,
+    /// A list's last fetch (`fetched_at`, `seq`) when an edit (push, remove,
+    /// move) has moved `meta` past it since; `None` when `meta` is that fetch.
+    /// A further page asked for before this is dropped, one asked before an
+    /// edit is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listed: Option<(Millis, u64)>,
+}
+
+impl StoredEntity {
+    /// Whether data fetched with `meta` was asked for no earlier than this
+    /// row's last fetch (edits of a list do not count).
+    ///
+    /// ```
+    /// use rdc_core::{EntityMeta, StoredEntity};
+    /// let at = |fetched_at| EntityMeta { fetched_at, ..EntityMeta::default() };
+    /// let row = StoredEntity { value: None, meta: at(5), version: 1, listed: Some((3, 0)) };
+    /// assert!(row.fetched_not_after(&at(4)) && !row.fetched_not_after(&at(2)));
+    /// ```
+    pub fn fetched_not_after(&self, meta: &EntityMeta) -> bool {
+        self.listed.unwrap_or((self.meta.fetched_at, self.meta.seq)) <= (meta.fetched_at, meta.seq)
+    }
 }
 
 /// All entities of one type key, in first-stored order.

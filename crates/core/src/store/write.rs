@@ -147,7 +147,10 @@ impl State {
                         // Replaced whole: the incoming object is moved in.
                         Some(_) if newer && def.replaces => (Some(object), true, false),
                         Some(existing) if newer => (Some((def.merge)(existing, &object)), true, false),
-                        Some(_) if def.drops_older => continue,
+                        // A page asked for before its list was last fetched is
+                        // dropped; one overtaken only by an edit still joins.
+                        Some(_) if def.drops_older && !row.fetched_not_after(&incoming) => continue,
+                        Some(existing) if def.drops_older => (Some((def.merge)(existing, &object)), false, false),
                         Some(existing) => (Some((def.merge)(&object, existing)), false, false),
                         // A deletion tombstone: only newer data brings the entity back.
                         None if newer => (Some(object), true, true),
@@ -210,7 +213,7 @@ impl State {
         for (key, pk) in plan.deletes {
             self.note_table(key);
             let table = table_mut(&mut self.entities, key);
-            let tombstone = StoredEntity { value: None, meta: plan.meta, version };
+            let tombstone = StoredEntity { value: None, meta: plan.meta, version, listed: None };
             let undo = self.undo.as_deref_mut();
             let (index, was_alive) = match table.rows.get_full_mut(&pk) {
                 Some((_, _, row)) if !plan.meta.not_older_than(&row.meta) => continue,
@@ -260,9 +263,13 @@ impl State {
             };
             Self::note_row(undo, write.key, index, prior);
         }
-        let row = entry.or_insert(StoredEntity { value: None, meta, version });
+        let row = entry.or_insert(StoredEntity { value: None, meta, version, listed: None });
         if write.newer {
             row.meta = meta;
+            row.listed = None;
+        } else if write.value.is_some() && row.listed.is_some_and(|at| at < (meta.fetched_at, meta.seq)) {
+            // A page that joined a list edited since it was asked for.
+            row.listed = Some((meta.fetched_at, meta.seq));
         }
         if let Some(value) = write.value {
             let old = row.value.replace(value);
