@@ -35,6 +35,35 @@ fn set_hidden(hidden: bool) {
     document.dispatch_event(&web_sys::Event::new("visibilitychange").unwrap()).unwrap();
 }
 
+/// The page made hidden until this is dropped. A failed assertion must not
+/// leave later tests on the page hidden: a panic in wasm aborts without
+/// running drops, so a panic hook makes the page visible again too.
+struct Hidden {
+    /// The panic hook before this one, put back on drop.
+    before: std::sync::Arc<Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send>>,
+}
+
+impl Hidden {
+    fn new() -> Hidden {
+        let before = std::sync::Arc::new(std::panic::take_hook());
+        let chained = before.clone();
+        std::panic::set_hook(Box::new(move |info| {
+            set_hidden(false);
+            chained(info);
+        }));
+        set_hidden(true);
+        Hidden { before }
+    }
+}
+
+impl Drop for Hidden {
+    fn drop(&mut self) {
+        let before = self.before.clone();
+        std::panic::set_hook(Box::new(move |info| before(info)));
+        set_hidden(false);
+    }
+}
+
 /// How many ticker requests the server has seen for `product`.
 async fn ticker_count(product: &str) -> u64 {
     let response =
@@ -76,7 +105,7 @@ async fn polls_hold_while_the_page_is_hidden_and_resume_when_it_is_visible() {
     let (controller, held_handle) = mount_polling(&held, true).await;
     let (_, control_handle) = mount_polling(&control, false).await;
     let sent = count_actions(&controller, |action| matches!(action, Action::Sent { .. }));
-    set_hidden(true);
+    let hidden = Hidden::new();
     let hidden_at = ticker_count(&control).await;
     // The control reader polls twice more: a whole 2 s poll interval has passed.
     let mut polled = hidden_at;
@@ -89,7 +118,7 @@ async fn polls_hold_while_the_page_is_hidden_and_resume_when_it_is_visible() {
     }
     assert!(polled >= hidden_at + 2, "the control reader kept polling while hidden ({hidden_at} -> {polled})");
     assert_eq!(sent.get(), 0, "no poll was sent while the page was hidden");
-    set_hidden(false);
+    drop(hidden);
     assert!(wait_until(3000, || sent.get() > 0).await, "the held poll went once the page was visible");
     drop((held_handle, control_handle));
 }

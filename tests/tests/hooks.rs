@@ -691,14 +691,21 @@ fn dispatch(target: &str, event: &str) {
 /// Mounts a ticker reader of a fresh product named after `prefix` (polling
 /// when `live`) under a `DataProvider` whose focus and network switches are
 /// all `aware`, and waits for its first trade. Returns the product, the
-/// handle that unmounts it, the provider's clock and the element it shows in.
-async fn mount_trades(prefix: &str, live: bool, aware: bool) -> (String, impl Sized, Aging, web_sys::HtmlElement) {
+/// handle that unmounts it, the provider's clock, the element it shows in,
+/// and how many requests its controller has sent (counted as each is sent,
+/// so "nothing sent" does not race a slow server).
+async fn mount_trades(
+    prefix: &str,
+    live: bool,
+    aware: bool,
+) -> (String, impl Sized, Aging, web_sys::HtmlElement, Sent) {
     use rdc::leptos::Browser;
     let product = format!("{prefix}-{}", (js_sys::Math::random() * 1e9) as u64);
     let root = mount_point();
     let p = product.clone();
     let aging = Aging::default();
     let controller = send_wrapper::SendWrapper::new(rdc::controller::Controller::new(aging.clone(), Browser, Browser));
+    let sent = count_actions(&controller, |action| matches!(action, rdc::controller::Action::Sent { .. }));
     let handle = leptos::mount::mount_to(root.clone(), move || {
         let args = Product { product_id: p.clone() };
         view! {
@@ -709,24 +716,28 @@ async fn mount_trades(prefix: &str, live: bool, aware: bool) -> (String, impl Si
         }
     });
     wait_for_text(&root, 5000, |t| t.contains("trade=")).await;
-    (product, handle, aging, root)
+    (product, handle, aging, root, sent)
 }
+
+/// Requests a controller has sent, counted by [`count_actions`].
+type Sent = std::rc::Rc<std::cell::Cell<u32>>;
 
 /// Stale data a mounted reader shows is fetched again when the window regains
 /// focus, the page becomes visible or the network comes back; time alone, or
 /// fresh data, fetches nothing; an unmounted reader fetches nothing.
 #[wasm_bindgen_test]
 async fn stale_data_is_fetched_again_on_focus_visibility_and_network_return() {
-    let (product, handle, aging, root) = mount_trades("FOCUS", false, true).await;
+    let (product, handle, aging, root, sent) = mount_trades("FOCUS", false, true).await;
     assert_eq!(ticker_count(&product).await, 1);
-    // Fresh data: focus fetches nothing.
+    assert_eq!(sent.get(), 1, "the first fetch");
+    // Fresh data: focus fetches nothing (a fetch it started would be sent by now).
     dispatch("window", "focus");
     sleep(100).await;
-    assert_eq!(ticker_count(&product).await, 1, "fresh data is not fetched again");
+    assert_eq!(sent.get(), 1, "fresh data is not fetched again");
     // Stale now, but time alone wakes no one.
     aging.make_stale();
     sleep(300).await;
-    assert_eq!(ticker_count(&product).await, 1, "staleness alone fetches nothing");
+    assert_eq!(sent.get(), 1, "staleness alone fetches nothing");
     for (target, event, want) in [("window", "focus", 2), ("window", "online", 3), ("document", "visibilitychange", 4)]
     {
         dispatch(target, event);
@@ -737,22 +748,27 @@ async fn stale_data_is_fetched_again_on_focus_visibility_and_network_return() {
         aging.make_stale();
     }
     drop(handle);
+    let before = sent.get();
     dispatch("window", "focus");
     sleep(300).await;
-    assert_eq!(ticker_count(&product).await, 4, "an unmounted reader fetches nothing");
+    assert_eq!(sent.get(), before, "an unmounted reader fetches nothing");
+    assert_eq!(ticker_count(&product).await, 4);
 }
 
 /// With the switches off, focus, visibility and network return fetch nothing,
 /// and polls go on while offline.
 #[wasm_bindgen_test]
 async fn a_provider_can_turn_focus_and_network_awareness_off() {
-    let (product, handle, aging, _) = mount_trades("NOFOCUS", false, false).await;
+    let (product, handle, aging, _, sent) = mount_trades("NOFOCUS", false, false).await;
+    assert_eq!(sent.get(), 1, "the first fetch");
     aging.make_stale();
     for (target, event) in [("window", "focus"), ("window", "online"), ("document", "visibilitychange")] {
         dispatch(target, event);
     }
-    sleep(500).await;
-    assert_eq!(ticker_count(&product).await, 1, "stale data is fetched again only when the app asks");
+    // A fetch the events started would be sent by now, whatever the server's pace.
+    sleep(300).await;
+    assert_eq!(sent.get(), 1, "stale data is fetched again only when the app asks");
+    assert_eq!(ticker_count(&product).await, 1);
     drop(handle);
 
     let (polled, handle, ..) = mount_trades("AWAYPOLL", true, false).await;

@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use rdc::controller::Controller;
-use rdc::controller::{ExpiryStatus, Persist, Restored};
+use rdc::controller::{ExpiryStatus, LocalFuture, Persist, PersistStorage, Restored};
 use rdc::json;
 use rdc::leptos::{new_controller, persist};
 use rdc_e2e::wait_for_text;
@@ -33,8 +33,38 @@ async fn first_load(db: &str, version: u32) {
     let (first, restored) = load(db, version).await;
     assert_eq!(restored, Restored::Nothing);
     first.fetch(&list_users().persist(true), (), ()).await.unwrap();
-    // Saved 100 ms after the write, then IndexedDB's own time.
-    rdc_e2e::sleep(500).await;
+    // Saved 100 ms after the write, then IndexedDB's own time: wait until it is there.
+    let name = format!("rdc:{db}");
+    let mut saved = false;
+    for _ in 0..1000 {
+        if !run_js(READ_THE_STORE, &name).await.is_null() {
+            saved = true;
+            break;
+        }
+        rdc_e2e::sleep(10).await;
+    }
+    assert!(saved, "the first load's save landed");
+}
+
+/// A storage that counts the saves asked of it, then passes them on.
+struct CountingSaves<S> {
+    inner: S,
+    saves: std::rc::Rc<std::cell::Cell<u32>>,
+}
+
+impl<S: PersistStorage> PersistStorage for CountingSaves<S> {
+    fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
+        self.inner.load()
+    }
+
+    fn save(&self, text: String) {
+        self.saves.set(self.saves.get() + 1);
+        self.inner.save(text);
+    }
+
+    fn clear(&self) {
+        self.inner.clear();
+    }
 }
 
 #[wasm_bindgen_test]
@@ -122,19 +152,21 @@ fn field(object: &wasm_bindgen::JsValue, name: &str) -> bool {
 async fn a_reset_drops_a_save_still_queued_behind_another() {
     let db = database();
     first_load(&db, 1).await;
-    let (signed_in, restored) = load(&db, 1).await;
+    // This load's IndexedDB storage, with each save it is asked for counted.
+    let signed_in = new_controller();
+    let saves = std::rc::Rc::<std::cell::Cell<u32>>::default();
+    let storage = CountingSaves { inner: rdc::leptos::indexed_db(&db).unwrap(), saves: saves.clone() };
+    let restored = signed_in.persist(Persist::new(1), storage).await;
     assert!(matches!(restored, Restored::Taken { .. }), "{restored:?}");
     // Another connection holds the store: the first save waits in IndexedDB,
     // and the second waits behind it in rdc's own queue.
     let holder = run_js(HOLD_THE_STORE, &format!("rdc:{db}")).await;
-    let saves_asked = || rdc::leptos::pending_timeouts() == 0;
     signed_in.fetch(&list_users().persist(true), (), ()).await.unwrap();
-    assert!(!saves_asked(), "a save is due after the write");
-    assert!(rdc_e2e::wait_until(3000, saves_asked).await, "the first save was asked");
+    assert_eq!(saves.get(), 0, "saved a while after the write, not at once");
+    assert!(rdc_e2e::wait_until(10_000, || saves.get() == 1).await, "the first save was asked");
     let queued = json!([{ "id": "q1", "name": "Queued" }]);
     signed_in.set_response(&list_users().persist(true), &(), queued).unwrap();
-    assert!(!saves_asked(), "a second save is due");
-    assert!(rdc_e2e::wait_until(3000, saves_asked).await, "the second save was asked");
+    assert!(rdc_e2e::wait_until(10_000, || saves.get() == 2).await, "the second save was asked");
     assert!(field(&holder, "alive"), "the first save cannot have landed: the second is still queued");
     signed_in.reset_entire_store();
     js_sys::Reflect::set(&holder, &"hold".into(), &false.into()).unwrap();

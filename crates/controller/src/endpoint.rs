@@ -111,6 +111,16 @@ pub trait Endpoint: 'static {
     /// is stored: `stored` is that entity read back from the store, the
     /// answer merged into what was there (a PATCH answered with the fields it
     /// changed reads whole). The default keeps `output` as it came.
+    ///
+    /// ```
+    /// use rdc_controller::{Endpoint, FnEndpoint, TypedEndpoint};
+    /// use rdc_core::{json, json::Value};
+    /// // A `from_fn` endpoint resolves to the entity as stored.
+    /// type Call = <FnEndpoint<(), Value, String> as TypedEndpoint>::Endpoint;
+    /// let answer = json!({ "id": "1", "done": true });
+    /// let stored = json!({ "id": "1", "title": "Milk", "done": true });
+    /// assert_eq!(<Call as Endpoint>::read_back(answer, stored.clone()), stored);
+    /// ```
     fn read_back(output: Self::Output, stored: Value) -> Self::Output {
         let _ = stored;
         output

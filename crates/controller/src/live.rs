@@ -129,7 +129,23 @@ impl std::fmt::Debug for LiveFeed {
 
 impl LiveFeed {
     /// The shortest wait before reopening, in ms: a failing stream is never
-    /// reopened in a loop.
+    /// reopened in a loop. A [`backoff`](LiveFeed::backoff) asked for under
+    /// it waits this long.
+    ///
+    /// ```
+    /// # use rdc_controller::{LiveFeed, StreamEvent, StreamSource};
+    /// # use std::rc::Rc;
+    /// # struct Never;
+    /// # impl StreamSource for Never {
+    /// #     fn open(&self, _: Option<u64>, _: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> { Box::new(|| ()) }
+    /// # }
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Price { id: String }
+    /// # use rdc_core::Entity;
+    /// assert!(LiveFeed::MIN_BACKOFF_MS > 0, "never a reopen without a wait");
+    /// // The quickest reconnecting feed there is.
+    /// let eager = LiveFeed::new(Never, Price::schema().into(), |_| true).backoff(LiveFeed::MIN_BACKOFF_MS, 5_000);
+    /// # let _ = eager;
+    /// ```
     pub const MIN_BACKOFF_MS: u64 = 100;
 
     /// A feed from `source` whose messages are written with `schema`, open

@@ -183,6 +183,22 @@ pub enum Restored {
     /// The storage could not be read (refused, failed): nothing was taken up,
     /// and what it holds is left as it is: this page saves nothing (a save
     /// would replace what was never read with this session's data alone).
+    ///
+    /// ```
+    /// use rdc_controller::{Controller, FakeTime, LocalFuture, LocalTasks, Persist, PersistStorage, Restored};
+    /// struct Refused;
+    /// impl PersistStorage for Refused {
+    ///     fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
+    ///         Box::pin(async { Err("quota exceeded".to_owned()) })
+    ///     }
+    ///     fn save(&self, _text: String) {}
+    ///     fn clear(&self) {}
+    /// }
+    /// let (time, tasks) = (FakeTime::default(), LocalTasks::default());
+    /// let controller = Controller::new(time.clone(), time, tasks.clone());
+    /// let restored = tasks.block_on(controller.persist(Persist::new(1), Refused));
+    /// assert_eq!(restored, Restored::LoadFailed { reason: "quota exceeded".into() });
+    /// ```
     LoadFailed {
         /// Why, as the storage said.
         reason: String,

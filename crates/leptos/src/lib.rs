@@ -23,7 +23,7 @@ pub use hooks::{
     use_pages, use_query, use_queued_mutations, use_subscription, use_suspense, use_suspense_optional, DataResult, Dle,
     EntityKey, Loading, Mutation, Pages, Readable,
 };
-pub use persist::{mount_when_restored, persist};
+pub use persist::{indexed_db, mount_when_restored, persist};
 pub use platform::{pending_timeouts, Browser};
 pub use provider::{new_controller, provide_controller, use_controller, DataProvider};
 pub use tabs::sync_tabs;

@@ -1,6 +1,6 @@
 //! Keeping the store across page loads in the browser's IndexedDB.
 
-use rdc_controller::{Controller, LocalFuture, Persist, Restored};
+use rdc_controller::{Controller, LocalFuture, Persist, PersistStorage, Restored};
 
 /// Keeps the data of `controller` that asks to outlive the page
 /// (`RestEndpoint::persist`, [`Persist::entity`]) in the IndexedDB database
@@ -20,7 +20,7 @@ use rdc_controller::{Controller, LocalFuture, Persist, Restored};
 /// ```
 pub fn persist(controller: &Controller, database: &str, persist: Persist) -> LocalFuture<Restored> {
     #[cfg(target_arch = "wasm32")]
-    return match idb::IndexedDb::open(database) {
+    return match indexed_db(database) {
         Some(storage) => controller.persist(persist, storage),
         None => Box::pin(async { Restored::LoadFailed { reason: "IndexedDB is missing or refused".into() } }),
     };
@@ -28,6 +28,28 @@ pub fn persist(controller: &Controller, database: &str, persist: Persist) -> Loc
     let _ = (controller, database, persist);
     #[cfg(not(target_arch = "wasm32"))]
     Box::pin(async { Restored::Nothing })
+}
+
+/// The IndexedDB storage [`persist`] keeps the store in (the database
+/// `rdc:{database}`), for an app or a test that wraps it, e.g. to see each
+/// save as it is asked; `None` where IndexedDB is missing or refused, and
+/// natively.
+///
+/// ```no_run
+/// let controller = rdc_leptos::new_controller();
+/// if let Some(storage) = rdc_leptos::indexed_db("my-app") {
+///     let _restored = controller.persist(rdc_controller::Persist::new(1), storage);
+/// }
+/// ```
+#[must_use]
+pub fn indexed_db(database: &str) -> Option<impl PersistStorage + Clone> {
+    #[cfg(target_arch = "wasm32")]
+    return idb::IndexedDb::open(database);
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = database;
+        None::<rdc_controller::MemoryStorage>
+    }
 }
 
 /// Mounts `app` to the page's body once `restored` (from [`persist`]) is

@@ -22,6 +22,13 @@ fn items(result: Option<Result<rdc::json::Value, FetchError<RestError>>>) -> rdc
     result.expect("answered").expect("a page")["items"].clone()
 }
 
+/// The list as the store holds it: its items and its `next`.
+fn stored(app: &MockApp) -> (rdc::json::Value, rdc::json::Value) {
+    let read = app.controller().read::<_, rdc::json::Value>(&list(), &rdc::json!({})).expect("readable");
+    let list = read.data.expect("the list is stored");
+    (list["items"].clone(), list["next"].clone())
+}
+
 #[test]
 fn a_next_page_asked_for_while_the_list_is_in_flight_is_sent() {
     let app = MockApp::new();
@@ -46,8 +53,11 @@ fn a_list_refetch_while_a_page_is_in_flight_fetches_the_first_page() {
     let fifth = app.start(&next_page, Cursor { cursor: 5 }, None);
     let refetch = app.start(&list(), rdc::json!({}), None);
     assert_eq!(items(refetch.result()), rdc::json!([1, 2]), "the list's own answer, not page 5's");
+    assert_eq!(stored(&app), (rdc::json!([1, 2]), rdc::json!(2)), "the list starts over at its first page");
     held.answer(page(&[9], 6));
     app.run();
     assert_eq!(app.requests(), ["GET /items?cursor=5", "GET /items"]);
     assert_eq!(items(fifth.result()), rdc::json!([9]));
+    // Page 5 was asked for before the list started over: it does not become the list.
+    assert_eq!(stored(&app), (rdc::json!([1, 2]), rdc::json!(2)), "the list is not page 5 with next: 6");
 }
