@@ -483,3 +483,25 @@ fn a_kept_map_keeps_its_members_through_a_sweep() {
     let swept = state.sweep(100, |_| false, |_| Some(maps.clone()), |_, _, _| false);
     assert_eq!((swept.results.len(), swept.entities), (1, 2), "the result, then its map and member");
 }
+
+/// A further page asked for while the list's first fetch was in flight, and
+/// answered before it, does not become the list: the list's answer, when it
+/// comes, goes in front of the page's items.
+#[test]
+fn a_page_answered_before_its_lists_first_fetch_joins_the_list_when_it_comes() {
+    let pages = Collection::paginated(&todos(), "cursor");
+    let mut state = State::default();
+    // The list was asked for at 1, page 2 at 2; the page answered first.
+    let args = json!({ "userId": 1, "cursor": 2 });
+    let second = json!([todo(3, 1), todo(4, 1)]);
+    state.write_result("GET /todos?cursor=2&userId=1", &pages, second, &args, meta(2)).unwrap();
+    let first = json!([todo(1, 1), todo(2, 1)]);
+    state.write_result("GET /todos?userId=1", &todos(), first, &json!({ "userId": 1 }), meta(1)).unwrap();
+    assert_eq!(ids(&state, "GET /todos?userId=1"), [1, 2, 3, 4]);
+    // The list is fetched whole from then on: an older page is dropped again.
+    let late = json!([todo(9, 1)]);
+    state
+        .write_result("GET /todos?cursor=9&userId=1", &pages, late, &json!({ "userId": 1, "cursor": 9 }), meta(0))
+        .unwrap();
+    assert_eq!(ids(&state, "GET /todos?userId=1"), [1, 2, 3, 4]);
+}

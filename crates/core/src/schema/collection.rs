@@ -139,7 +139,9 @@ impl Collection {
     /// shifted into the next page since is not listed twice). Fetch the first
     /// page without `field`; fetching it again replaces the list. A page
     /// asked for before the list was last written (fetched again, or joined
-    /// by a page asked for later) is dropped: ask for one page at a time.
+    /// by a page asked for later) is dropped: ask for one page at a time. A
+    /// page that answers before the list's own fetch waits in the list for it:
+    /// the list's items then go in front.
     ///
     /// ```
     /// use rdc_core::{Collection, Entity, MemoCache, State, WriteMeta};
@@ -377,7 +379,7 @@ pub(crate) fn args_key(args: &Value) -> String {
 }
 
 /// A list with a page joined: `first`'s items, then `then`'s not among them.
-fn join_pages(first: &Object, then: &Object) -> Object {
+pub(crate) fn join_pages(first: &Object, then: &Object) -> Object {
     let items = |list: &Object| list.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
     let mut joined = items(first);
     for item in items(then) {

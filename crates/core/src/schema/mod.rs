@@ -18,7 +18,7 @@ pub use all::All;
 pub use collection::{Collection, ListEdit};
 pub use meta::{EntityMeta, Millis};
 
-pub(crate) use collection::{args_key, same_arg};
+pub(crate) use collection::{args_key, join_pages, same_arg};
 pub use entity::{
     canonical_text, composite_pk, json_text, pk_string, Entity, EntityDef, FieldError, NestedField, Object,
 };

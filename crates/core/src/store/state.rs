@@ -54,9 +54,10 @@ pub struct StoredEntity {
     /// Store version of the last write.
     pub version: u64,
     /// A list's last fetch (`fetched_at`, `seq`) when an edit (push, remove,
-    /// move) has moved `meta` past it since; `None` when `meta` is that fetch.
-    /// A further page asked for before this is dropped, one asked before an
-    /// edit is not.
+    /// move) has moved `meta` past it since; `None` when `meta` is that fetch;
+    /// `(0, 0)` while only pages have written the list. A further page asked
+    /// for before this is dropped, one asked before an edit is not; a fetch of
+    /// the list asked for after this but answered late goes in front.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listed: Option<(Millis, u64)>,
 }

@@ -12,7 +12,7 @@ use super::state::{
 use super::undo_log::UndoLog;
 use crate::error::NormalizeError;
 use crate::normalize::{join_path, Normalizer, Staged, StagedListEdit};
-use crate::schema::{ListEdit, Object, Schema};
+use crate::schema::{join_pages, ListEdit, Object, Schema};
 use crate::{ByAddress, FieldMask, Row, RowChange};
 
 impl State {
@@ -129,6 +129,9 @@ impl State {
                 }
             };
             let row = table.and_then(|t| t.rows.get(&pk));
+            // A page that starts a list, or joins one never fetched whole: the
+            // list's own fetch, when it answers, still goes in front.
+            let unfetched = def.drops_older && row.is_none_or(|r| r.listed == Some(NEVER_FETCHED));
             // `changed`: the merged object is known to differ from the stored one.
             let (merged, newer, changed) = match row {
                 Some(row) => {
@@ -139,7 +142,7 @@ impl State {
                         Some(existing) if newer && def.default_merge => {
                             if existing.includes(&object) {
                                 // Nothing a reader sees changes; only the times move forward.
-                                writes.push(Write { key, pk, value: None, newer, new: false });
+                                writes.push(Write { key, pk, value: None, newer, new: false, unfetched });
                                 continue;
                             }
                             (Some(existing.overlaid(&object)), true, true)
@@ -151,6 +154,14 @@ impl State {
                         // dropped; one overtaken only by an edit still joins.
                         Some(_) if def.drops_older && !row.fetched_not_after(&incoming) => continue,
                         Some(existing) if def.drops_older => (Some((def.merge)(existing, &object)), false, false),
+                        // A list fetched after the list's last fetch but answered
+                        // after pages or edits: its items go in front of theirs.
+                        Some(existing)
+                            if def.replaces
+                                && row.listed.is_some_and(|at| at < (incoming.fetched_at, incoming.seq)) =>
+                        {
+                            (Some(join_pages(&object, existing)), false, false)
+                        }
                         Some(existing) => (Some((def.merge)(&object, existing)), false, false),
                         // A deletion tombstone: only newer data brings the entity back.
                         None if newer => (Some(object), true, true),
@@ -162,7 +173,7 @@ impl State {
             let Some(merged) = merged else { continue };
             if !changed && row.and_then(|r| r.value.as_deref()) == Some(&merged) {
                 // Nothing a reader sees changes; only the times move forward.
-                writes.push(Write { key, pk, value: None, newer, new: false });
+                writes.push(Write { key, pk, value: None, newer, new: false, unfetched });
                 continue;
             }
             let merged = Value::Object(merged);
@@ -172,7 +183,7 @@ impl State {
                 message: e.message,
             })?;
             let Value::Object(merged) = merged else { continue };
-            writes.push(Write { key, pk, value: Some(Arc::new(merged)), newer, new: row.is_none() });
+            writes.push(Write { key, pk, value: Some(Arc::new(merged)), newer, new: row.is_none(), unfetched });
         }
         // A moving item's lists are decided by what it matched before this write.
         let list_edits = list_edits
@@ -266,7 +277,7 @@ impl State {
         let row = entry.or_insert(StoredEntity { value: None, meta, version, listed: None });
         if write.newer {
             row.meta = meta;
-            row.listed = None;
+            row.listed = write.unfetched.then_some(NEVER_FETCHED);
         } else if write.value.is_some() && row.listed.is_some_and(|at| at < (meta.fetched_at, meta.seq)) {
             // A page that joined a list edited since it was asked for.
             row.listed = Some((meta.fetched_at, meta.seq));
@@ -322,7 +333,13 @@ struct Write {
     newer: bool,
     /// Whether the table has no row for it yet.
     new: bool,
+    /// A page written to a list no fetch has written whole (see [`NEVER_FETCHED`]).
+    unfetched: bool,
 }
+
+/// The `listed` of a list only pages have written: its own fetch, whenever it
+/// answers, is later than this.
+const NEVER_FETCHED: (crate::Millis, u64) = (0, 0);
 
 /// Everything one commit will do, decided before anything changes.
 struct Plan {
