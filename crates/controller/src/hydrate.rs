@@ -111,7 +111,11 @@ impl Controller {
     /// server-rendered page: on the server each request has its own controller,
     /// so this is what that page read.
     pub fn dehydrate(&self) -> Dehydrated {
-        let state = self.inner.base.borrow().page_copy();
+        self.dehydrated(self.inner.base.borrow().page_copy())
+    }
+
+    /// `state` stamped with this controller's clock, start and offset.
+    fn dehydrated(&self, state: State) -> Dehydrated {
         Dehydrated {
             taken_at: self.now(),
             state,
@@ -143,13 +147,7 @@ impl Controller {
     pub fn dehydrate_keys<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> Dehydrated {
         let index = self.inner.keys.borrow();
         let state = self.inner.base.borrow().slice(keys, |key| super::keys::schema_of(&index, key));
-        Dehydrated {
-            taken_at: self.now(),
-            state,
-            persist: Vec::new(),
-            since: self.inner.since.get(),
-            offset: self.clock_offset(),
-        }
+        self.dehydrated(state)
     }
 
     /// Takes up a store dehydrated elsewhere: its times are moved by the
