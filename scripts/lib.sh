@@ -161,3 +161,19 @@ ensure_e2e_modules() {
         (cd e2e && npm ci --no-audit --no-fund) || die "npm could not install e2e/ (is the npm registry reachable?)"
     fi
 }
+
+# wasm-opt from npm's binaryen 132 (Debian's is too old: its output fails to
+# hydrate), installed under ~/.cache/rdc when missing and put first on PATH.
+ensure_wasm_opt() {
+    local dir="${XDG_CACHE_HOME:-$HOME/.cache}/rdc/binaryen-132"
+    if [ "$(wasm-opt --version 2>/dev/null)" != "wasm-opt version 132 (version_132)" ]; then
+        if [ ! -x "$dir/node_modules/.bin/wasm-opt" ]; then
+            ensure_node
+            say "installing wasm-opt (npm binaryen@132)"
+            mkdir -p "$dir"
+            npm install --no-audit --no-fund --no-save --prefix "$dir" binaryen@132 >/dev/null \
+                || die "npm could not install binaryen (is the npm registry reachable?)"
+        fi
+        export PATH="$dir/node_modules/.bin:$PATH"
+    fi
+}

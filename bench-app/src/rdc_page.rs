@@ -108,6 +108,37 @@ fn RdcApp(detail: RwSignal<Option<u32>>) -> impl IntoView {
     }
 }
 
+/// The optional features the build turned on, each used minimally, so
+/// `scripts/bundle-size` sees what a page using it ships (none of them at
+/// benchmark time: a row per feature, built alone).
+#[allow(unused_variables)]
+fn uses_features(controller: &Controller, n: u32) {
+    #[cfg(feature = "persist")]
+    {
+        let restored = rdc::leptos::persist(controller, "rdc-bench", rdc::controller::Persist::new(1).entity::<Item>());
+        leptos::task::spawn_local(async move {
+            let _ = restored.await;
+        });
+    }
+    #[cfg(feature = "sync-tabs")]
+    rdc::leptos::sync_tabs(controller, "rdc-bench");
+    #[cfg(feature = "live")]
+    controller.add_manager(rdc::controller::LiveFeed::new(
+        rdc::rest::EventSourceStream::new("/bench/live"),
+        Item::schema().into(),
+        |key| key.contains("/bench/items"),
+    ));
+    // An upload the page could send (never, at these sizes).
+    #[cfg(feature = "multipart")]
+    if n == u32::MAX {
+        let upload = RestEndpoint::post("/bench/uploads").args::<()>().body::<rdc::rest::Multipart>();
+        let sent = controller.fetch(&upload, (), rdc::rest::Multipart::new().text("title", "bench"));
+        leptos::task::spawn_local(async move {
+            let _ = sent.await;
+        });
+    }
+}
+
 impl RdcPage {
     /// Mounts the page under `root`, then stores `n` items by `authors` authors.
     pub fn mount(root: web_sys::HtmlElement, n: u32, authors: u32) -> RdcPage {
@@ -131,6 +162,7 @@ impl RdcPage {
         let handle = leptos::mount::mount_to(root, move || {
             view! { <rdc::leptos::DataProvider controller=c.clone()><RdcApp detail=detail/></rdc::leptos::DataProvider> }
         });
+        uses_features(&controller, n);
         let _ = controller.set_response(&list_endpoint(), &(), items_json(n, authors, 0));
         RdcPage {
             controller: (*controller).clone(),

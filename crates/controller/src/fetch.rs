@@ -131,11 +131,14 @@ impl Controller {
                 false => None,
             };
             // A mutation waits its turn: offline, or behind mutations made offline.
-            let turn = policy.mutation.then(|| this.turn_to_send(abort.as_ref()));
-            if let Some(turn) = &turn {
-                turn.await;
-            }
-            let on_the_wire = turn.as_ref().and_then(|turn| this.took_turn(turn));
+            #[cfg(feature = "offline")]
+            let on_the_wire = {
+                let turn = policy.mutation.then(|| this.turn_to_send(abort.as_ref()));
+                if let Some(turn) = &turn {
+                    turn.await;
+                }
+                turn.as_ref().and_then(|turn| this.took_turn(turn))
+            };
             let skipped = epoch != this.inner.epoch.get() || abort.as_ref().is_some_and(Abort::is_aborted);
             if !skipped {
                 this.dispatch(Action::Sent { key: &key });
@@ -202,6 +205,7 @@ impl Controller {
             };
             this.changed();
             // Answered: the next held mutation may go.
+            #[cfg(feature = "offline")]
             drop(on_the_wire);
             match &outcome {
                 Ok(_) => this.dispatch(Action::Resolved { key: &key }),

@@ -220,6 +220,7 @@ impl Controller {
 
     /// Calls `told` after each write of rows or results to the fetched data,
     /// without cutting a slice (persistence saves the store later).
+    #[cfg(feature = "persist")]
     pub(super) fn tell_writes(&self, told: impl Fn() + 'static) {
         self.inner.sinks.borrow_mut().push(Sink::Told(std::rc::Rc::new(told)));
     }
@@ -292,6 +293,7 @@ impl Controller {
         });
         for sink in sinks {
             match (sink, &shared) {
+                #[cfg(feature = "persist")]
                 (Sink::Told(told), _) => told(),
                 (Sink::Changes(sink), Some(shared)) => sink(shared),
                 (Sink::Changes(_), None) => {}
@@ -306,6 +308,7 @@ pub(super) enum Sink {
     /// Takes what each write changed (another tab).
     Changes(std::rc::Rc<dyn Fn(&Dehydrated)>),
     /// Only hears that something changed (persistence).
+    #[cfg(feature = "persist")]
     Told(std::rc::Rc<dyn Fn()>),
 }
 

@@ -13,9 +13,11 @@ mod gc;
 mod hydrate;
 mod keys;
 mod listeners;
+#[cfg(feature = "live")]
 mod live;
 mod manager;
 mod notify;
+#[cfg(feature = "offline")]
 mod offline;
 mod order;
 mod persist;
@@ -40,8 +42,10 @@ pub use endpoint::{Endpoint, LocalFuture, Policy, TypedEndpoint};
 pub use expiry::{expiry_status, ExpiryStatus};
 pub use from_fn::{from_fn, FnCall, FnEndpoint, FnError};
 pub use hydrate::Dehydrated;
+#[cfg(feature = "live")]
 pub use live::{LiveFeed, LiveStats, StreamEvent, StreamSource};
 pub use manager::{Action, Manager};
+#[cfg(feature = "persist")]
 pub use persist::{MemoryStorage, Persist, PersistStorage, Restored};
 pub use poll::Subscription;
 pub use services::FetchContext;
@@ -173,6 +177,7 @@ struct Inner {
     /// What sees each action (`manager.rs`).
     managers: manager::Managers,
     /// Mutations waiting to be sent (`offline.rs`).
+    #[cfg(feature = "offline")]
     queue: offline::Queue,
     /// What hears of each write to the fetched data (`share_writes`,
     /// persistence; in `hydrate.rs`).
@@ -265,6 +270,7 @@ impl Controller {
                 schemas_unknown: Cell::new(0),
                 services: RefCell::default(),
                 managers: manager::Managers::default(),
+                #[cfg(feature = "offline")]
                 queue: offline::Queue::default(),
                 sinks: RefCell::default(),
                 not_sharing: Cell::new(false),

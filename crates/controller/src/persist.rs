@@ -3,14 +3,22 @@
 //! entity types named, saved where the app keeps them (IndexedDB in the
 //! browser) and taken up again at the next start with their expiry.
 
+#[cfg(feature = "persist")]
 use std::cell::{Cell, RefCell};
+#[cfg(feature = "persist")]
 use std::rc::{Rc, Weak};
 
+#[cfg(feature = "persist")]
 use serde::{Deserialize, Serialize};
 
-use super::{keys, Action, Controller, Dehydrated, Inner, LocalFuture, Manager};
-use rdc_core::{Entity, Millis, State};
+use super::{keys, Controller};
+#[cfg(feature = "persist")]
+use super::{Action, Dehydrated, Inner, LocalFuture, Manager};
+#[cfg(feature = "persist")]
+use rdc_core::Entity;
+use rdc_core::{Millis, State};
 
+#[cfg(feature = "persist")]
 /// What outlives the page, under which version of the app's data, and how
 /// much of it. Endpoints opt in with `Policy::persist`; entity types here.
 ///
@@ -27,6 +35,7 @@ pub struct Persist {
     entity_types: Vec<&'static str>,
 }
 
+#[cfg(feature = "persist")]
 impl Persist {
     /// Keeps the results of endpoints that ask for it, saved 100 ms after a
     /// write, up to 2 MB. Raise `version` when the shape of the data changes:
@@ -81,6 +90,7 @@ impl Persist {
     }
 }
 
+#[cfg(feature = "persist")]
 /// Where a persisted store is kept: one text, replaced whole. A clear must
 /// take effect after the saves called before it and before those called
 /// after (a logout leaves nothing). `rdc_leptos::persist` keeps it in
@@ -113,6 +123,7 @@ pub trait PersistStorage: 'static {
     fn clear(&self);
 }
 
+#[cfg(feature = "persist")]
 /// Storage in memory: for tests, and for a controller started again in one process.
 ///
 /// ```
@@ -124,6 +135,7 @@ pub trait PersistStorage: 'static {
 #[derive(Debug, Clone, Default)]
 pub struct MemoryStorage(Rc<RefCell<Option<String>>>);
 
+#[cfg(feature = "persist")]
 impl MemoryStorage {
     /// What is kept now.
     ///
@@ -135,6 +147,7 @@ impl MemoryStorage {
     }
 }
 
+#[cfg(feature = "persist")]
 impl PersistStorage for MemoryStorage {
     fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
         let text = self.text();
@@ -148,6 +161,7 @@ impl PersistStorage for MemoryStorage {
     }
 }
 
+#[cfg(feature = "persist")]
 /// What [`Controller::persist`] found where the store is kept.
 ///
 /// ```
@@ -205,6 +219,7 @@ pub enum Restored {
     },
 }
 
+#[cfg(feature = "persist")]
 /// The saved text.
 #[derive(Serialize, Deserialize)]
 struct Saved {
@@ -212,6 +227,7 @@ struct Saved {
     store: Dehydrated,
 }
 
+#[cfg(feature = "persist")]
 /// Only the version, read first so another version's shape is never parsed.
 #[derive(Deserialize)]
 struct SavedVersion {
@@ -219,6 +235,7 @@ struct SavedVersion {
 }
 
 impl Controller {
+    #[cfg(feature = "persist")]
     /// Keeps the fetched data that asks for it in `storage` from now on, and
     /// takes up what an earlier page saved there: stale data shows at once
     /// and is fetched again on its first read, fresh data is not fetched. A
@@ -284,6 +301,7 @@ impl Controller {
         })
     }
 
+    #[cfg(feature = "persist")]
     /// Takes up a saved store as it was (one clock, the wall clock, across
     /// page loads), unless it was saved while the clock was ahead of now:
     /// then its times move back by the difference, so it is never newer than
@@ -328,6 +346,7 @@ impl Controller {
         state.result_keys().filter(|key| index.get(key.as_str()).is_some_and(|k| k.persist)).cloned().collect()
     }
 
+    #[cfg(feature = "persist")]
     /// What is kept now, as saved text: the persisted results with the rows
     /// they reach, the rows of the named types, and while a result taken up
     /// from elsewhere has not been read (its schema unknown) the rows taken
@@ -402,6 +421,7 @@ impl Controller {
     }
 }
 
+#[cfg(feature = "persist")]
 /// What a save keeps, as `text`; where the next save's search starts (how
 /// many items were kept, `usize::MAX` for all). The GC leaves what was
 /// fetched at or after `since` (at the cut, ties stay too).
@@ -411,6 +431,7 @@ struct Kept {
     text: String,
 }
 
+#[cfg(feature = "persist")]
 /// The most of `len` items whose text (`text_of(count)`: the newest `count`)
 /// fits in `max` bytes, with that text; the text of none when none fits.
 /// `hint` is how many the last save kept (0 before the first, `usize::MAX`
@@ -475,6 +496,7 @@ fn most_that_fit(
     Some((fit, text))
 }
 
+#[cfg(feature = "persist")]
 /// One thing that may be kept: a result (with whether its schema is still
 /// unknown), or an entity row of a named type.
 enum Item<'a> {
@@ -485,6 +507,7 @@ enum Item<'a> {
 /// Entity rows: primary keys by table key.
 pub(crate) type Rows = rdc_core::FastMap<String, std::collections::HashSet<String>>;
 
+#[cfg(feature = "persist")]
 /// Saves the store after writes, clears it on a reset.
 struct Keeper {
     controller: Weak<Inner>,
@@ -503,6 +526,7 @@ struct Keeper {
     fitted: Cell<usize>,
 }
 
+#[cfg(feature = "persist")]
 impl Keeper {
     fn controller(&self) -> Option<Controller> {
         self.controller.upgrade().map(|inner| Controller { inner })
@@ -578,9 +602,11 @@ impl Keeper {
     }
 }
 
+#[cfg(feature = "persist")]
 /// Clears the storage when the store is reset; a save pending is dropped.
 struct ClearsOnReset(Rc<Keeper>);
 
+#[cfg(feature = "persist")]
 impl Manager for ClearsOnReset {
     fn on_action(&self, controller: &Controller, action: Action<'_>) {
         if matches!(action, Action::Reset) {
@@ -597,6 +623,7 @@ impl Manager for ClearsOnReset {
     }
 }
 
+#[cfg(feature = "persist")]
 #[cfg(test)]
 mod tests {
     use std::cell::Cell;

@@ -70,6 +70,7 @@ impl Controller {
         self.inner.taken_rows.borrow_mut().clear();
         self.inner.memo.borrow_mut().clear();
         self.changed();
+        #[cfg(feature = "offline")]
         self.drop_held();
         self.dispatch(crate::Action::Reset);
     }

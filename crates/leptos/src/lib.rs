@@ -12,19 +12,25 @@
 
 mod hooks;
 mod page_data;
+#[cfg(feature = "persist")]
 mod persist;
 mod platform;
 mod provider;
+#[cfg(feature = "sync-tabs")]
 mod tabs;
 mod watch;
 
+#[cfg(feature = "offline")]
+pub use hooks::use_queued_mutations;
 pub use hooks::{
     use_cache, use_cancelling, use_dle, use_entity, use_entity_by, use_keys, use_live, use_loading, use_mutation,
-    use_pages, use_query, use_queued_mutations, use_subscription, use_suspense, use_suspense_optional, DataResult, Dle,
-    EntityKey, Loading, Mutation, Pages, Readable,
+    use_pages, use_query, use_subscription, use_suspense, use_suspense_optional, DataResult, Dle, EntityKey, Loading,
+    Mutation, Pages, Readable,
 };
+#[cfg(feature = "persist")]
 pub use persist::{indexed_db, mount_when_restored, persist};
 pub use platform::{pending_timeouts, Browser};
 pub use provider::{new_controller, provide_controller, use_controller, DataProvider};
+#[cfg(feature = "sync-tabs")]
 pub use tabs::sync_tabs;
 pub use watch::Snapshot;

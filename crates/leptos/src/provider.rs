@@ -58,7 +58,8 @@ pub fn DataProvider(
     pause_polls_when_away: bool,
     /// Hold mutations made offline, their optimistic updates shown, and send
     /// them in order once online (default: yes; see `use_queued_mutations`).
-    /// Off, a mutation offline fails at once as its request does.
+    /// Off, a mutation offline fails at once as its request does. (Needs
+    /// feature `offline`; without it this prop does nothing.)
     #[prop(default = true)]
     hold_mutations_offline: bool,
 ) -> impl IntoView {
@@ -85,7 +86,10 @@ pub fn DataProvider(
                 }
             },
             move |hidden, offline| {
+                #[cfg(not(feature = "offline"))]
+                let _ = hold_mutations_offline;
                 polls.pause_polls((hidden || offline) && pause_polls_when_away);
+                #[cfg(feature = "offline")]
                 polls.set_online(!offline || !hold_mutations_offline);
             },
         ));

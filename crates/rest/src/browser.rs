@@ -45,6 +45,7 @@ fn build(request: &HttpRequest) -> Result<(web_sys::Request, Option<i32>), Strin
         Some(RequestBody::Text(text)) => init.set_body(&JsValue::from_str(text)),
         Some(RequestBody::Blob(blob)) => init.set_body(blob.as_web()),
         // The browser writes the content type with the boundary.
+        #[cfg(feature = "multipart")]
         Some(RequestBody::Multipart(form)) => init.set_body(&form.to_form_data().map_err(js_error)?.into()),
     }
     let mut timer = None;

@@ -24,7 +24,7 @@ mod browser;
 mod disposition;
 mod endpoint;
 mod error;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(feature = "live", target_arch = "wasm32"))]
 mod event_source;
 mod fake;
 mod form;
@@ -33,6 +33,8 @@ mod http_date;
 mod link;
 mod logout;
 mod media;
+#[cfg(feature = "multipart")]
+mod multipart;
 #[cfg(all(feature = "reqwest", not(target_arch = "wasm32")))]
 mod native;
 mod params;
@@ -50,15 +52,17 @@ pub use endpoint::{
     RestCall, RestEndpoint,
 };
 pub use error::{NetworkError, RestError};
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(feature = "live", target_arch = "wasm32"))]
 pub use event_source::EventSourceStream;
 pub use fake::{block_on, FakeClient, FakeResponse};
 pub use form::form_fields;
 pub use http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
 pub use logout::logout_on_401;
+#[cfg(feature = "multipart")]
+pub use multipart::{Multipart, Part};
 #[cfg(all(feature = "reqwest", not(target_arch = "wasm32")))]
 pub use native::{same_origin_redirects, ReqwestClient};
 pub use path::{encode, ParamError, PathTemplate};
-pub use request_body::{IntoRequestBody, Multipart, Part, RequestBody};
+pub use request_body::{IntoRequestBody, RequestBody};
 pub use resource::{resource, Resource};
 pub use retry::Retry;

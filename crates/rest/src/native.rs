@@ -83,6 +83,7 @@ impl ReqwestClient {
             Some(RequestBody::Json(json)) => builder = builder.body(rdc_core::json_text(json)),
             Some(RequestBody::Text(text)) => builder = builder.body(text.clone()),
             Some(RequestBody::Blob(blob)) => builder = builder.body(blob.bytes().to_vec()),
+            #[cfg(feature = "multipart")]
             Some(RequestBody::Multipart(form)) => {
                 // As `fetch` does for a `FormData`: a content type set by hand wins.
                 let (content_type, bytes) = form.encode();

@@ -10,6 +10,8 @@ mod suspense;
 pub use cache::{use_cache, use_dle, use_entity, use_entity_by, use_keys, use_query, Dle, EntityKey};
 pub use live::{use_live, use_subscription};
 pub use loading::{use_loading, Loading};
-pub use mutation::{use_mutation, use_queued_mutations, Mutation};
+#[cfg(feature = "offline")]
+pub use mutation::use_queued_mutations;
+pub use mutation::{use_mutation, Mutation};
 pub use pages::{use_pages, Pages};
 pub use suspense::{use_cancelling, use_suspense, use_suspense_optional, DataResult, Readable};

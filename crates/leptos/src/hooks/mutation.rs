@@ -136,6 +136,7 @@ where
     Mutation { start: StoredValue::new_local(start), pending: pending.into(), error: error.into(), value: value.into() }
 }
 
+#[cfg(feature = "offline")]
 /// How many mutations wait to be sent: made offline (a [`DataProvider`](crate::DataProvider)
 /// holds them until the browser is online again), or made while those were
 /// still going out. For a "2 changes not sent yet" badge.

@@ -86,6 +86,7 @@ pub(super) fn default_request_init(endpoint: &RestCall, body: Option<RequestBody
         RequestBody::Json(json) => (Some("application/json".to_owned()), RequestBody::Text(rdc_core::json_text(&json))),
         RequestBody::Text(text) => (Some("text/plain;charset=UTF-8".to_owned()), RequestBody::Text(text)),
         RequestBody::Blob(blob) => (Some(blob.mime_type()).filter(|mime| !mime.is_empty()), RequestBody::Blob(blob)),
+        #[cfg(feature = "multipart")]
         RequestBody::Multipart(form) => match form.name_with_nul() {
             // The HTML standard escapes only `"`, CR and LF there; a NUL would
             // go raw into the part's header, which some parsers end at.
