@@ -102,5 +102,5 @@ pub(crate) fn retry_after(response: &HttpResponse) -> Option<Duration> {
     }
     let at = crate::http_date::parse(value)?;
     let now = crate::http_date::parse(response.header("date")?)?;
-    crate::http_date::between(now, at)?.to_std().ok()
+    u64::try_from(crate::http_date::between(now, at)?).ok().map(Duration::from_secs)
 }
