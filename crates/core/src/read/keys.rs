@@ -217,9 +217,11 @@ impl KeysEntry {
         if self.deps.len() > 2 * self.live_deps + 1024 {
             return None;
         }
+        // The rows changed since, when the journal can tell (else every item is checked).
         let tables = &mut self.tables;
-        let changed: Vec<RowKey> =
-            state.rows_changed_since(self.checked_at)?.map(|row| (tables.id(row.table), row.index)).collect();
+        let changed: Option<Vec<RowKey>> = state
+            .rows_changed_since(self.checked_at)
+            .map(|rows| rows.map(|row| (tables.id(row.table), row.index)).collect());
         let ctx = Ctx::new(state);
         if !source.holder.same(&self.list) {
             self.relist(&ctx, schema, source, visited)?;
@@ -227,6 +229,10 @@ impl KeysEntry {
         // Items whose dependencies name a changed row: checked, and decided
         // again when something they looked at changed.
         let mut candidates: Vec<u32> = Vec::new();
+        let Some(changed) = changed else {
+            candidates.extend(0..u32::try_from(self.items.len()).ok()?);
+            return self.check(state, schema, source, candidates, visited);
+        };
         if !changed.is_empty() {
             let index = self.index.get_or_insert_with(|| index_of(&self.items, &self.deps, &mut self.tables));
             for row in changed.iter().flat_map(|&(table, index)| [(table, index), (table, usize::MAX)]) {
@@ -238,6 +244,20 @@ impl KeysEntry {
         }
         candidates.sort_unstable();
         candidates.dedup();
+        self.check(state, schema, source, candidates, visited)
+    }
+
+    /// Checks the items at `candidates` (ascending positions), decides again
+    /// those whose dependencies changed, and shows or hides them.
+    fn check(
+        &mut self,
+        state: &State,
+        schema: &Schema,
+        source: &Source<'_>,
+        candidates: Vec<u32>,
+        visited: &mut u64,
+    ) -> Option<()> {
+        let ctx = Ctx::new(state);
         let mut flips: Vec<(u32, bool)> = Vec::new();
         let mut last = LastTable::default();
         for position in candidates {
