@@ -35,6 +35,7 @@ pub const WORKLOADS: &[&str] = &[
     "keys of 500 items (fresh memo)",
     "keys of 500 items after one delete",
     "rename one item and read it",
+    "keys of 10000 items after one delete",
     "delete one of 200 listed items, through a controller",
     "rename one of 100 listed items, through a controller",
 ];
@@ -257,6 +258,9 @@ impl Fixtures {
         if wanted("keys of 500") {
             self.keyed_list(min_ms, now, &report)?;
         }
+        if wanted("keys of 10000") {
+            report("keys of 10000 items after one delete", keys_after_one_delete(10_000, min_ms, now))?;
+        }
         if wanted("delete one") {
             report("delete one of 200 listed items, through a controller", listed_delete(min_ms, now))?;
         }
@@ -378,4 +382,29 @@ impl From<NormalizeError> for BenchError {
     fn from(error: NormalizeError) -> BenchError {
         BenchError { workload: "the fixtures".to_owned(), message: error.to_string() }
     }
+}
+
+/// Keys (`Vec<Pk>`) of a list of `n` items by 10 authors read again after one
+/// item went (or came back: each sample toggles the middle item), as the
+/// browser's delete-item-10000 does.
+fn keys_after_one_delete(n: u32, min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, String> {
+    let schema = Schema::array(ListItem::schema());
+    let item = |i: u32| json!({ "id": i, "name": format!("item {i}"), "author": { "id": i % 10, "name": format!("author {}", i % 10) } });
+    let state = RefCell::new(State::default());
+    let items = Value::Array((0..n).map(item).collect());
+    state.borrow_mut().write_result("items", &schema, items, &Value::Null, META).map_err(|e| e.to_string())?;
+    let memo = RefCell::new(MemoCache::default());
+    let mut deleted = false;
+    let mut toggle = || {
+        let mut state = state.borrow_mut();
+        let write = match deleted {
+            true => (ListItem::schema().into_schema(), item(n / 2)),
+            false => (Schema::invalidate::<ListItem>(), json!(n / 2)),
+        };
+        deleted = !deleted;
+        set_up(state.write_entities(&write.0, write.1, &Value::Null, META))
+    };
+    median_us_with(min_ms, now, &mut toggle, &mut |_| {
+        kept_some(memo.borrow_mut().read_result::<Vec<Pk>>(&state.borrow(), "items", &schema))
+    })
 }

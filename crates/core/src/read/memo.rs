@@ -8,6 +8,8 @@ use serde::de::DeserializeOwned;
 
 use super::ctx::Ctx;
 use super::deps::Dep;
+use super::keys::KeysMemo;
+use super::pk::Pk;
 use super::prior::{ListVerdicts, Prior};
 use super::top::read_with;
 use crate::error::ReadError;
@@ -44,6 +46,8 @@ struct Entry {
 #[derive(Default)]
 pub struct MemoCache {
     entries: FastMap<TypeId, FastMap<String, Entry>>,
+    /// Reads of stored lists as their keys (`Vec<Pk>`), patched after edits.
+    keys: KeysMemo,
 }
 
 impl std::fmt::Debug for MemoCache {
@@ -55,7 +59,7 @@ impl std::fmt::Debug for MemoCache {
 impl MemoCache {
     /// Number of memoized reads.
     pub fn len(&self) -> usize {
-        self.entries.values().map(FastMap::len).sum()
+        self.entries.values().map(FastMap::len).sum::<usize>() + self.keys.entries.len()
     }
 
     /// Whether nothing is memoized.
@@ -66,6 +70,30 @@ impl MemoCache {
     /// Drops every memoized read.
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.keys.entries.clear();
+    }
+
+    /// How many items of stored lists this cache has checked while reading
+    /// them as their keys (`Vec<Pk>`): a list read whole counts every item,
+    /// a list read again after an edit only the items the edit concerns.
+    ///
+    /// ```
+    /// # use rdc_core::{Entity, MemoCache, Pk, Schema, State, WriteMeta};
+    /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+    /// let mut state = State::default();
+    /// let schema = Schema::array(User::schema());
+    /// let users = rdc_core::json!([{"id": "a"}, {"id": "b"}, {"id": "c"}]);
+    /// state.write_result("users", &schema, users, &rdc_core::json!(null), WriteMeta::at(0, 1000))?;
+    /// let mut memo = MemoCache::default();
+    /// memo.read_result::<Vec<Pk>>(&state, "users", &schema)?;
+    /// assert_eq!(memo.list_items_checked(), 3);
+    /// state.write_entities(&Schema::invalidate::<User>(), rdc_core::json!("b"), &rdc_core::json!(null), WriteMeta::at(1, 1000))?;
+    /// let keys = memo.read_result::<Vec<Pk>>(&state, "users", &schema)?.unwrap();
+    /// assert_eq!((keys.len(), memo.list_items_checked()), (2, 4));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn list_items_checked(&self) -> u64 {
+        self.keys.visited
     }
 
     /// The [`Topic`](crate::Topic)s of what the memoized read of
@@ -90,13 +118,19 @@ impl MemoCache {
     pub fn topics(&self, type_id: TypeId, key: &str) -> impl Iterator<Item = crate::TopicFields> + '_ {
         let deps: &[Dep] =
             self.entries.get(&type_id).and_then(|by_key| by_key.get(key)).map_or(&[], |entry| &entry.deps);
-        deps.iter().filter_map(Dep::topic)
+        let keys: &[Dep] = match type_id == TypeId::of::<Vec<Pk>>() {
+            true => self.keys.entries.get(key).map_or(&[], |entry| entry.deps()),
+            false => &[],
+        };
+        deps.iter().chain(keys).filter_map(Dep::topic)
     }
 
     /// After rows were shown that the store may no longer have at their index
     /// (optimistic layers): memoized reads compare row versions only, never row
     /// contents, and liveness dependencies (which name no version) are void.
     pub fn forget_fields(&mut self) {
+        // A list's keys are patched from the rows that changed: read them whole.
+        self.keys.entries.clear();
         for entry in self.entries.values_mut().flat_map(FastMap::values_mut) {
             for dep in &mut entry.deps {
                 match dep {
@@ -118,6 +152,11 @@ impl MemoCache {
         schema: &Schema,
     ) -> Result<Option<Arc<T>>, ReadError> {
         let Some(result) = state.result(key) else { return Ok(None) };
+        if TypeId::of::<T>() == TypeId::of::<Vec<Pk>>() {
+            if let Some(keys) = self.keys.read(state, key, &result.value, schema) {
+                return Ok((keys as Arc<dyn Any + Send + Sync>).downcast::<T>().ok());
+            }
+        }
         self.read_memo(state, key, Some(result.version), schema, Input::Result(&result.value))
     }
 

@@ -5,6 +5,7 @@ mod ctx;
 pub(crate) mod de;
 mod deps;
 pub(crate) mod generated;
+mod keys;
 mod memo;
 mod names;
 pub(crate) mod path;

@@ -200,6 +200,9 @@ impl State {
         if changed {
             table.version = version;
             self.version = version;
+            for change in &rows {
+                self.journal.row(version, change.row);
+            }
             self.log(|log| log.rows.extend(rows));
         }
     }

@@ -2,6 +2,7 @@
 
 mod changes;
 mod collection_ops;
+mod journal;
 mod lookup;
 mod page;
 pub use page::ChangeMark;

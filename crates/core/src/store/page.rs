@@ -32,6 +32,7 @@ impl State {
             version: self.version,
             changes: None,
             undo: None,
+            journal: Default::default(),
         }
     }
 

@@ -143,6 +143,9 @@ pub struct State {
     /// What writes replaced since [`State::record_undo`] (only when recording).
     #[serde(skip)]
     pub(crate) undo: Option<Box<super::undo_log::UndoLog>>,
+    /// The rows the last writes changed (see [`State::rows_changed_since`]).
+    #[serde(skip)]
+    pub(crate) journal: super::journal::Journal,
 }
 
 impl State {

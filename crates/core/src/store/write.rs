@@ -46,6 +46,7 @@ impl State {
     /// Stores `value` as the result of `key` as it is (no schema, no entities).
     pub fn write_plain_result(&mut self, key: &str, value: Value, meta: WriteMeta) {
         self.version += 1;
+        self.journal.quiet(self.version);
         self.store_result(key, value, meta);
     }
 
@@ -91,6 +92,7 @@ impl State {
     /// Records an error for endpoint `key`; the data already stored stays.
     pub fn set_error(&mut self, key: &str, message: impl Into<String>, date: u64, expires_at: u64) {
         self.version += 1;
+        self.journal.quiet(self.version);
         self.note_key(key, false, true);
         self.errors.insert(key.to_owned(), ErrorEntry { message: message.into(), date, expires_at });
         self.touch_key(key);
@@ -104,6 +106,7 @@ impl State {
         if let Some(entry) = self.results.get_mut(key) {
             entry.meta.invalidated = true;
             self.version += 1;
+            self.journal.quiet(self.version);
             entry.version = self.version;
             self.touch_key(key);
         }
@@ -202,6 +205,7 @@ impl State {
         let plan = self.plan(staged, meta)?;
         self.version += 1;
         let version = self.version;
+        self.journal.quiet(version);
         let mut log = self.changes.take();
         // Grouped by table, so each table is looked up once.
         let mut groups: Vec<(&'static str, Vec<Write>)> = Vec::new();
@@ -218,7 +222,8 @@ impl State {
             // A response of many new entities grows the table once.
             table.rows.reserve(group.iter().filter(|w| w.new).count());
             for write in group {
-                Self::apply(table, write, plan.meta, version, log.as_deref_mut(), self.undo.as_deref_mut());
+                let undo = self.undo.as_deref_mut();
+                Self::apply(table, write, plan.meta, version, log.as_deref_mut(), undo, &mut self.journal);
             }
         }
         for (key, pk) in plan.deletes {
@@ -238,6 +243,7 @@ impl State {
                 }
             };
             table.version = version;
+            self.journal.row(version, Row { table: key, index });
             if let Some(log) = log.as_mut() {
                 log.rows.push(RowChange { row: Row { table: key, index }, fields: FieldMask::MAX });
                 if was_alive {
@@ -262,6 +268,7 @@ impl State {
         version: u64,
         log: Option<&mut Changes>,
         undo: Option<&mut UndoLog>,
+        journal: &mut super::journal::Journal,
     ) {
         // A new row's key was copied out of the response's text already
         // (`detach_new_keys`); a row that exists keeps its own key.
@@ -286,6 +293,7 @@ impl State {
             let old = row.value.replace(value);
             row.version = version;
             table.version = version;
+            journal.row(version, Row { table: write.key, index });
             if let Some(log) = log {
                 let fields = fields_changed(old.as_deref(), row.value.as_deref());
                 log.rows.push(RowChange { row: Row { table: write.key, index }, fields });

@@ -226,6 +226,15 @@ impl<'a> Ctx<'a> {
         valid
     }
 
+    /// Whether `item` (a reference whose type [keeps verdicts](Ctx::keeps_verdicts))
+    /// is shown, recording every dependency the check looks at.
+    pub fn decide_item(&self, schema: &Schema, item: &Value) -> bool {
+        self.recording.exact.set(true);
+        let valid = self.value_valid(schema, Some(item));
+        self.recording.exact.set(false);
+        valid
+    }
+
     /// Whether a required nested value resolves.
     pub fn value_valid(&self, schema: &Schema, value: Option<&Value>) -> bool {
         match schema {
