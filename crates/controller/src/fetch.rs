@@ -104,6 +104,8 @@ impl Controller {
         let this = self.clone();
         Box::pin(async move {
             let policy = endpoint.policy();
+            this.note_args(&key, &args);
+            let active = this.begin_activity(&key, &args, policy.mutation);
             let now = this.now();
             let sent = if policy.mutation { this.inner.order.mutation(now) } else { this.inner.order.now(now) };
             let epoch = this.inner.epoch.get();
@@ -203,6 +205,7 @@ impl Controller {
             } else {
                 Err(FetchError::Aborted)
             };
+            drop(active);
             this.changed();
             // Answered: the next held mutation may go.
             #[cfg(feature = "offline")]

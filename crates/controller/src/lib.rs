@@ -3,6 +3,8 @@
 //! collects garbage. Framework free: time, timers and spawning are injected.
 
 mod abort;
+mod activity;
+mod callbacks;
 mod clock;
 mod deadline;
 mod endpoint;
@@ -11,6 +13,7 @@ mod fetch;
 mod from_fn;
 mod gc;
 mod hydrate;
+mod invalidate;
 mod keys;
 mod listeners;
 #[cfg(feature = "live")]
@@ -37,6 +40,8 @@ use rdc_core::json::Value;
 use serde::de::DeserializeOwned;
 
 pub use abort::Abort;
+pub use activity::InFlight;
+pub use callbacks::{MutationCallbacks, Settled};
 pub use clock::{Clock, FakeTime, Timers};
 pub use endpoint::{Endpoint, LocalFuture, Policy, TypedEndpoint};
 pub use expiry::{expiry_status, ExpiryStatus};
@@ -192,6 +197,10 @@ struct Inner {
     /// While saves are made: the data they keep was fetched at or after this
     /// (what the last save kept; 0 before the first). The GC leaves it.
     kept_since: Cell<Option<rdc_core::Millis>>,
+    /// The requests in flight (`activity.rs`).
+    activity: activity::Activity,
+    /// The args each stored result's key was made from (`invalidate.rs`).
+    origins: invalidate::Origins,
 }
 
 /// The data layer's one entry point. Cheap to clone (all clones share the store).
@@ -277,6 +286,8 @@ impl Controller {
                 taken_rows: RefCell::default(),
                 kept_tables: RefCell::default(),
                 kept_since: Cell::new(None),
+                activity: activity::Activity::default(),
+                origins: invalidate::Origins::default(),
             }),
         }
     }

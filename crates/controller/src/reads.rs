@@ -79,6 +79,7 @@ impl Controller {
         let key = self
             .key_of(endpoint, args)
             .map_err(|e| FetchError::Endpoint(ReadError::Type { path: String::new(), message: e.to_string() }))?;
+        self.note_read_args(endpoint, &key, args);
         let raw = endpoint.endpoint();
         let schema = raw.schema();
         self.read_key(&key, schema.as_ref(), raw.policy().invalid_if_stale).map_err(FetchError::Endpoint)

@@ -131,6 +131,7 @@ impl Controller {
         self.write_base(|base| write_result(base, &key, schema.as_ref(), value, &args, meta))
             .map_err(FetchError::Normalize)?;
         keys::note_stored(&mut self.inner.keys.borrow_mut(), &key, schema, policy.persist);
+        self.note_args(&key, &args);
         self.changed();
         Ok(())
     }

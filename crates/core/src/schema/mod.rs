@@ -6,6 +6,7 @@
 mod all;
 mod collection;
 mod entity;
+mod holds;
 mod meta;
 mod polymorphic;
 mod typed;

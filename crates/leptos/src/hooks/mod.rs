@@ -1,5 +1,6 @@
 //! The hook family.
 
+mod activity;
 mod cache;
 mod live;
 mod loading;
@@ -7,6 +8,7 @@ mod mutation;
 mod pages;
 mod suspense;
 
+pub use activity::{use_is_fetching, use_is_fetching_of, use_pending_mutations};
 pub use cache::{use_cache, use_dle, use_entity, use_entity_by, use_keys, use_query, Dle, EntityKey};
 pub use live::{use_live, use_subscription};
 pub use loading::{use_loading, Loading};

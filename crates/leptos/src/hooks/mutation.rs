@@ -6,20 +6,63 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use rdc_controller::{FetchError, TypedEndpoint};
+use rdc_controller::{Controller, FetchError, MutationCallbacks, Settled, TypedEndpoint};
 
 use crate::provider::use_controller;
 
-type Start<C> = Box<dyn Fn(<C as TypedEndpoint>::Args, <C as TypedEndpoint>::Body)>;
-
-/// What [`use_mutation`] returns: `Copy`, so view closures can share it (see
-/// [`use_mutation`] for an example).
-pub struct Mutation<C: TypedEndpoint>
+/// What runs a [`Mutation`]: the controller, the endpoint, its signals.
+struct Runner<C: TypedEndpoint>
 where
     C::Result: Send + Sync,
     C::Error: Send + Sync,
 {
-    start: StoredValue<Start<C>, LocalStorage>,
+    controller: Controller,
+    endpoint: C,
+    latest: Cell<u64>,
+    pending: RwSignal<bool>,
+    error: RwSignal<Option<FetchError<C::Error>>>,
+    value: RwSignal<Option<Arc<C::Result>>>,
+}
+
+impl<C: TypedEndpoint> Runner<C>
+where
+    C::Result: Send + Sync,
+    C::Error: Send + Sync,
+{
+    fn run<X: 'static>(self: &Rc<Self>, args: C::Args, body: C::Body, callbacks: &MutationCallbacks<C, X>) {
+        let run = self.latest.get() + 1;
+        self.latest.set(run);
+        self.pending.set(true);
+        self.error.set(None);
+        let fetch = self.controller.fetch_with(&self.endpoint, args, body, callbacks);
+        let this = Rc::clone(self);
+        leptos::task::spawn_local(async move {
+            let outcome = fetch.await;
+            // The component may be gone: `try_set` leaves disposed signals be.
+            if this.latest.get() == run {
+                match outcome {
+                    Ok(result) => {
+                        this.value.try_set(Some(Arc::new(result)));
+                    }
+                    Err(e) => {
+                        this.error.try_set(Some(e));
+                    }
+                }
+                this.pending.try_set(false);
+            }
+        });
+    }
+}
+
+/// What [`use_mutation`] returns: `Copy`, so view closures can share it (see
+/// [`use_mutation`] for an example). `X` is what its `on_mutate` returns.
+pub struct Mutation<C: TypedEndpoint, X: 'static = ()>
+where
+    C::Result: Send + Sync,
+    C::Error: Send + Sync,
+{
+    runner: StoredValue<Rc<Runner<C>>, LocalStorage>,
+    callbacks: StoredValue<MutationCallbacks<C, X>, LocalStorage>,
     /// Whether the last run is in flight.
     pub pending: Signal<bool>,
     /// The last run's error (cleared when a run starts).
@@ -28,7 +71,7 @@ where
     pub value: Signal<Option<Arc<C::Result>>>,
 }
 
-impl<C: TypedEndpoint> std::fmt::Debug for Mutation<C>
+impl<C: TypedEndpoint, X: 'static> std::fmt::Debug for Mutation<C, X>
 where
     C::Result: Send + Sync,
     C::Error: Send + Sync,
@@ -38,7 +81,7 @@ where
     }
 }
 
-impl<C: TypedEndpoint> Clone for Mutation<C>
+impl<C: TypedEndpoint, X: 'static> Clone for Mutation<C, X>
 where
     C::Result: Send + Sync,
     C::Error: Send + Sync,
@@ -48,14 +91,14 @@ where
     }
 }
 
-impl<C: TypedEndpoint> Copy for Mutation<C>
+impl<C: TypedEndpoint, X: 'static> Copy for Mutation<C, X>
 where
     C::Result: Send + Sync,
     C::Error: Send + Sync,
 {
 }
 
-impl<C: TypedEndpoint> Mutation<C>
+impl<C: TypedEndpoint, X: 'static> Mutation<C, X>
 where
     C::Result: Send + Sync,
     C::Error: Send + Sync,
@@ -70,7 +113,49 @@ where
 
     /// Sends `body` with `args` (the path params of an update or a delete).
     pub fn run_with(&self, args: C::Args, body: C::Body) {
-        self.start.with_value(|start| start(args, body));
+        let callbacks = self.callbacks.with_value(Clone::clone);
+        self.runner.with_value(|runner| runner.run(args, body, &callbacks));
+    }
+
+    /// Runs `f` with the result, the args and `on_mutate`'s context after
+    /// each run that succeeds, once the store holds its answer (every run,
+    /// even after the component is gone). See [`use_mutation`].
+    pub fn on_success(self, f: impl Fn(&C::Result, &C::Args, &X) + 'static) -> Self {
+        self.callbacks.update_value(|callbacks| *callbacks = callbacks.clone().on_success(f));
+        self
+    }
+
+    /// Runs `f` with the error, the args and the context after each run
+    /// that fails (an HTTP error, a timeout, a reset...). See [`use_mutation`].
+    pub fn on_error(self, f: impl Fn(&FetchError<C::Error>, &C::Args, &X) + 'static) -> Self {
+        self.callbacks.update_value(|callbacks| *callbacks = callbacks.clone().on_error(f));
+        self
+    }
+
+    /// Runs `f` after `on_success` or `on_error`, with the outcome. See [`use_mutation`].
+    pub fn on_settled(self, f: impl Fn(Settled<'_, C>, &C::Args, &X) + 'static) -> Self {
+        self.callbacks.update_value(|callbacks| *callbacks = callbacks.clone().on_settled(f));
+        self
+    }
+}
+
+impl<C: TypedEndpoint> Mutation<C, ()>
+where
+    C::Result: Send + Sync,
+    C::Error: Send + Sync,
+{
+    /// Runs `f` with the args as each run starts, before anything is sent;
+    /// what it returns (the context: say, what to put back on failure)
+    /// reaches the other callbacks. Call it first. See [`use_mutation`].
+    pub fn on_mutate<Y: 'static>(self, f: impl Fn(&C::Args) -> Y + 'static) -> Mutation<C, Y> {
+        let callbacks = self.callbacks.with_value(|callbacks| callbacks.clone().on_mutate(f));
+        Mutation {
+            runner: self.runner,
+            callbacks: StoredValue::new_local(callbacks),
+            pending: self.pending,
+            error: self.error,
+            value: self.value,
+        }
     }
 }
 
@@ -79,6 +164,12 @@ where
 /// list and view showing what changed updates) and keeps `pending`, `error`
 /// and `value` current for the form. Only the latest run sets them: an answer
 /// to an earlier run that lands later changes the store but not the signals.
+///
+/// Callbacks run for every run: `on_mutate` before it is sent (its return
+/// value, the context, reaches the others), then `on_success` with the
+/// typed result or `on_error` with the typed error, then `on_settled`
+/// (TanStack's `useMutation` callbacks; [`MutationCallbacks`] has them for
+/// `Controller::fetch_with`).
 ///
 /// ```no_run
 /// use leptos::prelude::*;
@@ -91,11 +182,16 @@ where
 /// #[component]
 /// fn AddUser() -> impl IntoView {
 ///     use rdc_core::Entity;
-///     let create = use_mutation(RestEndpoint::post("/api/users").args::<()>().body::<NewUser>().schema(User::schema()));
+///     let notice = RwSignal::new(String::new());
+///     let create = use_mutation(RestEndpoint::post("/api/users").args::<()>().body::<NewUser>().schema(User::schema()))
+///         .on_mutate(|_| "Ada")
+///         .on_success(move |user, _, who| notice.set(format!("{who} is user {}", user.id)))
+///         .on_error(move |error, _, _| notice.set(format!("not saved: {error}")));
 ///     view! {
 ///         <button on:click=move |_| create.run(NewUser { name: "Ada".into() }) disabled=create.pending>"Add"</button>
 ///         {move || create.error.get().map(|e| e.to_string())}
 ///         {move || create.value.get().map(|user| format!("created {}", user.name))}
+///         {notice}
 ///     }
 /// }
 /// ```
@@ -105,35 +201,22 @@ where
     C::Result: Send + Sync,
     C::Error: Send + Sync,
 {
-    let controller = use_controller();
-    let pending = RwSignal::new(false);
-    let error = RwSignal::new(None::<FetchError<C::Error>>);
-    let value = RwSignal::new(None::<Arc<C::Result>>);
-    let latest = Rc::new(Cell::new(0u64));
-    let start: Start<C> = Box::new(move |args, body| {
-        let run = latest.get() + 1;
-        latest.set(run);
-        pending.set(true);
-        error.set(None);
-        let fetch = controller.fetch(&endpoint, args, body);
-        let latest = Rc::clone(&latest);
-        leptos::task::spawn_local(async move {
-            let outcome = fetch.await;
-            // The component may be gone: `try_set` leaves disposed signals be.
-            if latest.get() == run {
-                match outcome {
-                    Ok(result) => {
-                        value.try_set(Some(Arc::new(result)));
-                    }
-                    Err(e) => {
-                        error.try_set(Some(e));
-                    }
-                }
-                pending.try_set(false);
-            }
-        });
-    });
-    Mutation { start: StoredValue::new_local(start), pending: pending.into(), error: error.into(), value: value.into() }
+    let runner = Runner {
+        controller: use_controller(),
+        endpoint,
+        latest: Cell::new(0),
+        pending: RwSignal::new(false),
+        error: RwSignal::new(None),
+        value: RwSignal::new(None),
+    };
+    let (pending, error, value) = (runner.pending.into(), runner.error.into(), runner.value.into());
+    Mutation {
+        runner: StoredValue::new_local(Rc::new(runner)),
+        callbacks: StoredValue::new_local(MutationCallbacks::new()),
+        pending,
+        error,
+        value,
+    }
 }
 
 #[cfg(feature = "offline")]

@@ -1,0 +1,68 @@
+//! Whether a schema can hold entities of a type: what invalidating one
+//! entity type everywhere asks of each stored result.
+
+use super::{EntityDef, Schema};
+
+impl Schema {
+    /// Whether a value read through this schema can hold entities stored
+    /// under `type_key`, directly or nested in other entities (an empty
+    /// list of them counts: it may hold some once fetched again).
+    ///
+    /// ```
+    /// use rdc_core::{Entity, Schema};
+    /// #[derive(serde::Deserialize, rdc_core::Entity)]
+    /// struct Post { id: String }
+    /// #[derive(serde::Deserialize, rdc_core::Entity)]
+    /// struct User { id: String, #[entity(nested)] posts: Vec<Post> }
+    /// let users = Schema::array(User::schema());
+    /// assert!(users.holds("Post") && users.holds("User"));
+    /// assert!(!Schema::array(Post::schema()).holds("User"));
+    /// ```
+    pub fn holds(&self, type_key: &str) -> bool {
+        // An explicit stack and the entity types seen: nested and lazy
+        // schemas may refer back to themselves.
+        let mut todo = vec![self.clone()];
+        let mut seen: Vec<&'static EntityDef> = Vec::new();
+        let mut entity = |def: &'static EntityDef, todo: &mut Vec<Schema>| {
+            if def.key == type_key {
+                return true;
+            }
+            if !seen.iter().any(|s| std::ptr::eq(*s, def)) {
+                seen.push(def);
+                todo.extend((def.nested)().iter().map(|field| field.schema.clone()));
+            }
+            false
+        };
+        let mut lazies: Vec<fn() -> Schema> = Vec::new();
+        while let Some(schema) = todo.pop() {
+            let found = match schema {
+                Schema::Entity(def) | Schema::Invalidate(def) => entity(def, &mut todo),
+                Schema::Array(inner) | Schema::Values(inner) => {
+                    todo.push((*inner).clone());
+                    false
+                }
+                Schema::Object(fields) => {
+                    todo.extend(fields.iter().map(|(_, field)| field.clone()));
+                    false
+                }
+                Schema::Union(poly) => poly.mapping.iter().any(|(_, def)| entity(def, &mut todo)),
+                Schema::All(all) => all.entity_defs().into_iter().any(|def| entity(def, &mut todo)),
+                Schema::Collection(collection) | Schema::CollectionEdit(collection, _) => {
+                    todo.push(collection.items_schema());
+                    collection.def.key == type_key
+                }
+                Schema::Lazy(make) => {
+                    if !lazies.iter().any(|l| std::ptr::fn_addr_eq(*l, make)) {
+                        lazies.push(make);
+                        todo.push(make());
+                    }
+                    false
+                }
+            };
+            if found {
+                return true;
+            }
+        }
+        false
+    }
+}
