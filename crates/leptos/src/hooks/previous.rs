@@ -12,6 +12,18 @@ use crate::hooks::suspense::Readable;
 
 /// What [`use_keep_previous`] and [`use_placeholder`] return: [`use_dle`]'s
 /// data, loading and error, and whether the data shown is a stand-in.
+///
+/// ```no_run
+/// # use leptos::prelude::*;
+/// fn label(shown: rdc_leptos::Shown<String, rdc_rest::RestError>) -> impl Fn() -> String {
+///     move || match (shown.data.get(), shown.is_previous.get()) {
+///         (Some(name), false) => name.to_string(),
+///         (Some(name), true) => format!("{name} (loading…)"),
+///         (None, _) => String::new(),
+///     }
+/// }
+/// # let _ = label;
+/// ```
 #[derive(Debug)]
 pub struct Shown<T: Send + Sync + 'static, E: Send + Sync + 'static> {
     /// The data of the current args, or a stand-in while they load.
