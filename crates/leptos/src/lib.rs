@@ -23,7 +23,9 @@ pub use hooks::{
     use_pages, use_query, use_queued_mutations, use_subscription, use_suspense, use_suspense_optional, DataResult, Dle,
     EntityKey, Loading, Mutation, Pages, Readable,
 };
-pub use hooks::{use_error, use_fetch, use_keep_previous, use_placeholder, use_prefetch, use_select, Shown};
+pub use hooks::{
+    use_error, use_fetch, use_keep_previous, use_placeholder, use_prefetch, use_query_select, use_select, Shown,
+};
 pub use persist::{indexed_db, mount_when_restored, persist};
 pub use platform::{pending_timeouts, Browser};
 pub use provider::{new_controller, provide_controller, use_controller, DataProvider};

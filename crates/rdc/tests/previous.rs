@@ -120,3 +120,26 @@ fn use_select_wakes_its_reader_only_when_the_derived_value_changes() {
     app.run();
     assert_eq!((milky.get_untracked(), renders.load(Ordering::SeqCst)), (Some(2), 2));
 }
+
+#[test]
+fn use_query_select_reads_a_core_query_for_its_args_and_follows_the_store() {
+    let app = MockApp::new();
+    let titled =
+        std::sync::Arc::new(Query::new("todos titled", All::of::<Todo>().into(), |todos: &Vec<Todo>, args| {
+            todos.iter().filter(|t| args.as_str().is_some_and(|q| t.title.contains(q))).count()
+        }));
+    let q = RwSignal::new("milk".to_string());
+    let count = app.hooks(|| use_query_select(titled, Signal::derive(move || rdc::json::Value::from(q.get()))));
+    assert_eq!(count.get_untracked().as_deref(), None, "no todo stored yet");
+    app.controller().set_response(&todo(), &id(1), item(1, "milk")).unwrap();
+    app.controller().set_response(&todo(), &id(2), item(2, "bread")).unwrap();
+    app.controller().set_response(&todo(), &id(3), item(3, "bread roll")).unwrap();
+    app.run();
+    assert_eq!(count.get_untracked().as_deref(), Some(&1));
+    q.set("bread".into());
+    app.run();
+    assert_eq!(count.get_untracked().as_deref(), Some(&2), "new args select anew");
+    app.controller().set_response(&todo(), &id(1), item(1, "bread crumbs")).unwrap();
+    app.run();
+    assert_eq!(count.get_untracked().as_deref(), Some(&3), "a store change selects anew");
+}

@@ -17,5 +17,5 @@ pub use loading::{use_loading, Loading};
 pub use mutation::{use_mutation, use_queued_mutations, Mutation};
 pub use pages::{use_pages, Pages};
 pub use previous::{use_keep_previous, use_placeholder, Shown};
-pub use select::use_select;
+pub use select::{use_query_select, use_select};
 pub use suspense::{use_cancelling, use_suspense, use_suspense_optional, DataResult, Readable};
