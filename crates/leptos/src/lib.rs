@@ -24,7 +24,8 @@ pub use hooks::{
     EntityKey, Loading, Mutation, Pages, Readable,
 };
 pub use hooks::{
-    use_error, use_fetch, use_keep_previous, use_placeholder, use_prefetch, use_query_select, use_select, Shown,
+    use_dle_each, use_error, use_fetch, use_keep_previous, use_placeholder, use_prefetch, use_query_select, use_select,
+    Shown,
 };
 pub use persist::{indexed_db, mount_when_restored, persist};
 pub use platform::{pending_timeouts, Browser};

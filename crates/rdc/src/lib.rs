@@ -37,7 +37,8 @@ pub mod prelude {
         use_suspense_optional, DataProvider, EntityKey,
     };
     pub use rdc_leptos::{
-        use_error, use_fetch, use_keep_previous, use_placeholder, use_prefetch, use_query_select, use_select,
+        use_dle_each, use_error, use_fetch, use_keep_previous, use_placeholder, use_prefetch, use_query_select,
+        use_select,
     };
     pub use rdc_rest::{recipes, resource, Body, Content, NetworkError, RestEndpoint, RestError};
 }

@@ -68,6 +68,14 @@ pub struct Dle<T: Send + Sync + 'static, E: Send + Sync + 'static> {
     pub error: Signal<Option<FetchError<E>>>,
 }
 
+impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Clone for Dle<T, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Copy for Dle<T, E> {}
+
 /// Data, loading and error, without Suspense: fetches when the store has no
 /// valid data, as `use_suspense` does.
 pub fn use_dle<C>(endpoint: C, args: impl Into<Signal<Option<C::Args>>>) -> Dle<C::Result, C::Error>

@@ -1,6 +1,7 @@
 //! The hook family.
 
 mod cache;
+mod each;
 mod fetch;
 mod live;
 mod loading;
@@ -11,6 +12,7 @@ mod select;
 mod suspense;
 
 pub use cache::{use_cache, use_dle, use_entity, use_entity_by, use_keys, use_query, Dle, EntityKey};
+pub use each::use_dle_each;
 pub use fetch::{use_error, use_fetch, use_prefetch};
 pub use live::{use_live, use_subscription};
 pub use loading::{use_loading, Loading};
