@@ -187,6 +187,31 @@ impl Controller {
         read
     }
 
+    /// Reads `query` (a core `Query`: a memoized selector over a schema) for
+    /// `args` from the store: the same `Arc` while neither what it reads nor the
+    /// args change. A read listener that calls it is woken by what it read.
+    ///
+    /// ```
+    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+    /// # let (time, tasks) = (FakeTime::default(), LocalTasks::default());
+    /// # let controller = Controller::new(time.clone(), time, tasks);
+    /// let count = rdc_core::Query::new("user count", rdc_core::All::of::<User>().into(), |users: &Vec<User>, _| users.len());
+    /// assert_eq!(controller.select(&count, &rdc_core::json::Value::Null).unwrap(), None, "no user stored yet");
+    /// ```
+    ///
+    /// # Errors
+    /// When the store does not read as the query's input type.
+    pub fn select<T: DeserializeOwned + Send + Sync + 'static, R>(
+        &self,
+        query: &rdc_core::Query<T, R>,
+        args: &Value,
+    ) -> Result<Option<Arc<R>>, ReadError> {
+        let read = self.with_state(|state| query.read(&mut self.inner.memo.borrow_mut(), state, args));
+        self.note_read::<T>(None, query.name());
+        read
+    }
+
     /// Reads entity `E` with primary key `pk` straight from the store (whichever
     /// endpoint brought it); the same `Arc` while it is unchanged.
     ///

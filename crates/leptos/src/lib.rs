@@ -28,6 +28,10 @@ pub use hooks::{
     Mutation, Pages, Readable,
 };
 pub use hooks::{use_is_fetching, use_is_fetching_of, use_pending_mutations};
+pub use hooks::{
+    use_dle_each, use_error, use_fetch, use_keep_previous, use_placeholder, use_prefetch, use_query_select, use_select,
+    Shown,
+};
 #[cfg(feature = "persist")]
 pub use persist::{indexed_db, mount_when_restored, persist};
 pub use platform::{pending_timeouts, Browser};

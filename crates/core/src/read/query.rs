@@ -53,6 +53,17 @@ impl<T: DeserializeOwned + Send + Sync + 'static, R> Query<T, R> {
         Query { name, schema, select: Arc::new(select), cache: Mutex::default() }
     }
 
+    /// Its name (the key of the read it memoizes).
+    ///
+    /// ```
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+    /// let count = rdc_core::Query::new("user count", rdc_core::All::of::<User>().into(), |users: &Vec<User>, _| users.len());
+    /// assert_eq!(count.name(), "user count");
+    /// ```
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
     /// The selected value for `args`; `Ok(None)` when the schema finds nothing.
     ///
     /// # Errors

@@ -4,11 +4,12 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use rdc_controller::{Endpoint, FetchError};
+use rdc_controller::FetchError;
 use rdc_core::{Entity, Pk, SchemaOf};
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
+use crate::hooks::fetch::{error_of, fetch_when_needed};
 use crate::hooks::suspense::Readable;
 use crate::provider::use_controller;
 use crate::watch::watch;
@@ -67,6 +68,14 @@ pub struct Dle<T: Send + Sync + 'static, E: Send + Sync + 'static> {
     pub error: Signal<Option<FetchError<E>>>,
 }
 
+impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Clone for Dle<T, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Copy for Dle<T, E> {}
+
 /// Data, loading and error, without Suspense: fetches when the store has no
 /// valid data, as `use_suspense` does.
 pub fn use_dle<C>(endpoint: C, args: impl Into<Signal<Option<C::Args>>>) -> Dle<C::Result, C::Error>
@@ -77,40 +86,13 @@ where
     let args: Signal<Option<C::Args>> = args.into();
     let controller = use_controller();
     let state = watch::<C, C::Result>(&controller, &endpoint, args);
-    let controller = SendWrapper::new(controller);
-    let fetch_endpoint = endpoint.clone();
-    let fetcher = controller.clone();
-    let tracked = state.clone();
-    Effect::new(move |_| {
-        tracked.track();
-        crate::provider::track_revalidation();
-        let Some(args) = args.get() else { return };
-        let Ok((json, key)) = fetch_endpoint.json_and_key(&args) else { return };
-        let raw = fetch_endpoint.endpoint();
-        if fetcher.needs_fetch(&key, raw.policy()) && !fetcher.is_fetching(&key) {
-            // The request runs as its own task; nobody here awaits it, so a
-            // retry stops once no mounted reader retains the key.
-            drop(fetcher.fetch(raw, json, None));
-        }
-    });
-    let data_state = state.clone();
+    fetch_when_needed(controller.clone(), endpoint.clone(), args, state.clone());
+    let error = error_of(controller, endpoint, args, state.clone());
     let loading_state = state.clone();
-    let endpoint = SendWrapper::new(endpoint);
     Dle {
-        data: Signal::derive(move || data_state.with(|s| s.data.clone())),
+        data: Signal::derive(move || state.with(|s| s.data.clone())),
         loading: Signal::derive(move || loading_state.with(|s| s.fetching)),
-        error: Signal::derive(move || {
-            let (counts, read_error) = state.with(|s| (s.error.is_some(), s.read_error.clone()));
-            if !counts && read_error.is_none() {
-                return None;
-            }
-            match args.with(|a| a.as_ref().map(|a| controller.key_of(&*endpoint, a)))? {
-                Err(error) => Some(FetchError::Endpoint(error)),
-                Ok(key) => controller
-                    .typed_error::<C::Endpoint>(&key)
-                    .or_else(|| read_error.map(|message| FetchError::Read { key, message })),
-            }
-        }),
+        error,
     }
 }
 

@@ -2,18 +2,26 @@
 
 mod activity;
 mod cache;
+mod each;
+mod fetch;
 mod live;
 mod loading;
 mod mutation;
 mod pages;
+mod previous;
+mod select;
 mod suspense;
 
 pub use activity::{use_is_fetching, use_is_fetching_of, use_pending_mutations};
 pub use cache::{use_cache, use_dle, use_entity, use_entity_by, use_keys, use_query, Dle, EntityKey};
+pub use each::use_dle_each;
+pub use fetch::{use_error, use_fetch, use_prefetch};
 pub use live::{use_live, use_subscription};
 pub use loading::{use_loading, Loading};
 #[cfg(feature = "offline")]
 pub use mutation::use_queued_mutations;
 pub use mutation::{use_mutation, Mutation};
 pub use pages::{use_pages, Pages};
+pub use previous::{use_keep_previous, use_placeholder, Shown};
+pub use select::{use_query_select, use_select};
 pub use suspense::{use_cancelling, use_suspense, use_suspense_optional, DataResult, Readable};
