@@ -27,11 +27,11 @@ pub use hooks::{
     use_pages, use_query, use_subscription, use_suspense, use_suspense_optional, DataResult, Dle, EntityKey, Loading,
     Mutation, Pages, Readable,
 };
-pub use hooks::{use_is_fetching, use_is_fetching_of, use_pending_mutations};
 pub use hooks::{
     use_dle_each, use_error, use_fetch, use_keep_previous, use_placeholder, use_prefetch, use_query_select, use_select,
     Shown,
 };
+pub use hooks::{use_is_fetching, use_is_fetching_of, use_pending_mutations};
 #[cfg(feature = "persist")]
 pub use persist::{indexed_db, mount_when_restored, persist};
 pub use platform::{pending_timeouts, Browser};

@@ -38,10 +38,10 @@ pub mod prelude {
         use_mutation, use_pages, use_query, use_subscription, use_suspense, use_suspense_optional, DataProvider,
         EntityKey,
     };
-    pub use rdc_leptos::{use_is_fetching, use_is_fetching_of, use_pending_mutations};
     pub use rdc_leptos::{
         use_dle_each, use_error, use_fetch, use_keep_previous, use_placeholder, use_prefetch, use_query_select,
         use_select,
     };
+    pub use rdc_leptos::{use_is_fetching, use_is_fetching_of, use_pending_mutations};
     pub use rdc_rest::{recipes, resource, Body, Content, NetworkError, RestEndpoint, RestError};
 }
