@@ -19,9 +19,9 @@ mod tabs;
 mod watch;
 
 pub use hooks::{
-    use_cache, use_cancelling, use_dle, use_entity, use_entity_by, use_keys, use_live, use_loading, use_mutation,
-    use_pages, use_query, use_queued_mutations, use_subscription, use_suspense, use_suspense_optional, DataResult, Dle,
-    EntityKey, Loading, Mutation, Pages, Readable,
+    use_cache, use_cancelling, use_dle, use_entity, use_entity_by, use_keys, use_list, use_live, use_loading,
+    use_mutation, use_pages, use_query, use_queued_mutations, use_subscription, use_suspense, use_suspense_optional,
+    DataResult, Dle, EntityKey, Loading, Mutation, Pages, Readable, Row, RowId,
 };
 pub use persist::{indexed_db, mount_when_restored, persist};
 pub use platform::{pending_timeouts, Browser};

@@ -32,9 +32,9 @@ pub mod prelude {
     pub use rdc_controller::{from_fn, Controller, ExpiryStatus, FetchError, TypedEndpoint};
     pub use rdc_core::{entry, All, Collection, Entity, Pk, Query, Schema, SchemaOf, Union};
     pub use rdc_leptos::{
-        use_cache, use_cancelling, use_controller, use_dle, use_entity, use_entity_by, use_keys, use_live, use_loading,
-        use_mutation, use_pages, use_query, use_queued_mutations, use_subscription, use_suspense,
-        use_suspense_optional, DataProvider, EntityKey,
+        use_cache, use_cancelling, use_controller, use_dle, use_entity, use_entity_by, use_keys, use_list, use_live,
+        use_loading, use_mutation, use_pages, use_query, use_queued_mutations, use_subscription, use_suspense,
+        use_suspense_optional, DataProvider, EntityKey, Row,
     };
     pub use rdc_rest::{recipes, resource, Body, Content, NetworkError, RestEndpoint, RestError};
 }

@@ -1,0 +1,269 @@
+//! `use_list`: one reader for a list of entities, handing each row its item
+//! through a signal of its own (no listener and no memo per row).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use rdc_controller::Controller;
+use rdc_core::{Entity, FastMap, Pk};
+
+use crate::hooks::suspense::Readable;
+use crate::provider::use_controller;
+use crate::watch::{read, watch_with, Target};
+
+/// A row's identity in its list, for `<For>`'s `key`: a small integer, cheap
+/// to hash and compare. It stays the same while the row's entity stays in the
+/// list (moves included) and the list never gives it to another key.
+///
+/// ```
+/// fn key_of<E>(row: &rdc_leptos::Row<E>) -> rdc_leptos::RowId { row.id() }
+/// # let _ = key_of::<()>;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RowId(u32);
+
+/// One row of a [`use_list`]: its entity's primary key, its [`RowId`] and its
+/// item, a signal the list sets only when that entity changed (the same `Arc`
+/// otherwise), so a row re-renders only for its own item.
+///
+/// ```
+/// use leptos::prelude::*;
+/// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+/// #[component]
+/// fn UserRow(row: rdc_leptos::Row<User>) -> impl IntoView {
+///     view! { <li>{move || row.with(|user| user.name.clone())}</li> }
+/// }
+/// ```
+pub struct Row<E> {
+    id: RowId,
+    pk: Pk,
+    item: ArcRwSignal<Arc<E>>,
+}
+
+impl<E> Clone for Row<E> {
+    fn clone(&self) -> Self {
+        Row { id: self.id, pk: self.pk.clone(), item: self.item.clone() }
+    }
+}
+
+impl<E> std::fmt::Debug for Row<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Row").field("id", &self.id).field("pk", &self.pk).finish_non_exhaustive()
+    }
+}
+
+impl<E> Row<E> {
+    /// The row's id, for `<For>`'s `key`.
+    ///
+    /// ```
+    /// fn key<E>(row: &rdc_leptos::Row<E>) -> rdc_leptos::RowId { row.id() }
+    /// # let _ = key::<()>;
+    /// ```
+    pub fn id(&self) -> RowId {
+        self.id
+    }
+
+    /// The primary key of the row's entity.
+    ///
+    /// ```
+    /// fn pk<E>(row: &rdc_leptos::Row<E>) -> &str { row.pk().as_str() }
+    /// # let _ = pk::<()>;
+    /// ```
+    pub fn pk(&self) -> &Pk {
+        &self.pk
+    }
+}
+
+impl<E: Send + Sync + 'static> Row<E> {
+    /// The item, tracked: a reactive scope that calls it runs again when the
+    /// row's entity changes.
+    ///
+    /// ```
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// fn name(row: &rdc_leptos::Row<User>) -> String { row.get().name.clone() }
+    /// # let _ = name;
+    /// ```
+    pub fn get(&self) -> Arc<E> {
+        self.item.get()
+    }
+
+    /// The item, untracked.
+    ///
+    /// ```
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// fn name(row: &rdc_leptos::Row<User>) -> String { row.get_untracked().name.clone() }
+    /// # let _ = name;
+    /// ```
+    pub fn get_untracked(&self) -> Arc<E> {
+        self.item.get_untracked()
+    }
+
+    /// Runs `f` on the item, tracked (no `Arc` cloned).
+    ///
+    /// ```
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// fn name(row: &rdc_leptos::Row<User>) -> String { row.with(|user| user.name.clone()) }
+    /// # let _ = name;
+    /// ```
+    pub fn with<R>(&self, f: impl FnOnce(&E) -> R) -> R {
+        self.item.with(|item| f(item))
+    }
+
+    /// The item as a read-only signal (to hand to components that take one).
+    ///
+    /// ```
+    /// # use leptos::prelude::*;
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+    /// fn signal(row: &rdc_leptos::Row<User>) -> Signal<std::sync::Arc<User>> { row.signal() }
+    /// # let _ = signal;
+    /// ```
+    pub fn signal(&self) -> Signal<Arc<E>> {
+        self.item.read_only().into()
+    }
+}
+
+/// The rows of a list endpoint's stored result, if any; never fetches (fetch
+/// the list with [`use_suspense`](crate::use_suspense) or `Controller::fetch`).
+/// One reader follows the whole list: it reads the list's keys and each listed
+/// entity (memoized reads), and sets a row's signal only when that entity
+/// changed. Key `<For>` by [`Row::id`]: a rename re-renders its row alone, and
+/// the list is rebuilt only when entities join, leave or move. Listed keys
+/// whose entity no longer reads (deleted) and repeated keys are left out.
+///
+/// ```no_run
+/// use leptos::prelude::*;
+/// use rdc_core::{Entity, SchemaOf};
+/// use rdc_rest::RestEndpoint;
+/// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+/// #[component]
+/// fn Users() -> impl IntoView {
+///     let page = RestEndpoint::get("/api/users").args::<()>().body::<()>().schema(SchemaOf::list(User::schema()));
+///     let rows = rdc_leptos::use_list(page, Signal::derive(|| Some(())));
+///     let each = move || rows.get().map(|rows| rows.to_vec()).unwrap_or_default();
+///     view! {
+///         <ul><For each=each key=|row| row.id() let:row>
+///             <li>{move || row.with(|user| user.name.clone())}</li>
+///         </For></ul>
+///     }
+/// }
+/// ```
+pub fn use_list<C, E>(endpoint: C, args: impl Into<Signal<Option<C::Args>>>) -> Signal<Option<Arc<Vec<Row<E>>>>>
+where
+    C: Readable<Result = Vec<E>>,
+    E: Entity,
+{
+    let list = Rc::new(RefCell::new(ListState::<E>::default()));
+    let state = watch_with(&use_controller(), &endpoint, args.into(), Shown(None), move |controller, target| {
+        Shown(list.borrow_mut().read(controller, target))
+    });
+    Signal::derive(move || state.with(|s| s.0.clone()))
+}
+
+/// What the reader shows: the rows, compared by identity.
+struct Shown<E>(Option<Arc<Vec<Row<E>>>>);
+
+impl<E> PartialEq for Shown<E> {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+/// The list reader's own state: the keys it last read, its rows in order and
+/// by key, and the next row id to give.
+struct ListState<E> {
+    keys: Option<Arc<Vec<Pk>>>,
+    rows: Option<Arc<Vec<Row<E>>>>,
+    by_pk: FastMap<Pk, Row<E>>,
+    next_id: u32,
+}
+
+impl<E> Default for ListState<E> {
+    fn default() -> Self {
+        ListState { keys: None, rows: None, by_pk: FastMap::default(), next_id: 0 }
+    }
+}
+
+impl<E: Entity> ListState<E> {
+    /// Reads the list and its entities; sets the signals of rows whose entity
+    /// changed and returns the rows (the same `Arc` when none joined, left or moved).
+    fn read(&mut self, controller: &Controller, target: Option<&Result<Target, String>>) -> Option<Arc<Vec<Row<E>>>> {
+        let keys = match target {
+            Some(Ok(target)) => read::<Vec<Pk>>(controller, target).data,
+            _ => None,
+        };
+        let Some(keys) = keys else {
+            *self = ListState { next_id: self.next_id, ..ListState::default() };
+            return None;
+        };
+        let mut changed: Vec<(Row<E>, Arc<E>)> = Vec::new();
+        let same_keys = self.keys.as_ref().is_some_and(|k| Arc::ptr_eq(k, &keys));
+        let kept = match (&self.rows, same_keys) {
+            (Some(rows), true) => self.recheck(controller, rows, &mut changed),
+            _ => false,
+        };
+        if !kept {
+            changed.clear();
+            self.rebuild(controller, &keys, &mut changed);
+            self.keys = Some(keys);
+        }
+        // Set after the rows are in place (a woken row reads a settled list).
+        for (row, item) in changed {
+            row.item.set(item);
+        }
+        self.rows.clone()
+    }
+
+    /// Reads each row's entity again (the keys are unchanged); `false` when
+    /// one no longer reads (the rows must be rebuilt).
+    fn recheck(&self, controller: &Controller, rows: &[Row<E>], changed: &mut Vec<(Row<E>, Arc<E>)>) -> bool {
+        for row in rows {
+            let Some(item) = controller.entity::<E>(row.pk.as_str()).ok().flatten() else { return false };
+            if !row.item.with_untracked(|current| Arc::ptr_eq(current, &item)) {
+                changed.push((row.clone(), item));
+            }
+        }
+        true
+    }
+
+    /// Builds the rows for `keys`, keeping the row (id and signal) of each key
+    /// still listed; rows of keys no longer listed are dropped.
+    fn rebuild(&mut self, controller: &Controller, keys: &[Pk], changed: &mut Vec<(Row<E>, Arc<E>)>) {
+        let mut old = std::mem::take(&mut self.by_pk);
+        let mut rows = Vec::with_capacity(keys.len());
+        for pk in keys {
+            if self.by_pk.contains_key(pk) {
+                continue;
+            }
+            let Some(item) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
+            let row = match old.remove(pk) {
+                Some(row) => {
+                    if !row.item.with_untracked(|current| Arc::ptr_eq(current, &item)) {
+                        changed.push((row.clone(), item));
+                    }
+                    row
+                }
+                None => {
+                    let id = RowId(self.next_id);
+                    self.next_id = self.next_id.wrapping_add(1);
+                    Row { id, pk: pk.clone(), item: ArcRwSignal::new(item) }
+                }
+            };
+            self.by_pk.insert(pk.clone(), row.clone());
+            rows.push(row);
+        }
+        // The same rows in the same order: the same `Arc` (`<For>` has nothing to do).
+        let same = self
+            .rows
+            .as_ref()
+            .is_some_and(|old| old.len() == rows.len() && old.iter().zip(&rows).all(|(a, b)| a.id == b.id));
+        if !same {
+            self.rows = Some(Arc::new(rows));
+        }
+    }
+}
