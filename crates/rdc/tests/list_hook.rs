@@ -133,7 +133,7 @@ fn rows_keep_their_ids_through_delete_unshift_and_move_and_new_rows_get_new_ones
 }
 
 #[test]
-fn one_listener_per_list_and_none_left_after_unmounting() {
+fn one_listener_per_list_and_row_and_none_left_after_unmounting() {
     let app = app_with_three();
     // Mounts once through the mock app (its executor then runs Leptos' tasks).
     app.hooks(|| ());
@@ -146,8 +146,35 @@ fn one_listener_per_list_and_none_left_after_unmounting() {
         });
         app.run();
         assert_eq!(list.get_untracked().map(|rows| rows.len()), Some(3));
-        assert_eq!(app.controller().listener_count(), listeners + 1, "one reader for three rows");
+        assert_eq!(app.controller().listener_count(), listeners + 4, "one reader for the list, one per row");
         owner.cleanup();
     }
     assert_eq!(app.controller().listener_count(), listeners);
+}
+
+/// An edit costs what it changed: a rename in a 1,000-row list reads that
+/// row's entity again and nothing else (counted reads, not time); an author
+/// shared by half the rows re-reads those rows alone.
+#[test]
+fn a_rename_in_a_thousand_row_list_reads_one_row_again() {
+    let app = MockApp::new();
+    let json = rdc::json::Value::Array((1..=1000).map(|id| item(id, &format!("item {id}"))).collect());
+    app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    assert_eq!(rows(&list).len(), 1000);
+    let before = rows(&list);
+
+    let reads = app.controller().read_count();
+    app.controller().set(&Item::schema(), item(500, "renamed")).unwrap();
+    app.run();
+    assert_eq!(app.controller().read_count() - reads, 1, "the renamed row alone was read again");
+    assert_eq!(rows(&list)[499].get_untracked().name, "renamed");
+    assert!(Arc::ptr_eq(&before, &rows(&list)), "the same rows");
+
+    let reads = app.controller().read_count();
+    app.controller().set(&Author::schema(), rdc::json!({ "id": 0, "name": "author zero" })).unwrap();
+    app.run();
+    assert_eq!(app.controller().read_count() - reads, 500, "the rows of the even ids read their author");
+    assert_eq!(rows(&list)[1].get_untracked().author.name, "author zero");
+    assert_eq!(rows(&list)[0].get_untracked().author.name, "author 1");
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use rdc_controller::Controller;
 use rdc_core::{Entity, FastMap, Pk};
+use send_wrapper::SendWrapper;
 
 use crate::hooks::suspense::Readable;
 use crate::provider::use_controller;
@@ -126,10 +127,12 @@ impl<E: Send + Sync + 'static> Row<E> {
 
 /// The rows of a list endpoint's stored result, if any; never fetches (fetch
 /// the list with [`use_suspense`](crate::use_suspense) or `Controller::fetch`).
-/// One reader follows the whole list: it reads the list's keys and each listed
-/// entity (memoized reads), and sets a row's signal only when that entity
-/// changed. Key `<For>` by [`Row::id`]: a rename re-renders its row alone, and
-/// the list is rebuilt only when entities join, leave or move. Listed keys
+/// One reader follows the list's keys, and each row has a controller listener
+/// of its own (no Leptos memo) that reads its entity and sets the row's signal
+/// only when that entity changed: an edit wakes the rows whose reads it touched
+/// (nested entities included), not every row. Key `<For>` by [`Row::id`]: a
+/// rename re-renders its row alone, and the list is rebuilt only when its keys
+/// change or a listed entity comes or goes. Listed keys
 /// whose entity no longer reads (deleted) and repeated keys are left out.
 ///
 /// ```no_run
@@ -154,9 +157,17 @@ where
     C: Readable<Result = Vec<E>>,
     E: Entity,
 {
+    let controller = use_controller();
     let list = Rc::new(RefCell::new(ListState::<E>::default()));
-    let state = watch_with(&use_controller(), &endpoint, args.into(), Shown(None), move |controller, target| {
-        Shown(list.borrow_mut().read(controller, target))
+    let reader = Rc::clone(&list);
+    let state = watch_with(&controller, &endpoint, args.into(), Shown(None), move |controller, target| {
+        Shown(reader.borrow_mut().read(controller, target))
+    });
+    // The rows' listeners go with the list.
+    let cleanup = SendWrapper::new((controller, list));
+    on_cleanup(move || {
+        let (controller, list) = &*cleanup;
+        list.borrow_mut().clear(controller);
     });
     Signal::derive(move || state.with(|s| s.0.clone()))
 }
@@ -174,44 +185,35 @@ impl<E> PartialEq for Shown<E> {
     }
 }
 
-/// The list reader's own state: the keys it last read, its rows in order and
-/// by key, and the next row id to give.
+/// The list reader's own state: its rows in order, each row by key with the
+/// id of the controller listener that follows its entity, and the next row id.
 struct ListState<E> {
-    keys: Option<Arc<Vec<Pk>>>,
     rows: Option<Arc<Vec<Row<E>>>>,
-    by_pk: FastMap<Pk, Row<E>>,
+    by_pk: FastMap<Pk, (Row<E>, u64)>,
     next_id: u32,
 }
 
 impl<E> Default for ListState<E> {
     fn default() -> Self {
-        ListState { keys: None, rows: None, by_pk: FastMap::default(), next_id: 0 }
+        ListState { rows: None, by_pk: FastMap::default(), next_id: 0 }
     }
 }
 
 impl<E: Entity> ListState<E> {
-    /// Reads the list and its entities; sets the signals of rows whose entity
-    /// changed and returns the rows (the same `Arc` when none joined, left or moved).
+    /// Reads the list's keys (followed) and builds the rows for them; the
+    /// entities are read untracked here (each row's own listener follows its
+    /// entity), so only a change to the keys, or an entity listed coming or
+    /// going, runs this again.
     fn read(&mut self, controller: &Controller, target: Option<&Result<Target, String>>) -> Option<Arc<Vec<Row<E>>>> {
         let keys = match target {
             Some(Ok(target)) => read::<Vec<Pk>>(controller, target).data,
             _ => None,
         };
         let Some(keys) = keys else {
-            *self = ListState { next_id: self.next_id, ..ListState::default() };
+            self.clear(controller);
             return None;
         };
-        let mut changed: Vec<(Row<E>, Arc<E>)> = Vec::new();
-        let same_keys = self.keys.as_ref().is_some_and(|k| Arc::ptr_eq(k, &keys));
-        let kept = match (&self.rows, same_keys) {
-            (Some(rows), true) => self.recheck(controller, rows, &mut changed),
-            _ => false,
-        };
-        if !kept {
-            changed.clear();
-            self.rebuild(controller, &keys, &mut changed);
-            self.keys = Some(keys);
-        }
+        let changed = controller.untracked(|| self.rebuild(controller, &keys));
         // Set after the rows are in place (a woken row reads a settled list).
         for (row, item) in changed {
             row.item.set(item);
@@ -219,21 +221,20 @@ impl<E: Entity> ListState<E> {
         self.rows.clone()
     }
 
-    /// Reads each row's entity again (the keys are unchanged); `false` when
-    /// one no longer reads (the rows must be rebuilt).
-    fn recheck(&self, controller: &Controller, rows: &[Row<E>], changed: &mut Vec<(Row<E>, Arc<E>)>) -> bool {
-        for row in rows {
-            let Some(item) = controller.entity::<E>(row.pk.as_str()).ok().flatten() else { return false };
-            if !row.item.with_untracked(|current| Arc::ptr_eq(current, &item)) {
-                changed.push((row.clone(), item));
-            }
+    /// Drops every row and its listener.
+    fn clear(&mut self, controller: &Controller) {
+        for (_, (_, id)) in self.by_pk.drain() {
+            controller.unlisten(id);
         }
-        true
+        self.rows = None;
     }
 
-    /// Builds the rows for `keys`, keeping the row (id and signal) of each key
-    /// still listed; rows of keys no longer listed are dropped.
-    fn rebuild(&mut self, controller: &Controller, keys: &[Pk], changed: &mut Vec<(Row<E>, Arc<E>)>) {
+    /// Builds the rows for `keys`, keeping the row (id, signal and listener)
+    /// of each key still listed; rows of keys no longer listed, or whose
+    /// entity no longer reads (deleted), go with their listeners. Returns the
+    /// kept rows whose entity changed, with their new item.
+    fn rebuild(&mut self, controller: &Controller, keys: &[Pk]) -> Vec<(Row<E>, Arc<E>)> {
+        let mut changed = Vec::new();
         let mut old = std::mem::take(&mut self.by_pk);
         let mut rows = Vec::with_capacity(keys.len());
         for pk in keys {
@@ -241,21 +242,25 @@ impl<E: Entity> ListState<E> {
                 continue;
             }
             let Some(item) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
-            let row = match old.remove(pk) {
-                Some(row) => {
+            let kept = match old.remove(pk) {
+                Some((row, id)) => {
                     if !row.item.with_untracked(|current| Arc::ptr_eq(current, &item)) {
                         changed.push((row.clone(), item));
                     }
-                    row
+                    (row, id)
                 }
                 None => {
-                    let id = RowId(self.next_id);
+                    let row = Row { id: RowId(self.next_id), pk: pk.clone(), item: ArcRwSignal::new(item) };
                     self.next_id = self.next_id.wrapping_add(1);
-                    Row { id, pk: pk.clone(), item: ArcRwSignal::new(item) }
+                    let id = follow(controller, &row);
+                    (row, id)
                 }
             };
-            self.by_pk.insert(pk.clone(), row.clone());
-            rows.push(row);
+            rows.push(kept.0.clone());
+            self.by_pk.insert(pk.clone(), kept);
+        }
+        for (_, (_, id)) in old {
+            controller.unlisten(id);
         }
         // The same rows in the same order: the same `Arc` (`<For>` has nothing to do).
         let same = self
@@ -265,5 +270,21 @@ impl<E: Entity> ListState<E> {
         if !same {
             self.rows = Some(Arc::new(rows));
         }
+        changed
     }
+}
+
+/// Starts the controller listener of `row`: it reads the row's entity (its
+/// reads, nested entities included, are what wakes it) and sets the row's
+/// signal when the entity's `Arc` changed. An entity that no longer reads is
+/// left to the list (it is woken too, and drops the row).
+fn follow<E: Entity>(controller: &Controller, row: &Row<E>) -> u64 {
+    let reader = controller.clone();
+    let (pk, item) = (row.pk.clone(), row.item.clone());
+    controller.listen_reads(move || {
+        let Some(next) = reader.entity::<E>(pk.as_str()).ok().flatten() else { return };
+        if !item.with_untracked(|current| Arc::ptr_eq(current, &next)) {
+            item.set(next);
+        }
+    })
 }
