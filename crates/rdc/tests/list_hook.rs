@@ -178,3 +178,25 @@ fn a_rename_in_a_thousand_row_list_reads_one_row_again() {
     assert_eq!(rows(&list)[1].get_untracked().author.name, "author zero");
     assert_eq!(rows(&list)[0].get_untracked().author.name, "author 1");
 }
+
+/// A delete in a 1,000-row list reads the list's keys (and at most the
+/// deleted row's entity, should its listener run before it goes), not the
+/// rows that stay.
+#[test]
+fn a_delete_in_a_thousand_row_list_reads_no_row_that_stays() {
+    let app = MockApp::new();
+    let json = rdc::json::Value::Array((1..=1000).map(|id| item(id, &format!("item {id}"))).collect());
+    app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let listeners = app.controller().listener_count();
+    let kept = rows(&list)[500].clone();
+
+    let reads = app.controller().read_count();
+    app.controller().set(&Schema::invalidate::<Item>(), rdc::json!(500)).unwrap();
+    app.run();
+    let read = app.controller().read_count() - reads;
+    assert!(read <= 2, "the keys (and at most the deleted row's entity) read, not {read}");
+    assert_eq!(rows(&list).len(), 999);
+    assert_eq!(rows(&list)[499].id(), kept.id(), "the next row is kept");
+    assert_eq!(app.controller().listener_count(), listeners - 1, "the deleted row's listener is gone");
+}

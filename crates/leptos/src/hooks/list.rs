@@ -213,11 +213,7 @@ impl<E: Entity> ListState<E> {
             self.clear(controller);
             return None;
         };
-        let changed = controller.untracked(|| self.rebuild(controller, &keys));
-        // Set after the rows are in place (a woken row reads a settled list).
-        for (row, item) in changed {
-            row.item.set(item);
-        }
+        controller.untracked(|| self.rebuild(controller, &keys));
         self.rows.clone()
     }
 
@@ -230,26 +226,22 @@ impl<E: Entity> ListState<E> {
     }
 
     /// Builds the rows for `keys`, keeping the row (id, signal and listener)
-    /// of each key still listed; rows of keys no longer listed, or whose
-    /// entity no longer reads (deleted), go with their listeners. Returns the
-    /// kept rows whose entity changed, with their new item.
-    fn rebuild(&mut self, controller: &Controller, keys: &[Pk]) -> Vec<(Row<E>, Arc<E>)> {
-        let mut changed = Vec::new();
+    /// of each key still listed; rows of keys no longer listed (the keys leave
+    /// out deleted entities) go with their listeners. Only new rows read their
+    /// entity: a kept row's own listener sets its item.
+    fn rebuild(&mut self, controller: &Controller, keys: &[Pk]) {
         let mut old = std::mem::take(&mut self.by_pk);
         let mut rows = Vec::with_capacity(keys.len());
         for pk in keys {
             if self.by_pk.contains_key(pk) {
                 continue;
             }
-            let Some(item) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
+            // A row kept is not read again: its listener follows its entity (the
+            // keys leave out entities no longer valid).
             let kept = match old.remove(pk) {
-                Some((row, id)) => {
-                    if !row.item.with_untracked(|current| Arc::ptr_eq(current, &item)) {
-                        changed.push((row.clone(), item));
-                    }
-                    (row, id)
-                }
+                Some(kept) => kept,
                 None => {
+                    let Some(item) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
                     let row = Row { id: RowId(self.next_id), pk: pk.clone(), item: ArcRwSignal::new(item) };
                     self.next_id = self.next_id.wrapping_add(1);
                     let id = follow(controller, &row);
@@ -270,7 +262,6 @@ impl<E: Entity> ListState<E> {
         if !same {
             self.rows = Some(Arc::new(rows));
         }
-        changed
     }
 }
 
