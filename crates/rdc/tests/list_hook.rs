@@ -160,8 +160,10 @@ fn a_rename_in_a_thousand_row_list_reads_one_row_again() {
     let app = MockApp::new();
     let json = rdc::json::Value::Array((1..=1000).map(|id| item(id, &format!("item {id}"))).collect());
     app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+    let reads = app.controller().read_count();
     let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
     assert_eq!(rows(&list).len(), 1000);
+    assert_eq!(app.controller().read_count() - reads, 1001, "mounting reads the keys and each row once");
     let before = rows(&list);
 
     let reads = app.controller().read_count();

@@ -241,10 +241,9 @@ impl<E: Entity> ListState<E> {
             let kept = match old.remove(pk) {
                 Some(kept) => kept,
                 None => {
-                    let Some(item) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
-                    let row = Row { id: RowId(self.next_id), pk: pk.clone(), item: ArcRwSignal::new(item) };
+                    let Some((item, id)) = follow::<E>(controller, pk) else { continue };
+                    let row = Row { id: RowId(self.next_id), pk: pk.clone(), item };
                     self.next_id = self.next_id.wrapping_add(1);
-                    let id = follow(controller, &row);
                     (row, id)
                 }
             };
@@ -265,17 +264,29 @@ impl<E: Entity> ListState<E> {
     }
 }
 
-/// Starts the controller listener of `row`: it reads the row's entity (its
-/// reads, nested entities included, are what wakes it) and sets the row's
-/// signal when the entity's `Arc` changed. An entity that no longer reads is
-/// left to the list (it is woken too, and drops the row).
-fn follow<E: Entity>(controller: &Controller, row: &Row<E>) -> u64 {
+/// Starts the controller listener of a new row: it reads the row's entity
+/// (its reads, nested entities included, are what wakes it) and sets the
+/// row's signal when the entity's `Arc` changed. Its first run makes the
+/// signal; `None` (and no listener) when the entity does not read. An entity
+/// that no longer reads later is left to the list (it is woken too, and drops
+/// the row).
+fn follow<E: Entity>(controller: &Controller, pk: &Pk) -> Option<(ArcRwSignal<Arc<E>>, u64)> {
     let reader = controller.clone();
-    let (pk, item) = (row.pk.clone(), row.item.clone());
-    controller.listen_reads(move || {
+    let slot: Rc<RefCell<Option<ArcRwSignal<Arc<E>>>>> = Rc::default();
+    let (pk, made) = (pk.clone(), Rc::clone(&slot));
+    let id = controller.listen_reads(move || {
         let Some(next) = reader.entity::<E>(pk.as_str()).ok().flatten() else { return };
-        if !item.with_untracked(|current| Arc::ptr_eq(current, &next)) {
-            item.set(next);
+        // (Not set while `made` is borrowed.)
+        let item = made.borrow().clone();
+        match item {
+            Some(item) if !item.with_untracked(|current| Arc::ptr_eq(current, &next)) => item.set(next),
+            Some(_) => {}
+            None => *made.borrow_mut() = Some(ArcRwSignal::new(next)),
         }
-    })
+    });
+    let item = slot.borrow().clone();
+    if item.is_none() {
+        controller.unlisten(id);
+    }
+    item.map(|item| (item, id))
 }
