@@ -185,17 +185,28 @@ impl<E> PartialEq for Shown<E> {
     }
 }
 
-/// The list reader's own state: its rows in order, each row by key with the
-/// id of the controller listener that follows its entity, and the next row id.
+/// The list reader's own state: its rows in order, each row by key, and the
+/// next row id.
 struct ListState<E> {
     rows: Option<Arc<Vec<Row<E>>>>,
-    by_pk: FastMap<Pk, (Row<E>, u64)>,
+    by_pk: FastMap<Pk, Kept<E>>,
     next_id: u32,
+    /// Counts rebuilds: a row whose `seen` is not the current one was not
+    /// listed by this rebuild (yet).
+    pass: u32,
+}
+
+/// A row of the list, the id of the controller listener that follows its
+/// entity, and the last rebuild that listed it.
+struct Kept<E> {
+    row: Row<E>,
+    listener: u64,
+    seen: u32,
 }
 
 impl<E> Default for ListState<E> {
     fn default() -> Self {
-        ListState { rows: None, by_pk: FastMap::default(), next_id: 0 }
+        ListState { rows: None, by_pk: FastMap::default(), next_id: 0, pass: 0 }
     }
 }
 
@@ -219,39 +230,43 @@ impl<E: Entity> ListState<E> {
 
     /// Drops every row and its listener.
     fn clear(&mut self, controller: &Controller) {
-        for (_, (_, id)) in self.by_pk.drain() {
-            controller.unlisten(id);
+        for (_, kept) in self.by_pk.drain() {
+            controller.unlisten(kept.listener);
         }
         self.rows = None;
     }
 
     /// Builds the rows for `keys`, keeping the row (id, signal and listener)
-    /// of each key still listed; rows of keys no longer listed (the keys leave
-    /// out deleted entities) go with their listeners. Only new rows read their
-    /// entity: a kept row's own listener sets its item.
+    /// of each key still listed (one map look-up each); rows of keys no longer
+    /// listed (the keys leave out deleted entities) go with their listeners.
+    /// Only new rows read their entity: a kept row's own listener sets its item.
     fn rebuild(&mut self, controller: &Controller, keys: &[Pk]) {
-        let mut old = std::mem::take(&mut self.by_pk);
+        self.pass = self.pass.wrapping_add(1);
+        let pass = self.pass;
         let mut rows = Vec::with_capacity(keys.len());
         for pk in keys {
-            if self.by_pk.contains_key(pk) {
+            if let Some(kept) = self.by_pk.get_mut(pk) {
+                // (Seen already in this pass: a repeated key, left out.)
+                if kept.seen != pass {
+                    kept.seen = pass;
+                    rows.push(kept.row.clone());
+                }
                 continue;
             }
-            // A row kept is not read again: its listener follows its entity (the
-            // keys leave out entities no longer valid).
-            let kept = match old.remove(pk) {
-                Some(kept) => kept,
-                None => {
-                    let Some((item, id)) = follow::<E>(controller, pk) else { continue };
-                    let row = Row { id: RowId(self.next_id), pk: pk.clone(), item };
-                    self.next_id = self.next_id.wrapping_add(1);
-                    (row, id)
-                }
-            };
-            rows.push(kept.0.clone());
-            self.by_pk.insert(pk.clone(), kept);
+            let Some((item, listener)) = follow::<E>(controller, pk) else { continue };
+            let row = Row { id: RowId(self.next_id), pk: pk.clone(), item };
+            self.next_id = self.next_id.wrapping_add(1);
+            rows.push(row.clone());
+            self.by_pk.insert(pk.clone(), Kept { row, listener, seen: pass });
         }
-        for (_, (_, id)) in old {
-            controller.unlisten(id);
+        if self.by_pk.len() != rows.len() {
+            self.by_pk.retain(|_, kept| {
+                let listed = kept.seen == pass;
+                if !listed {
+                    controller.unlisten(kept.listener);
+                }
+                listed
+            });
         }
         // The same rows in the same order: the same `Arc` (`<For>` has nothing to do).
         let same = self
