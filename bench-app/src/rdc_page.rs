@@ -1,11 +1,11 @@
-//! The list with rdc: items and authors normalized in the store, the list read as
-//! keys (`Vec<Pk>`) through `use_keys`, each row through `use_entity`.
+//! The list with rdc: items and authors normalized in the store, the list read
+//! once through `use_list`, which hands each row its item (a signal per row).
 
 use std::cell::RefCell;
 
 use leptos::prelude::*;
 use rdc::controller::Controller;
-use rdc::core::{Collection, Entity, Pk, Schema, SchemaOf};
+use rdc::core::{Collection, Entity, Schema, SchemaOf};
 use rdc::json;
 use rdc::json::Value;
 use rdc::rest::RestEndpoint;
@@ -80,17 +80,16 @@ pub(crate) struct RdcPage {
 }
 
 #[component]
-fn RdcRow(pk: Pk) -> impl IntoView {
-    let item = rdc::leptos::use_entity::<Item>(pk);
-    view! { <li>{move || item.get().map(|i| format!("{} by {}", i.name, i.author.name))}</li> }
+fn RdcRow(row: rdc::leptos::Row<Item>) -> impl IntoView {
+    view! { <li>{move || row.with(|i| format!("{} by {}", i.name, i.author.name))}</li> }
 }
 
 #[component]
 fn RdcList() -> impl IntoView {
-    // The list reads its items' keys only; each row reads its own item.
-    let list = rdc::leptos::use_keys(list_endpoint(), Signal::derive(|| Some(())));
-    let pks = move || list.get().map(|keys| keys.to_vec()).unwrap_or_default();
-    view! { <ul><For each=pks key=|pk| pk.clone() let:pk><RdcRow pk=pk/></For></ul> }
+    // One reader for the list; each row's signal changes only with its item.
+    let list = rdc::leptos::use_list(list_endpoint(), Signal::derive(|| Some(())));
+    let rows = move || list.get().map(|rows| rows.to_vec()).unwrap_or_default();
+    view! { <ul><For each=rows key=|row| row.id() let:row><RdcRow row=row/></For></ul> }
 }
 
 /// One item on its own page.

@@ -159,6 +159,8 @@ struct Inner {
     listeners: RefCell<Listeners>,
     /// What the tracked listener running now has read so far.
     tracking: RefCell<Option<Topics>>,
+    /// Typed reads made so far (`Controller::read_count`).
+    reads: Cell<u64>,
     /// Listeners woken and not yet run, in order: one that panics leaves the
     /// rest here, and the next change runs them first.
     waking: RefCell<std::collections::VecDeque<u64>>,
@@ -270,6 +272,7 @@ impl Controller {
                 next_id: Cell::new(0),
                 listeners: RefCell::default(),
                 tracking: RefCell::default(),
+                reads: Cell::new(0),
                 waking: RefCell::default(),
                 order: order::Order::new(origin),
                 steady: clock::Steady::new(start),

@@ -78,6 +78,55 @@ impl Controller {
         self.inner.listeners.borrow_mut().set_topics(id, topics);
     }
 
+    /// Runs `f` with no tracked listener recording its reads: a listener that
+    /// reads something this way is not woken by changes to it.
+    ///
+    /// ```
+    /// # use rdc_core::Entity;
+    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"})).unwrap();
+    /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let (seen, c) = (calls.clone(), controller.clone());
+    /// controller.listen_reads(move || {
+    ///     seen.set(seen.get() + 1);
+    ///     let _ = c.untracked(|| c.entity::<User>("1"));
+    /// });
+    /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada L."})).unwrap();
+    /// assert_eq!(calls.get(), 1); // not woken
+    /// ```
+    pub fn untracked<R>(&self, f: impl FnOnce() -> R) -> R {
+        let outer = Tracking { controller: self, outer: Some(self.inner.tracking.replace(None)) };
+        let out = f();
+        // Nothing was recorded: the slot held `None` throughout.
+        let _ = outer.restore();
+        out
+    }
+
+    /// How many typed reads (`entity`, `read_key` and the reads built on them)
+    /// this controller has made: for tests that count work rather than time it.
+    ///
+    /// ```
+    /// # use rdc_core::Entity;
+    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// let before = controller.read_count();
+    /// let _ = controller.entity::<User>("1");
+    /// assert_eq!(controller.read_count(), before + 1);
+    /// ```
+    pub fn read_count(&self) -> u64 {
+        self.inner.reads.get()
+    }
+
+    /// Counts one typed read.
+    pub(super) fn count_read(&self) {
+        self.inner.reads.set(self.inner.reads.get().wrapping_add(1));
+    }
+
     /// Stops calling a listener.
     pub fn unlisten(&self, id: u64) {
         self.inner.listeners.borrow_mut().remove(id);

@@ -96,6 +96,7 @@ impl Controller {
         invalid_if_stale: bool,
     ) -> Result<Read<T>, ReadError> {
         let now = self.now();
+        self.count_read();
         self.with_state(|state| {
             let mut memo = self.inner.memo.borrow_mut();
             let data = match schema {
@@ -218,6 +219,7 @@ impl Controller {
     /// # Errors
     /// When the stored entity does not fit `E`.
     pub fn entity<E: rdc_core::Entity>(&self, pk: &str) -> Result<Option<Arc<E>>, ReadError> {
+        self.count_read();
         let read = self.with_state(|state| self.inner.memo.borrow_mut().entity::<E>(state, pk));
         self.note_read::<E>(None, pk);
         read

@@ -84,7 +84,7 @@ impl Target {
 }
 
 /// Reads `target` now (`Err`: args that make no key, shown as the error).
-fn read_target<T>(controller: &Controller, target: &Result<Target, String>) -> Snapshot<T>
+pub(crate) fn read_target<T>(controller: &Controller, target: &Result<Target, String>) -> Snapshot<T>
 where
     T: DeserializeOwned + Send + Sync + 'static,
 {
@@ -130,6 +130,27 @@ where
     C::Args: Send + Sync,
     T: DeserializeOwned + Send + Sync + 'static,
 {
+    watch_with(controller, endpoint, args, Snapshot::empty(), |controller, target| match target {
+        Some(target) => read_target(controller, target),
+        None => Snapshot::empty(),
+    })
+}
+
+/// As [`watch`], with what a reader makes of the target (`None`: no args)
+/// given by `view`: run by the one listener, so every store read it does is
+/// followed. `S` is set only when it differs.
+pub(crate) fn watch_with<C, S>(
+    controller: &Controller,
+    endpoint: &C,
+    args: Signal<Option<C::Args>>,
+    empty: S,
+    view: impl Fn(&Controller, Option<&Result<Target, String>>) -> S + 'static,
+) -> ArcRwSignal<S>
+where
+    C: TypedEndpoint,
+    C::Args: Send + Sync,
+    S: PartialEq + 'static,
+{
     // What the current args read (`None`: no args), and the key this reader
     // keeps from garbage collection while mounted; `aim` sets both.
     let target: Rc<std::cell::RefCell<Option<Result<Target, String>>>> = Rc::default();
@@ -159,15 +180,12 @@ where
         }
     };
     args.with_untracked(|a| aim(a.as_ref()));
-    let compute: Rc<dyn Fn() -> Snapshot<T>> = {
+    let compute: Rc<dyn Fn() -> S> = {
         let controller = controller.clone();
         let target = Rc::clone(&target);
-        Rc::new(move || match &*target.borrow() {
-            Some(target) => read_target(&controller, target),
-            None => Snapshot::empty(),
-        })
+        Rc::new(move || view(&controller, target.borrow().as_ref()))
     };
-    let state = ArcRwSignal::new(Snapshot::empty());
+    let state = ArcRwSignal::new(empty);
     let refresh = {
         let state = state.clone();
         move || {

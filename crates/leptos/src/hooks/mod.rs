@@ -4,6 +4,7 @@ mod activity;
 mod cache;
 mod each;
 mod fetch;
+mod list;
 mod live;
 mod loading;
 mod mutation;
@@ -16,6 +17,7 @@ pub use activity::{use_is_fetching, use_is_fetching_of, use_pending_mutations};
 pub use cache::{use_cache, use_dle, use_entity, use_entity_by, use_keys, use_query, Dle, EntityKey};
 pub use each::use_dle_each;
 pub use fetch::{use_error, use_fetch, use_prefetch};
+pub use list::{use_list, Row, RowId};
 pub use live::{use_live, use_subscription};
 pub use loading::{use_loading, Loading};
 #[cfg(feature = "offline")]

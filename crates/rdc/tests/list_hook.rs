@@ -1,0 +1,204 @@
+//! `use_list` run natively: one reader for a list, a signal per row set only
+//! when that row's item changed, integer row ids kept across edits, and no
+//! listener left behind by unmounted lists.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use rdc::leptos::{Row, RowId};
+use rdc::prelude::*;
+use rdc::testing::MockApp;
+
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, Entity)]
+struct Author {
+    id: u32,
+    name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, Entity)]
+struct Item {
+    id: u32,
+    name: String,
+    #[entity(nested)]
+    author: Author,
+}
+
+fn items() -> SchemaOf<Vec<Item>> {
+    Collection::of("ListHookItems", Item::schema())
+}
+
+fn list_endpoint() -> RestEndpoint<(), (), Vec<Item>> {
+    RestEndpoint::get("/items").args::<()>().body::<()>().schema(items())
+}
+
+fn item(id: u32, name: &str) -> rdc::json::Value {
+    rdc::json!({ "id": id, "name": name, "author": { "id": id % 2, "name": format!("author {}", id % 2) } })
+}
+
+/// A mock app holding items 1, 2 and 3.
+fn app_with_three() -> MockApp {
+    let app = MockApp::new();
+    let json = rdc::json::Value::Array(vec![item(1, "one"), item(2, "two"), item(3, "three")]);
+    app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+    app
+}
+
+type Rows = Signal<Option<Arc<Vec<Row<Item>>>>>;
+
+fn rows(list: &Rows) -> Arc<Vec<Row<Item>>> {
+    list.get_untracked().expect("the list is stored")
+}
+
+fn names(list: &Rows) -> Vec<String> {
+    rows(list).iter().map(|row| row.get_untracked().name.clone()).collect()
+}
+
+fn ids(list: &Rows) -> Vec<RowId> {
+    rows(list).iter().map(Row::id).collect()
+}
+
+/// Counts the runs of an effect that reads each row's item (a row's render).
+fn count_renders(app: &MockApp, list: &Rows) -> Vec<Arc<AtomicUsize>> {
+    let counters: Vec<Arc<AtomicUsize>> = rows(list).iter().map(|_| Arc::default()).collect();
+    let rows = rows(list);
+    app.hooks(|| {
+        for (row, counter) in rows.iter().zip(&counters) {
+            let (row, counter) = (row.clone(), Arc::clone(counter));
+            Effect::new(move |_| {
+                row.with(|_| ());
+                counter.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+    });
+    counters
+}
+
+fn counts(counters: &[Arc<AtomicUsize>]) -> Vec<usize> {
+    counters.iter().map(|c| c.load(Ordering::Relaxed)).collect()
+}
+
+#[test]
+fn a_rename_sets_its_rows_signal_only_and_keeps_the_list() {
+    let app = app_with_three();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    assert_eq!(names(&list), ["one", "two", "three"]);
+    let before = rows(&list);
+    let items: Vec<_> = before.iter().map(Row::get_untracked).collect();
+    let renders = count_renders(&app, &list);
+    assert_eq!(counts(&renders), [1, 1, 1]);
+
+    app.controller().set(&Item::schema(), item(2, "two, renamed")).unwrap();
+    app.run();
+    assert!(Arc::ptr_eq(&before, &rows(&list)), "no row joined, left or moved: the same rows");
+    assert_eq!(names(&list), ["one", "two, renamed", "three"]);
+    assert!(Arc::ptr_eq(&items[0], &rows(&list)[0].get_untracked()), "row 1 keeps its item");
+    assert!(Arc::ptr_eq(&items[2], &rows(&list)[2].get_untracked()), "row 3 keeps its item");
+    assert_eq!(counts(&renders), [1, 2, 1], "only the renamed row ran again");
+
+    // Its author, shared with row 3 (odd ids): both rows, not row 2.
+    app.controller().set(&Author::schema(), rdc::json!({ "id": 1, "name": "author one" })).unwrap();
+    app.run();
+    assert_eq!(counts(&renders), [2, 2, 2]);
+    assert_eq!(rows(&list)[2].get_untracked().author.name, "author one");
+}
+
+#[test]
+fn rows_keep_their_ids_through_delete_unshift_and_move_and_new_rows_get_new_ones() {
+    let app = app_with_three();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let first = ids(&list);
+    assert_eq!(first.len(), 3);
+    assert!(first[0] != first[1] && first[1] != first[2] && first[0] != first[2]);
+    let kept = rows(&list)[2].get_untracked();
+
+    app.controller().set(&Schema::invalidate::<Item>(), rdc::json!(2)).unwrap();
+    app.run();
+    assert_eq!(names(&list), ["one", "three"]);
+    assert_eq!(ids(&list), [first[0], first[2]]);
+    assert!(Arc::ptr_eq(&kept, &rows(&list)[1].get_untracked()), "an unchanged item keeps its Arc");
+
+    app.controller().set(&Collection::unshift(&items()), item(4, "four")).unwrap();
+    app.run();
+    assert_eq!(names(&list), ["four", "one", "three"]);
+    let unshifted = ids(&list);
+    assert_eq!(&unshifted[1..], [first[0], first[2]]);
+    assert!(!first.contains(&unshifted[0]), "a new row gets an id never given before");
+
+    let moved = rdc::json::Value::Array(vec![item(3, "three"), item(4, "four"), item(1, "one")]);
+    app.controller().set_response(&list_endpoint(), &(), moved).unwrap();
+    app.run();
+    assert_eq!(names(&list), ["three", "four", "one"]);
+    assert_eq!(ids(&list), [first[2], unshifted[0], first[0]]);
+}
+
+#[test]
+fn one_listener_per_list_and_row_and_none_left_after_unmounting() {
+    let app = app_with_three();
+    // Mounts once through the mock app (its executor then runs Leptos' tasks).
+    app.hooks(|| ());
+    let listeners = app.controller().listener_count();
+    for _ in 0..50 {
+        let owner = Owner::new();
+        let list = owner.with(|| {
+            rdc::leptos::provide_controller(app.controller().clone());
+            use_list(list_endpoint(), Signal::derive(|| Some(())))
+        });
+        app.run();
+        assert_eq!(list.get_untracked().map(|rows| rows.len()), Some(3));
+        assert_eq!(app.controller().listener_count(), listeners + 4, "one reader for the list, one per row");
+        owner.cleanup();
+    }
+    assert_eq!(app.controller().listener_count(), listeners);
+}
+
+/// An edit costs what it changed: a rename in a 1,000-row list reads that
+/// row's entity again and nothing else (counted reads, not time); an author
+/// shared by half the rows re-reads those rows alone.
+#[test]
+fn a_rename_in_a_thousand_row_list_reads_one_row_again() {
+    let app = MockApp::new();
+    let json = rdc::json::Value::Array((1..=1000).map(|id| item(id, &format!("item {id}"))).collect());
+    app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+    let reads = app.controller().read_count();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    assert_eq!(rows(&list).len(), 1000);
+    assert_eq!(app.controller().read_count() - reads, 1001, "mounting reads the keys and each row once");
+    let before = rows(&list);
+
+    let reads = app.controller().read_count();
+    app.controller().set(&Item::schema(), item(500, "renamed")).unwrap();
+    app.run();
+    assert_eq!(app.controller().read_count() - reads, 1, "the renamed row alone was read again");
+    assert_eq!(rows(&list)[499].get_untracked().name, "renamed");
+    assert!(Arc::ptr_eq(&before, &rows(&list)), "the same rows");
+
+    let reads = app.controller().read_count();
+    app.controller().set(&Author::schema(), rdc::json!({ "id": 0, "name": "author zero" })).unwrap();
+    app.run();
+    assert_eq!(app.controller().read_count() - reads, 500, "the rows of the even ids read their author");
+    assert_eq!(rows(&list)[1].get_untracked().author.name, "author zero");
+    assert_eq!(rows(&list)[0].get_untracked().author.name, "author 1");
+}
+
+/// A delete in a 1,000-row list reads the list's keys (and at most the
+/// deleted row's entity, should its listener run before it goes), not the
+/// rows that stay.
+#[test]
+fn a_delete_in_a_thousand_row_list_reads_no_row_that_stays() {
+    let app = MockApp::new();
+    let json = rdc::json::Value::Array((1..=1000).map(|id| item(id, &format!("item {id}"))).collect());
+    app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let listeners = app.controller().listener_count();
+    let kept = rows(&list)[500].clone();
+
+    let reads = app.controller().read_count();
+    app.controller().set(&Schema::invalidate::<Item>(), rdc::json!(500)).unwrap();
+    app.run();
+    let read = app.controller().read_count() - reads;
+    assert!(read <= 2, "the keys (and at most the deleted row's entity) read, not {read}");
+    assert_eq!(rows(&list).len(), 999);
+    assert_eq!(rows(&list)[499].id(), kept.id(), "the next row is kept");
+    assert_eq!(app.controller().listener_count(), listeners - 1, "the deleted row's listener is gone");
+}
