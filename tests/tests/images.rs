@@ -154,3 +154,31 @@ async fn an_http_error_gives_a_typed_error_and_no_url() {
     assert_eq!(image.url.get_untracked(), None);
     assert_eq!(src(&root, "#missing"), None, "no src for a failed image");
 }
+
+#[wasm_bindgen_test]
+async fn a_reader_moving_to_other_args_revokes_the_url_it_left() {
+    let root = mount_point();
+    let name = RwSignal::new("dot.png".to_owned());
+    let shown = SendWrapper::new(Rc::new(Cell::new(None::<ObjectUrl<RestError>>)));
+    let stash = shown.clone();
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        view! {
+            <DataProvider>
+                {
+                    let args = Signal::derive(move || Some(ImageName { name: name.get() }));
+                    let image = use_object_url(image(), args);
+                    stash.set(Some(image));
+                    view! { <div id="moving"><img src=move || image.url.get()/></div> }
+                }
+            </DataProvider>
+        }
+    });
+    let image = shown.get().unwrap();
+    assert!(wait_until(5000, || image.url.get_untracked().is_some()).await);
+    let old = image.url.get_untracked().unwrap();
+    name.set("missing.png".to_owned());
+    assert!(revoked_within(&old, 2000).await, "the URL of the args left is revoked");
+    assert!(wait_until(5000, || image.error.get_untracked().is_some()).await, "the new args' error shows");
+    assert_eq!(image.url.get_untracked(), None, "the new args have no URL");
+    assert_eq!(src(&root, "#moving"), None);
+}
