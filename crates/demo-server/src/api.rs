@@ -41,6 +41,7 @@ pub fn router(state: AppState) -> Router {
         .route("/files/{id}/download", get(download))
         .route("/notes", get(examples::list_notes).post(examples::create_note))
         .route("/bytes/{n}", get(examples::bytes))
+        .route("/images/{name}", get(examples::image))
         .route("/limited", get(examples::limited))
         .route("/live/prices", get(live::prices))
         .route("/uploads", get(uploads::list).post(uploads::create).layer(uploads::size_limit()))

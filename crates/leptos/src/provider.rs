@@ -124,6 +124,7 @@ pub fn provide_controller(controller: Controller) {
 /// Provides the controller and the trigger that makes readers revalidate.
 fn provide(controller: Controller) -> Trigger {
     provide_context(Context(SendWrapper::new(controller)));
+    provide_context(crate::hooks::ObjectUrls::new());
     let revalidate = Trigger::new();
     provide_context(Revalidate(revalidate));
     revalidate

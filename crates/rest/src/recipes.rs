@@ -16,6 +16,7 @@ use rdc_core::json;
 use rdc_core::json::Value;
 
 use crate::endpoint::{Body, Content, FileDownload, RestEndpoint};
+use crate::http::Blob;
 use crate::transform::{
     camel_case, content_disposition_filename, deep_rename_keys, pk_from_params, rename_key, snake_case,
 };
@@ -94,5 +95,20 @@ pub fn file_download<A, B, R>(endpoint: &RestEndpoint<A, B, R>) -> RestEndpoint<
     download.result_with(|body| match body {
         Body::File(file) => Ok(file),
         other => Err(format!("expected a file, got {}", other.kind())),
+    })
+}
+
+/// A binary read (an image, say): blob content, nothing kept in the cache, and
+/// the result is the [`Blob`] itself (what `rdc_leptos::use_object_url` shows).
+///
+/// ```
+/// use rdc_rest::{recipes, Blob, RestEndpoint};
+/// let avatar: RestEndpoint<_, _, Blob> = recipes::blob(&RestEndpoint::get("/users/:id/avatar"));
+/// # let _ = avatar;
+/// ```
+pub fn blob<A, B, R>(endpoint: &RestEndpoint<A, B, R>) -> RestEndpoint<A, B, Blob> {
+    endpoint.content(Content::Blob).data_expiry(Duration::ZERO).result_with(|body| match body {
+        Body::Blob(blob) => Ok(blob),
+        other => Err(format!("expected a blob, got {}", other.kind())),
     })
 }

@@ -8,6 +8,7 @@ mod list;
 mod live;
 mod loading;
 mod mutation;
+mod object_url;
 mod pages;
 mod previous;
 mod select;
@@ -23,6 +24,8 @@ pub use loading::{use_loading, Loading};
 #[cfg(feature = "offline")]
 pub use mutation::use_queued_mutations;
 pub use mutation::{use_mutation, Mutation};
+pub(crate) use object_url::ObjectUrls;
+pub use object_url::{use_object_url, BlobResult, Img, ObjectUrl};
 pub use pages::{use_pages, Pages};
 pub use previous::{use_keep_previous, use_placeholder, Shown};
 pub use select::{use_query_select, use_select};
