@@ -151,3 +151,40 @@ fn refetch_asks_for_the_pages_held_again_in_order_and_shows_what_the_server_has(
     assert_eq!(stored, [50, 5, 6, 7, 8, 9], "the store's list is the server's, in order");
     assert!(!pages.loading.get_untracked());
 }
+
+#[test]
+fn refetch_asks_for_each_page_only_once_the_one_before_has_answered() {
+    let app = MockApp::new();
+    five_pages(&app);
+    let pages = app.hooks(use_both_ways);
+    app.run();
+    pages.load_next();
+    app.run();
+    let first = app.hold(&list(), &());
+    pages.refetch();
+    app.run();
+    assert_eq!(app.requests()[2..], ["GET /items"], "page 4 waits for the list");
+    first.answer(page(Some(2), Some(4), &[5, 6]));
+    app.run();
+    assert_eq!(app.requests()[2..], ["GET /items", "GET /items?cursor=4"]);
+    assert_eq!(held(&pages), [vec![5, 6], vec![7, 8]]);
+}
+
+#[test]
+fn a_failed_page_keeps_the_pages_held_and_names_the_error() {
+    let app = MockApp::new();
+    five_pages(&app);
+    app.error(&page_at(), &Cursor { cursor: 4 }, 500, rdc::json!({ "error": "down" }));
+    let pages = app.hooks(use_both_ways);
+    app.run();
+    pages.load_next();
+    app.run();
+    assert_eq!(held(&pages), [vec![5, 6]]);
+    assert!(pages.error.get_untracked().is_some(), "the next page's error shows");
+    assert!(!pages.loading.get_untracked());
+    app.fixture(&page_at(), &Cursor { cursor: 4 }, page(Some(3), Some(5), &[7, 8]));
+    pages.load_next();
+    app.run();
+    assert_eq!(held(&pages), [vec![5, 6], vec![7, 8]]);
+    assert!(pages.error.get_untracked().is_none(), "cleared by the next load");
+}
