@@ -116,7 +116,13 @@ fn max_pages_drops_the_page_at_the_far_end_both_ways() {
     assert_eq!(held(&pages), [vec![5, 6], vec![7, 8]]);
     assert_eq!(
         app.requests()[1..],
-        ["GET /items?cursor=4", "GET /items?cursor=5", "GET /items?cursor=3", "GET /items?cursor=2", "GET /items?cursor=4"],
+        [
+            "GET /items?cursor=4",
+            "GET /items?cursor=5",
+            "GET /items?cursor=3",
+            "GET /items?cursor=2",
+            "GET /items?cursor=4"
+        ],
         "a dropped page is asked for again when it comes back"
     );
 }

@@ -211,7 +211,8 @@ where
     let args: Signal<Option<C::Args>> = args.into();
     let first = use_dle(list.clone(), args);
     let data = first.data;
-    let next_args: StoredValue<PageArgs<C::Result, N::Args>, LocalStorage> = StoredValue::new_local(Box::new(next_args));
+    let next_args: StoredValue<PageArgs<C::Result, N::Args>, LocalStorage> =
+        StoredValue::new_local(Box::new(next_args));
     let previous_args: StoredValue<Option<PageArgs<C::Result, N::Args>>, LocalStorage> = StoredValue::new_local(None);
     let max = StoredValue::new(None);
     let held: RwSignal<Vec<Held<C::Result, N::Args>>, LocalStorage> = RwSignal::new_local(Vec::new());
@@ -242,9 +243,9 @@ where
     });
     let page_args = move |step: Step, pages: &[Held<C::Result, N::Args>]| match step {
         Step::Next => pages.last().and_then(|page| next_args.with_value(|f| f(&page.data))),
-        Step::Previous => pages.first().and_then(|page| {
-            previous_args.with_value(|f| f.as_ref().and_then(|f| f(&page.data)))
-        }),
+        Step::Previous => {
+            pages.first().and_then(|page| previous_args.with_value(|f| f.as_ref().and_then(|f| f(&page.data))))
+        }
         Step::Refetch => None,
     };
     let has_next = Signal::derive(move || held.with(|pages| page_args(Step::Next, pages).is_some()));
@@ -295,34 +296,22 @@ where
                 return;
             }
             let cap = max.try_get_value().flatten();
-            held.try_update(|pages| {
-                match step {
-                    Step::Next => {
-                        pages.extend(answers);
-                        let over = cap.map_or(0, |cap| pages.len().saturating_sub(cap));
-                        pages.drain(..over);
-                    }
-                    Step::Previous => {
-                        pages.splice(0..0, answers);
-                        if let Some(cap) = cap {
-                            pages.truncate(cap);
-                        }
-                    }
-                    Step::Refetch => *pages = answers,
+            held.try_update(|pages| match step {
+                Step::Next => {
+                    pages.extend(answers);
+                    let over = cap.map_or(0, |cap| pages.len().saturating_sub(cap));
+                    pages.drain(..over);
                 }
+                Step::Previous => {
+                    pages.splice(0..0, answers);
+                    if let Some(cap) = cap {
+                        pages.truncate(cap);
+                    }
+                }
+                Step::Refetch => *pages = answers,
             });
             busy.try_set(false);
         });
     });
-    Pages {
-        data,
-        pages,
-        has_next,
-        has_previous,
-        loading,
-        error,
-        previous_args,
-        max,
-        run: StoredValue::new_local(run),
-    }
+    Pages { data, pages, has_next, has_previous, loading, error, previous_args, max, run: StoredValue::new_local(run) }
 }
