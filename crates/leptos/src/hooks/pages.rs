@@ -82,6 +82,12 @@ impl<R: Send + Sync, E: Send + Sync, A> Pages<R, E, A> {
     /// Fetches the page after the last one held, unless something is in
     /// flight or the last page names none. Past [`Pages::max_pages`], the
     /// first page held is dropped.
+    ///
+    /// ```no_run
+    /// # fn on_click(pages: rdc_leptos::Pages<Vec<u32>, (), u32>) {
+    /// pages.load_next();
+    /// # }
+    /// ```
     pub fn load_next(&self) {
         self.run.with_value(|run| run(Step::Next));
     }
@@ -90,6 +96,12 @@ impl<R: Send + Sync, E: Send + Sync, A> Pages<R, E, A> {
     /// [`Pages::previous`] from that page), unless something is in flight
     /// or there is none; it goes in front of [`Pages::pages`]. Past
     /// [`Pages::max_pages`], the last page held is dropped.
+    ///
+    /// ```no_run
+    /// # fn on_click(pages: rdc_leptos::Pages<Vec<u32>, (), u32>) {
+    /// pages.load_previous();
+    /// # }
+    /// ```
     pub fn load_previous(&self) {
         self.run.with_value(|run| run(Step::Previous));
     }
@@ -99,6 +111,12 @@ impl<R: Send + Sync, E: Send + Sync, A> Pages<R, E, A> {
     /// list, so the store's list starts over and each page joins it again),
     /// then shows the new answers together. On an error the pages held stay
     /// and [`Pages::error`] says why.
+    ///
+    /// ```no_run
+    /// # fn on_click(pages: rdc_leptos::Pages<Vec<u32>, (), u32>) {
+    /// pages.refetch();
+    /// # }
+    /// ```
     pub fn refetch(&self) {
         self.run.with_value(|run| run(Step::Refetch));
     }
