@@ -194,3 +194,25 @@ fn a_failed_page_keeps_the_pages_held_and_names_the_error() {
     assert_eq!(held(&pages), [vec![5, 6], vec![7, 8]]);
     assert!(pages.error.get_untracked().is_none(), "cleared by the next load");
 }
+
+#[test]
+fn new_args_start_the_pages_held_over_and_drop_answers_to_the_old() {
+    let app = MockApp::new();
+    five_pages(&app);
+    let args = RwSignal::new(Some(()));
+    let pages = app.hooks(|| use_pages(list(), args, page_at(), |p: &Page| p.next.map(|cursor| Cursor { cursor })));
+    app.run();
+    let fourth = app.hold(&page_at(), &Cursor { cursor: 4 });
+    pages.load_next();
+    app.run();
+    args.set(None);
+    app.run();
+    assert!(held(&pages).is_empty(), "no list, no pages");
+    assert!(!pages.has_next.get_untracked());
+    fourth.answer(page(Some(3), Some(5), &[7, 8]));
+    app.run();
+    assert!(held(&pages).is_empty(), "page 4 was asked for under the old args");
+    args.set(Some(()));
+    app.run();
+    assert_eq!(held(&pages), [vec![5, 6, 7, 8]], "the store's list, page 4 joined, starts the pages again");
+}
