@@ -43,9 +43,11 @@ pub struct Pages<R: Send + Sync + 'static, E: Send + Sync + 'static, A: 'static>
     /// through it, each once, in the order they came, and the last page's
     /// information.
     pub data: Signal<Option<Arc<R>>>,
-    /// The pages held, first to last, each its own answer, at most
-    /// [`Pages::max_pages`] of them: render these when the list loads
-    /// previous pages or drops some.
+    /// The pages held, first to last, each its own answer as it came, at
+    /// most [`Pages::max_pages`] of them: render these when the list loads
+    /// previous pages or drops some. An entity edited later shows in
+    /// [`Pages::data`] at once; here after [`Pages::refetch`] (or read each
+    /// row by its key with `use_entity`).
     pub pages: Signal<Vec<Arc<R>>>,
     /// Whether the last page held names a next one.
     pub has_next: Signal<bool>,
