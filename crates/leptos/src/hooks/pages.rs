@@ -268,9 +268,18 @@ where
         }
         Step::Refetch => None,
     };
-    let has_next = Signal::derive(move || held.with(|pages| page_args(Step::Next, pages).is_some()));
-    let has_previous = Signal::derive(move || held.with(|pages| page_args(Step::Previous, pages).is_some()));
-    let pages = Signal::derive(move || held.with(|pages| pages.iter().map(|page| Arc::clone(&page.data)).collect()));
+    // The pages held; before the effect above has run (a server render, the
+    // first frame), the list's first page alone.
+    let current = move || {
+        let pages = held.get();
+        match data.get() {
+            Some(first_page) if pages.is_empty() => vec![Held { at: None, data: first_page }],
+            _ => pages,
+        }
+    };
+    let has_next = Signal::derive(move || page_args(Step::Next, &current()).is_some());
+    let has_previous = Signal::derive(move || page_args(Step::Previous, &current()).is_some());
+    let pages = Signal::derive(move || current().iter().map(|page| Arc::clone(&page.data)).collect());
     let loading = Signal::derive(move || first.loading.get() || busy.get());
     let first_error = first.error;
     let error = Signal::derive(move || first_error.get().or_else(|| page_error.get()));
@@ -279,11 +288,11 @@ where
         if loading.get_untracked() {
             return;
         }
-        let pages = held.get_untracked();
+        let start = untrack(current);
         let asked = match step {
-            Step::Refetch if !pages.is_empty() => pages.iter().map(|page| page.at.clone()).collect(),
+            Step::Refetch if !start.is_empty() => start.iter().map(|page| page.at.clone()).collect(),
             Step::Refetch => return,
-            step => match page_args(step, &pages) {
+            step => match page_args(step, &start) {
                 Some(at) => vec![Some(at)],
                 None => return,
             },
@@ -316,19 +325,25 @@ where
                 return;
             }
             let cap = max.try_get_value().flatten();
-            held.try_update(|pages| match step {
-                Step::Next => {
-                    pages.extend(answers);
-                    let over = cap.map_or(0, |cap| pages.len().saturating_sub(cap));
-                    pages.drain(..over);
+            held.try_update(|pages| {
+                if pages.is_empty() {
+                    // Asked for before the first page was taken in as held.
+                    *pages = start;
                 }
-                Step::Previous => {
-                    pages.splice(0..0, answers);
-                    if let Some(cap) = cap {
-                        pages.truncate(cap);
+                match step {
+                    Step::Next => {
+                        pages.extend(answers);
+                        let over = cap.map_or(0, |cap| pages.len().saturating_sub(cap));
+                        pages.drain(..over);
                     }
+                    Step::Previous => {
+                        pages.splice(0..0, answers);
+                        if let Some(cap) = cap {
+                            pages.truncate(cap);
+                        }
+                    }
+                    Step::Refetch => *pages = answers,
                 }
-                Step::Refetch => *pages = answers,
             });
             busy.try_set(false);
         });
