@@ -258,3 +258,18 @@ fn keys_of_a_long_collection_after_an_unshift_a_push_a_remove_and_a_move_check_w
     let (keys, work) = checked(&mut memo, &state, &schema);
     assert_eq!((keys.first().map(Pk::as_str), keys.last().map(Pk::as_str), work), (Some("1"), Some("0"), 0));
 }
+
+/// A collection's keys depend on the collection's row: a push or an unshift
+/// changes that row alone, and must wake whoever read the keys.
+#[test]
+fn keys_of_a_collection_depend_on_its_row() {
+    let (state, schema) = long_list(true);
+    let mut memo = MemoCache::default();
+    checked(&mut memo, &state, &schema);
+    let topics: Vec<_> = memo.topics(std::any::TypeId::of::<Vec<Pk>>(), KEY).collect();
+    assert!(
+        topics.iter().any(|t| t.topic.table_key() == "RowList"),
+        "no topic on the collection's row among {} topics",
+        topics.len()
+    );
+}

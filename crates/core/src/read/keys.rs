@@ -55,6 +55,8 @@ pub(crate) struct KeysEntry {
     /// Per list position: whether its item is shown, and its dependencies.
     items: Vec<Item>,
     deps: Vec<Dep>,
+    /// The collection row holding the list, if it is a collection's.
+    holder_dep: Option<Dep>,
     /// Dependencies of items that are still theirs.
     live_deps: usize,
     /// Rows to the positions whose dependencies name them, sorted (made
@@ -76,6 +78,9 @@ struct Item {
 struct Source<'a> {
     items: &'a [Value],
     holder: Holder<'a>,
+    /// A collection's row: its edits change the list (a result's own key
+    /// is followed by whoever reads it).
+    holder_dep: Option<Dep>,
 }
 
 #[derive(Clone, Copy)]
@@ -111,8 +116,9 @@ pub(crate) struct KeysMemo {
 }
 
 impl KeysEntry {
-    pub fn deps(&self) -> &[Dep] {
-        &self.deps
+    /// What the keys depend on: each item's check, and a collection's row.
+    pub fn deps(&self) -> impl Iterator<Item = &Dep> {
+        self.deps.iter().chain(&self.holder_dep)
     }
 }
 
@@ -122,11 +128,16 @@ impl KeysEntry {
 /// item's check records every dependency it looked at.
 fn source<'a>(state: &'a State, schema: &'a Schema, result: &'a Arc<Value>) -> Option<(&'a Schema, Source<'a>)> {
     let (item, source) = match schema {
-        Schema::Array(item) => (&**item, Source { items: result.as_array()?, holder: Holder::Result(result) }),
+        Schema::Array(item) => {
+            (&**item, Source { items: result.as_array()?, holder: Holder::Result(result), holder_dep: None })
+        }
         Schema::Collection(c) if c.map().is_none() => {
             let pk = pk_string_ref(result)?;
             let row = state.entity(c.def.key, &pk)?.value.as_ref()?;
-            (&c.item, Source { items: row.get("items")?.as_array()?, holder: Holder::Row(row) })
+            let recorder = Ctx::new(state);
+            recorder.lookup(c.def, &pk)?;
+            let holder_dep = recorder.into_deps().pop();
+            (&c.item, Source { items: row.get("items")?.as_array()?, holder: Holder::Row(row), holder_dep })
         }
         _ => return None,
     };
@@ -150,6 +161,7 @@ impl KeysMemo {
         if let Some(entry) = self.entries.get_mut(key) {
             let patched = entry.patch(state, item, &source, &mut self.visited);
             if patched == Some(()) {
+                entry.holder_dep = source.holder_dep;
                 return Some(Arc::clone(&entry.value));
             }
         }
@@ -185,6 +197,7 @@ fn full(state: &State, schema: &Schema, source: &Source<'_>) -> Option<KeysEntry
         items,
         live_deps: deps.len(),
         deps,
+        holder_dep: source.holder_dep.clone(),
         index: None,
         added: Vec::new(),
         tables: Tables::default(),

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 
 use super::ctx::Ctx;
 use super::deps::Dep;
-use super::keys::KeysMemo;
+use super::keys::{KeysEntry, KeysMemo};
 use super::pk::Pk;
 use super::prior::{ListVerdicts, Prior};
 use super::top::read_with;
@@ -118,11 +118,8 @@ impl MemoCache {
     pub fn topics(&self, type_id: TypeId, key: &str) -> impl Iterator<Item = crate::TopicFields> + '_ {
         let deps: &[Dep] =
             self.entries.get(&type_id).and_then(|by_key| by_key.get(key)).map_or(&[], |entry| &entry.deps);
-        let keys: &[Dep] = match type_id == TypeId::of::<Vec<Pk>>() {
-            true => self.keys.entries.get(key).map_or(&[], |entry| entry.deps()),
-            false => &[],
-        };
-        deps.iter().chain(keys).filter_map(Dep::topic)
+        let keys = self.keys.entries.get(key).filter(|_| type_id == TypeId::of::<Vec<Pk>>());
+        deps.iter().chain(keys.into_iter().flat_map(KeysEntry::deps)).filter_map(Dep::topic)
     }
 
     /// After rows were shown that the store may no longer have at their index
