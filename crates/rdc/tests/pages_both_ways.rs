@@ -216,3 +216,19 @@ fn new_args_start_the_pages_held_over_and_drop_answers_to_the_old() {
     app.run();
     assert_eq!(held(&pages), [vec![5, 6, 7, 8]], "the store's list, page 4 joined, starts the pages again");
 }
+
+#[test]
+fn args_set_to_an_equal_value_keep_the_pages_held() {
+    let app = MockApp::new();
+    five_pages(&app);
+    let args = RwSignal::new(Some(()));
+    let pages = app.hooks(|| use_pages(list(), args, page_at(), |p: &Page| p.next.map(|cursor| Cursor { cursor })));
+    app.run();
+    pages.load_next();
+    app.run();
+    let before = held(&pages);
+    assert_eq!(before.len(), 2, "the list and its next page");
+    args.set(Some(()));
+    app.run();
+    assert_eq!(held(&pages), before, "the same args make the same key: nothing starts over");
+}

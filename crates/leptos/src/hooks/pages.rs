@@ -82,7 +82,7 @@ impl<R: Send + Sync, E: Send + Sync, A> std::fmt::Debug for Pages<R, E, A> {
 
 impl<R: Send + Sync, E: Send + Sync, A> Pages<R, E, A> {
     /// Fetches the page after the last one held, unless something is in
-    /// flight or the last page names none. Past [`Pages::max_pages`], the
+    /// flight (a page, or the list itself refetching) or the last page names none. Past [`Pages::max_pages`], the
     /// first page held is dropped.
     ///
     /// ```no_run
@@ -240,15 +240,13 @@ where
     let page_error = RwSignal::new(None);
     // Bumped when the args change: answers to what was asked before are dropped.
     let generation = StoredValue::new(0u64);
-    let args_changes = Memo::new(move |before: Option<&u64>| {
-        args.track();
-        before.map_or(0, |n| n + 1)
-    });
-    // The list's first page starts the pages held (again, when the args change).
-    Effect::new(move |seen: Option<u64>| {
-        let changes = args_changes.get();
+    // The list's first page starts the pages held (again, when the args make
+    // another key: args set to an equal value keep them).
+    let key_of = list.clone();
+    Effect::new(move |seen: Option<Option<String>>| {
+        let key = args.with(|args| args.as_ref().and_then(|args| key_of.key_for(args).ok()));
         let first_page = data.get();
-        if seen.is_some_and(|seen| seen != changes) {
+        if seen.as_ref().is_some_and(|seen| *seen != key) {
             held.set(Vec::new());
             generation.update_value(|n| *n += 1);
             busy.set(false);
@@ -259,7 +257,7 @@ where
                 held.set(vec![Held { at: None, data: first_page }]);
             }
         }
-        changes
+        key
     });
     let page_args = move |step: Step, pages: &[Held<C::Result, N::Args>]| match step {
         Step::Next => pages.last().and_then(|page| next_args.with_value(|f| f(&page.data))),
