@@ -1,5 +1,6 @@
 //! `use_list`: one reader for a list of entities, handing each row its item
-//! through a signal of its own (no listener and no memo per row).
+//! through a signal of its own: one reader for the keys, a controller
+//! listener per row (no Leptos memo per row).
 
 use std::cell::RefCell;
 use std::rc::Rc;

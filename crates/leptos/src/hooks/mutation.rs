@@ -120,6 +120,17 @@ where
     /// Runs `f` with the result, the args and `on_mutate`'s context after
     /// each run that succeeds, once the store holds its answer (every run,
     /// even after the component is gone). See [`use_mutation`].
+    ///
+    /// ```no_run
+    /// # use rdc_core::Entity;
+    /// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// # fn demo() {
+    /// let save = rdc_rest::RestEndpoint::put("/api/users/me").args::<()>().body::<String>().schema(User::schema());
+    /// let save = rdc_leptos::use_mutation(save)
+    ///     .on_success(|user: &User, _, _| leptos::logging::log!("saved {}", user.name));
+    /// # let _ = save;
+    /// # }
+    /// ```
     pub fn on_success(self, f: impl Fn(&C::Result, &C::Args, &X) + 'static) -> Self {
         self.callbacks.update_value(|callbacks| *callbacks = callbacks.clone().on_success(f));
         self
@@ -127,12 +138,34 @@ where
 
     /// Runs `f` with the error, the args and the context after each run
     /// that fails (an HTTP error, a timeout, a reset...). See [`use_mutation`].
+    ///
+    /// ```no_run
+    /// # use rdc_core::Entity;
+    /// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// # fn demo() {
+    /// let save = rdc_rest::RestEndpoint::put("/api/users/me").args::<()>().body::<String>().schema(User::schema());
+    /// let save = rdc_leptos::use_mutation(save)
+    ///     .on_error(|error, _, _| leptos::logging::log!("not saved: {error}"));
+    /// # let _ = save;
+    /// # }
+    /// ```
     pub fn on_error(self, f: impl Fn(&FetchError<C::Error>, &C::Args, &X) + 'static) -> Self {
         self.callbacks.update_value(|callbacks| *callbacks = callbacks.clone().on_error(f));
         self
     }
 
     /// Runs `f` after `on_success` or `on_error`, with the outcome. See [`use_mutation`].
+    ///
+    /// ```no_run
+    /// # use rdc_core::Entity;
+    /// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// # fn demo() {
+    /// let save = rdc_rest::RestEndpoint::put("/api/users/me").args::<()>().body::<String>().schema(User::schema());
+    /// let save = rdc_leptos::use_mutation(save)
+    ///     .on_settled(|_, _, _| leptos::logging::log!("done"));
+    /// # let _ = save;
+    /// # }
+    /// ```
     pub fn on_settled(self, f: impl Fn(Settled<'_, C>, &C::Args, &X) + 'static) -> Self {
         self.callbacks.update_value(|callbacks| *callbacks = callbacks.clone().on_settled(f));
         self
@@ -147,6 +180,17 @@ where
     /// Runs `f` with the args as each run starts, before anything is sent;
     /// what it returns (the context: say, what to put back on failure)
     /// reaches the other callbacks. Call it first. See [`use_mutation`].
+    ///
+    /// ```no_run
+    /// # use rdc_core::Entity;
+    /// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// # fn demo() {
+    /// let save = rdc_rest::RestEndpoint::put("/api/users/me").args::<()>().body::<String>().schema(User::schema());
+    /// let save = rdc_leptos::use_mutation(save)
+    ///     .on_mutate(|_| "me").on_success(|_, _, who| leptos::logging::log!("saved {who}"));
+    /// # let _ = save;
+    /// # }
+    /// ```
     pub fn on_mutate<Y: 'static>(self, f: impl Fn(&C::Args) -> Y + 'static) -> Mutation<C, Y> {
         let callbacks = self.callbacks.with_value(|callbacks| callbacks.clone().on_mutate(f));
         Mutation {

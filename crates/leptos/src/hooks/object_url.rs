@@ -170,7 +170,14 @@ where
     let reload = Callback::new(move |()| {
         let ((controller, endpoint, registry), held) = (&**reload_reader.0, &reload_reader.1);
         let Some(key) = held.borrow().clone() else { return };
-        let Some(Ok(json)) = args.with_untracked(|a| a.as_ref().map(|a| endpoint.encode_args(a))) else { return };
+        // The args as they are now; between a change and the effect taking
+        // it in they name another key than the one held: nothing to reload.
+        let Some(Ok((json, now))) = args.with_untracked(|a| a.as_ref().map(|a| endpoint.json_and_key(a))) else {
+            return;
+        };
+        if now != key {
+            return;
+        }
         let Some(fetch) = next_fetch::<C::Error>(registry, &key) else { return };
         start(controller, endpoint, registry, json, key, fetch);
     });

@@ -76,13 +76,12 @@ where
         }
     };
     let id = controller.listen_reads(listener);
-    // New args: select again (the first run only subscribes).
+    // New args: select again. The first run selects too: the args may have
+    // moved between `listen_reads` and the effect's first run.
     let rerun = send_wrapper::SendWrapper::new(controller.clone());
-    Effect::new(move |ran: Option<()>| {
+    Effect::new(move |_| {
         args.track();
-        if ran.is_some() {
-            rerun.run_listener(id);
-        }
+        rerun.run_listener(id);
     });
     let cleanup = send_wrapper::SendWrapper::new(controller);
     on_cleanup(move || cleanup.unlisten(id));
