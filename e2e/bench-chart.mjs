@@ -22,6 +22,10 @@ const left = 170, right = 120, top = 58, bar = 13, gap = 2, groupGap = 14;
 const width = 900;
 const plot = width - left - right;
 const ratios = scenarios.flatMap(([, r]) => pages.map(([k]) => r[k] / r.plain).filter((x) => x > 0));
+if (ratios.length === 0) {
+  console.error("bench-chart: no scenario with figures in the input");
+  process.exit(1);
+}
 const lo = Math.min(0.25, 2 ** Math.floor(Math.log2(Math.min(...ratios))));
 const hi = Math.max(4, 2 ** Math.ceil(Math.log2(Math.max(...ratios))));
 const x = (ratio) => left + ((Math.log2(ratio) - Math.log2(lo)) / (Math.log2(hi) - Math.log2(lo))) * plot;

@@ -165,6 +165,9 @@ impl Controller {
     /// [`Controller::fetch`] with `callbacks` run around it (for mutations,
     /// though a read may have them too): `on_mutate` now, before anything
     /// is sent; the others once the answer is stored, before this resolves.
+    /// They run inside the returned future: dropped, the request still goes
+    /// and its answer is stored, but no callback runs (`use_mutation` keeps
+    /// each run's future alive).
     ///
     /// ```
     /// use std::{cell::Cell, rc::Rc};

@@ -22,6 +22,7 @@ use crate::Multipart;
 /// assert!(bytes.json_view().is_none());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive] // `Multipart` comes with a feature: a match elsewhere needs `_`.
 pub enum RequestBody {
     /// JSON, encoded by the endpoint (as JSON text, or as form fields for a
     /// [`form`](crate::RestEndpoint::form) endpoint).
