@@ -125,7 +125,7 @@ where
     /// # use rdc_core::Entity;
     /// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
     /// # fn demo() {
-    /// let save = rdc_rest::RestEndpoint::put("/api/users/me").args::<()>().body::<String>().schema(User::schema());
+    /// let save = rdc_rest::RestEndpoint::post("/api/users").args::<()>().body::<String>().schema(User::schema());
     /// let save = rdc_leptos::use_mutation(save)
     ///     .on_success(|user: &User, _, _| leptos::logging::log!("saved {}", user.name));
     /// # let _ = save;
@@ -143,7 +143,7 @@ where
     /// # use rdc_core::Entity;
     /// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
     /// # fn demo() {
-    /// let save = rdc_rest::RestEndpoint::put("/api/users/me").args::<()>().body::<String>().schema(User::schema());
+    /// let save = rdc_rest::RestEndpoint::post("/api/users").args::<()>().body::<String>().schema(User::schema());
     /// let save = rdc_leptos::use_mutation(save)
     ///     .on_error(|error, _, _| leptos::logging::log!("not saved: {error}"));
     /// # let _ = save;
@@ -160,7 +160,7 @@ where
     /// # use rdc_core::Entity;
     /// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
     /// # fn demo() {
-    /// let save = rdc_rest::RestEndpoint::put("/api/users/me").args::<()>().body::<String>().schema(User::schema());
+    /// let save = rdc_rest::RestEndpoint::post("/api/users").args::<()>().body::<String>().schema(User::schema());
     /// let save = rdc_leptos::use_mutation(save)
     ///     .on_settled(|_, _, _| leptos::logging::log!("done"));
     /// # let _ = save;
@@ -185,7 +185,7 @@ where
     /// # use rdc_core::Entity;
     /// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
     /// # fn demo() {
-    /// let save = rdc_rest::RestEndpoint::put("/api/users/me").args::<()>().body::<String>().schema(User::schema());
+    /// let save = rdc_rest::RestEndpoint::post("/api/users").args::<()>().body::<String>().schema(User::schema());
     /// let save = rdc_leptos::use_mutation(save)
     ///     .on_mutate(|_| "me").on_success(|_, _, who| leptos::logging::log!("saved {who}"));
     /// # let _ = save;
