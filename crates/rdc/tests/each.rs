@@ -7,28 +7,8 @@ use rdc::leptos::Dle;
 use rdc::prelude::*;
 use rdc::testing::MockApp;
 
-#[derive(Debug, Clone, PartialEq, serde::Deserialize, Entity)]
-struct Todo {
-    id: u32,
-    title: String,
-}
-
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-struct TodoId {
-    id: u32,
-}
-
-fn todo() -> RestEndpoint<TodoId, (), Todo> {
-    rdc::rest!(GET "/todos/:id" -> Todo, args = TodoId).data_expiry(std::time::Duration::from_secs(10))
-}
-
-fn id(id: u32) -> TodoId {
-    TodoId { id }
-}
-
-fn titled(id: u32, title: &str) -> rdc::json::Value {
-    rdc::json!({ "id": id, "title": title })
-}
+mod todos;
+use todos::{id, titled, todo, Todo};
 
 /// The titles the entries show, in order.
 fn titles(rows: &Signal<Vec<Dle<Todo, RestError>>>) -> Vec<Option<String>> {

@@ -7,27 +7,11 @@ use leptos::prelude::*;
 use rdc::prelude::*;
 use rdc::testing::MockApp;
 
-#[derive(Debug, Clone, PartialEq, serde::Deserialize, Entity)]
-struct Todo {
-    id: u32,
-    title: String,
-}
-
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-struct TodoId {
-    id: u32,
-}
-
-fn todo() -> RestEndpoint<TodoId, (), Todo> {
-    rdc::rest!(GET "/todos/:id" -> Todo, args = TodoId).data_expiry(std::time::Duration::from_secs(10))
-}
-
-fn id(id: u32) -> TodoId {
-    TodoId { id }
-}
+mod todos;
+use todos::{id, titled, todo, TodoId};
 
 fn milk(id: u32) -> rdc::json::Value {
-    rdc::json!({ "id": id, "title": "milk" })
+    titled(id, "milk")
 }
 
 #[test]
