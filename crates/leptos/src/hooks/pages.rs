@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use rdc_controller::{FetchError, TypedEndpoint};
+use rdc_controller::{Controller, FetchError, TypedEndpoint};
 use serde::de::DeserializeOwned;
 
 use crate::hooks::cache::use_dle;
@@ -240,24 +240,12 @@ where
     let page_error = RwSignal::new(None);
     // Bumped when the args change: answers to what was asked before are dropped.
     let generation = StoredValue::new(0u64);
-    // The list's first page starts the pages held (again, when the args make
-    // another key: args set to an equal value keep them).
     let key_of = list.clone();
-    Effect::new(move |seen: Option<Option<String>>| {
-        let key = args.with(|args| args.as_ref().and_then(|args| key_of.key_for(args).ok()));
-        let first_page = data.get();
-        if seen.as_ref().is_some_and(|seen| *seen != key) {
-            held.set(Vec::new());
-            generation.update_value(|n| *n += 1);
-            busy.set(false);
-            page_error.set(None);
-        }
-        if let Some(first_page) = first_page {
-            if held.with_untracked(Vec::is_empty) {
-                held.set(vec![Held { at: None, data: first_page }]);
-            }
-        }
-        key
+    let args_key = move || args.with(|args| args.as_ref().and_then(|args| key_of.key_for(args).ok()));
+    hold_first_page(args_key, data, held, move || {
+        generation.update_value(|n| *n += 1);
+        busy.set(false);
+        page_error.set(None);
     });
     let page_args = move |step: Step, pages: &[Held<C::Result, N::Args>]| match step {
         Step::Next => pages.last().and_then(|page| next_args.with_value(|f| f(&page.data))),
@@ -301,50 +289,100 @@ where
         busy.set(true);
         page_error.set(None);
         leptos::task::spawn_local(async move {
-            // One page after another, so each joins the store's list in order.
-            let mut answers = Vec::with_capacity(asked.len());
-            for at in asked {
-                let answer = match &at {
-                    None => controller.fetch(&list, list_args.clone(), C::Body::default()).await,
-                    Some(at) => controller.fetch(&next_page, at.clone(), N::Body::default()).await,
-                };
-                match answer {
-                    Ok(data) => answers.push(Held { at, data: Arc::new(data) }),
-                    Err(e) => {
-                        if generation.try_get_value() == Some(asked_in) {
-                            page_error.try_set(Some(e));
-                            busy.try_set(false);
-                        }
-                        return;
-                    }
-                }
-            }
+            let answers = fetch_in_order(&controller, &list, &next_page, list_args, asked).await;
             if generation.try_get_value() != Some(asked_in) {
                 return;
             }
-            let cap = max.try_get_value().flatten();
-            held.try_update(|pages| {
-                if pages.is_empty() {
-                    // Asked for before the first page was taken in as held.
-                    *pages = start;
-                }
-                match step {
-                    Step::Next => {
-                        pages.extend(answers);
-                        let over = cap.map_or(0, |cap| pages.len().saturating_sub(cap));
-                        pages.drain(..over);
-                    }
-                    Step::Previous => {
-                        pages.splice(0..0, answers);
-                        if let Some(cap) = cap {
-                            pages.truncate(cap);
+            match answers {
+                Ok(answers) => {
+                    let cap = max.try_get_value().flatten();
+                    held.try_update(|pages| {
+                        if pages.is_empty() {
+                            // Asked for before the first page was taken in as held.
+                            *pages = start;
                         }
-                    }
-                    Step::Refetch => *pages = answers,
+                        join(pages, step, answers, cap);
+                    });
                 }
-            });
+                Err(e) => {
+                    page_error.try_set(Some(e));
+                }
+            }
             busy.try_set(false);
         });
     });
     Pages { data, pages, has_next, has_previous, loading, error, previous_args, max, run: StoredValue::new_local(run) }
+}
+
+/// Starts the pages held with the list's first page, and starts them over
+/// (calling `restart`) when the args make another key: args set to an equal
+/// value keep them.
+fn hold_first_page<R, A>(
+    args_key: impl Fn() -> Option<String> + 'static,
+    data: Signal<Option<Arc<R>>>,
+    held: RwSignal<Vec<Held<R, A>>, LocalStorage>,
+    restart: impl Fn() + 'static,
+) where
+    R: Send + Sync + 'static,
+    A: 'static,
+{
+    Effect::new(move |seen: Option<Option<String>>| {
+        let key = args_key();
+        let first_page = data.get();
+        if seen.as_ref().is_some_and(|seen| *seen != key) {
+            held.set(Vec::new());
+            restart();
+        }
+        if let Some(first_page) = first_page {
+            if held.with_untracked(Vec::is_empty) {
+                held.set(vec![Held { at: None, data: first_page }]);
+            }
+        }
+        key
+    });
+}
+
+/// Fetches the pages asked for one after another, so each joins the store's
+/// list in order: `None` is the list's own first page.
+async fn fetch_in_order<C, N>(
+    controller: &Controller,
+    list: &C,
+    next_page: &N,
+    list_args: C::Args,
+    asked: Vec<Option<N::Args>>,
+) -> Result<Vec<Held<C::Result, N::Args>>, FetchError<C::Error>>
+where
+    C: Readable,
+    C::Body: Default,
+    N: TypedEndpoint<Result = C::Result, Error = C::Error>,
+    N::Args: Clone,
+    N::Body: Default,
+{
+    let mut answers = Vec::with_capacity(asked.len());
+    for at in asked {
+        let data = match &at {
+            None => controller.fetch(list, list_args.clone(), C::Body::default()).await?,
+            Some(at) => controller.fetch(next_page, at.clone(), N::Body::default()).await?,
+        };
+        answers.push(Held { at, data: Arc::new(data) });
+    }
+    Ok(answers)
+}
+
+/// Puts the pages fetched for `step` among those held, keeping at most `cap`.
+fn join<R, A>(pages: &mut Vec<Held<R, A>>, step: Step, answers: Vec<Held<R, A>>, cap: Option<usize>) {
+    match step {
+        Step::Next => {
+            pages.extend(answers);
+            let over = cap.map_or(0, |cap| pages.len().saturating_sub(cap));
+            pages.drain(..over);
+        }
+        Step::Previous => {
+            pages.splice(0..0, answers);
+            if let Some(cap) = cap {
+                pages.truncate(cap);
+            }
+        }
+        Step::Refetch => *pages = answers,
+    }
 }
