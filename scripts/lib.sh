@@ -18,6 +18,19 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/rdc/target-$(pwd | cksu
 say() { printf '\n==> %s\n' "$*"; }
 die() { printf '\nerror: %s\n' "$*" >&2; exit 1; }
 
+# A cold build of the tests needs about 10 GB in the build folder: say so before
+# a build fails half-way with "No space left on device".
+check_disk_space() {
+  mkdir -p "$CARGO_TARGET_DIR"
+  local free_gb
+  free_gb=$(df -Pk "$CARGO_TARGET_DIR" | awk 'NR == 2 { print int($4 / 1048576) }')
+  if [ "$free_gb" -lt 4 ]; then
+    die "only ${free_gb} GB free under $CARGO_TARGET_DIR; the tests need about 10 GB (old build folders: $(dirname "$CARGO_TARGET_DIR"))"
+  elif [ "$free_gb" -lt 12 ]; then
+    printf '\nwarning: only %s GB free under %s; a cold build needs about 10 GB\n' "$free_gb" "$CARGO_TARGET_DIR" >&2
+  fi
+}
+
 ensure_wasm_target() {
     if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
         say "installing the wasm32-unknown-unknown target"
