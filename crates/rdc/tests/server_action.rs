@@ -5,6 +5,7 @@
 //! error and leaves the store as it was.
 
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use rdc::leptos::{use_server_action, use_server_action_with, ServerFormError};
 use rdc::prelude::*;
 use rdc::testing::MockApp;
@@ -134,4 +135,23 @@ fn an_answer_that_does_not_normalize_is_a_store_error_naming_the_endpoint_and_pa
     let text = error.to_string();
     assert!(text.contains("POST /users") && text.contains("no primary key"), "{text}");
     assert_eq!(names(&list), ["Ada", "Grace"], "the store keeps what it had");
+}
+
+#[test]
+fn the_error_a_post_before_hydration_carried_back_shows_at_once() {
+    let app = MockApp::new();
+    // What the server function's handler puts in the redirect's query.
+    let taken: ServerFnError = ServerFnError::ServerError("the name is taken".into());
+    let url =
+        leptos::server_fn::error::ServerFnUrlError::new(CreateUser::PATH, taken).to_url("http://demo/form").unwrap();
+    let carried = url.query_pairs().find(|(k, _)| k == "__err").map(|(_, v)| v.into_owned()).unwrap();
+    let shown_at_once = app.hooks(|| {
+        provide_context(leptos::server::ServerActionError::new(CreateUser::PATH, &carried));
+        // On the server no effect runs: the error must be there as the hook returns.
+        use_server_action(created(), ServerAction::<CreateUser>::new()).error.get_untracked()
+    });
+    match shown_at_once {
+        Some(ServerFormError::Server(ServerFnError::ServerError(message))) => assert_eq!(message, "the name is taken"),
+        other => panic!("expected the carried error, got {other:?}"),
+    }
 }

@@ -107,7 +107,8 @@ where
 /// a plain HTML form posting to the server function, whose handler redirects
 /// back (the page renders again with the new data); after, it posts without a
 /// reload and the answer comes here. The server function's typed error, or a
-/// store error, shows as `form.error`. See [`use_server_action_with`] for
+/// store error, shows as `form.error` (before hydration too, when the
+/// redirect's error reaches `ServerAction::new` as a `ServerActionError`). See [`use_server_action_with`] for
 /// endpoints whose args come from the answer.
 ///
 /// ```no_run
@@ -195,8 +196,13 @@ where
     S::Error: Clone + Send + Sync + 'static,
 {
     let controller = use_controller();
-    let error = RwSignal::new(None);
     let value = action.value();
+    // An error a post made before hydration carried back (Leptos' router, or
+    // the app, provides it as `ServerActionError`): shown in the server's HTML too.
+    let error = RwSignal::new(value.with_untracked(|outcome| match outcome {
+        Some(Err(e)) => Some(ServerFormError::Server(e.clone())),
+        _ => None,
+    }));
     // Runs in the browser only (effects do not run on the server): each
     // answer, once, as the action sets it.
     Effect::new(move |_| {
