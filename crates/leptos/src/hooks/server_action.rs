@@ -11,6 +11,13 @@ use crate::provider::use_controller;
 
 /// Why a [`ServerForm`] shows an error: the server function failed, or its
 /// answer did not go into the store (which keeps what it had).
+///
+/// ```
+/// use leptos::prelude::ServerFnError;
+/// use rdc_leptos::ServerFormError;
+/// let error: ServerFormError<ServerFnError, String> = ServerFormError::Server(ServerFnError::ServerError("taken".into()));
+/// assert!(error.to_string().contains("taken"));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ServerFormError<E, F> {
@@ -54,6 +61,21 @@ impl<E: std::fmt::Debug + std::fmt::Display, F: std::fmt::Debug + std::fmt::Disp
 
 /// What [`use_server_action`] returns: the action to hand to `<ActionForm>`,
 /// and signals for the form. `Copy`, so view closures can share it.
+///
+/// ```no_run
+/// use leptos::prelude::*;
+/// # use rdc_core::Entity;
+/// # #[derive(Clone, serde::Serialize, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+/// # #[server] async fn create_user(name: String) -> Result<User, ServerFnError> { Ok(User { id: "1".into(), name }) }
+/// # fn demo() -> impl IntoView {
+/// # let created = rdc_rest::RestEndpoint::post("/api/users").args::<()>().body::<()>().schema(User::schema());
+/// let form = rdc_leptos::use_server_action(created, ServerAction::<CreateUser>::new());
+/// view! {
+///     <ActionForm action=form.action><input name="name"/><button disabled=form.pending>"Add"</button></ActionForm>
+///     <Show when=move || form.error.with(Option::is_some)>"Not saved"</Show>
+/// }
+/// # }
+/// ```
 pub struct ServerForm<C: TypedEndpoint, S>
 where
     S: ServerFn + 'static,
@@ -208,7 +230,8 @@ where
     Effect::new(move |_| {
         let outcome = value.with(|outcome| match outcome {
             None => None,
-            Some(Ok(output)) => Some(store(&controller, &endpoint, &args(output), output).err()),
+            // Only the answer is tracked, not what `args` or the write read.
+            Some(Ok(output)) => Some(untrack(|| store(&controller, &endpoint, &args(output), output).err())),
             Some(Err(e)) => Some(Some(ServerFormError::Server(e.clone()))),
         });
         if let Some(outcome) = outcome {
