@@ -3,11 +3,12 @@
 //! whose controller, on the server, belongs to one request.
 
 use leptos::prelude::*;
-use rdc::leptos::{new_controller, DataProvider};
+use rdc::leptos::{new_controller, use_server_action, DataProvider};
 use rdc::rest;
 use rdc::rest::RestEndpoint;
+use rdc_demo::api::{all_users, users};
 use rdc_demo::pages::{items::Items, users::Users};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The signed-in user, as `/api/me` names them (from the `user` cookie).
 #[derive(Debug, Clone, PartialEq, Deserialize, rdc::Entity)]
@@ -38,6 +39,51 @@ fn MePage() -> impl IntoView {
     }
 }
 
+/// A user as the server function answers it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedUser {
+    pub id: String,
+    pub name: String,
+}
+
+/// Creates a user: runs on the server (the form posts here, before hydration
+/// as a plain HTML form, after through the server action), which asks the API.
+#[server(prefix = "/fn", endpoint = "create_user")]
+pub async fn create_user(name: String) -> Result<SavedUser, ServerFnError> {
+    server::create_user(name).await
+}
+
+/// Users added through a server function: a form that works before the page
+/// hydrates; after, its answer lands in the store and the list (read through
+/// rdc) shows it with no reload and no refetch.
+#[component]
+fn FormPage() -> impl IntoView {
+    let list = rdc::leptos::use_suspense(all_users(), ());
+    let form = use_server_action(users().create, ServerAction::<CreateUser>::new());
+    view! {
+        <section>
+            <h2>"Add a user through a server function"</h2>
+            <p class="hint">"An ActionForm: a plain form before hydration, its answer normalized into the store after."</p>
+            <ErrorBoundary fallback=rdc_demo::pages::error_view>
+                <Suspense fallback=|| view! { <p class="loading">"Loading users…"</p> }>
+                    <ul class="users">
+                        {move || Suspend::new(async move {
+                            list.await.map(|users| {
+                                users.iter().map(|u| view! { <li data-id=u.id.clone()>{u.name.clone()}</li> }).collect_view()
+                            })
+                        })}
+                    </ul>
+                </Suspense>
+            </ErrorBoundary>
+            <ActionForm action=form.action>
+                <input id="form-name" name="name" placeholder="Name"/>
+                <button id="form-submit" type="submit" disabled=form.pending>"Add through the server"</button>
+            </ActionForm>
+            {move || form.error.get().map(|e| view! { <p class="error">{e.to_string()}</p> })}
+        </section>
+    }
+}
+
 /// The path of the page: the request's on the server, the location's in the browser.
 fn path() -> String {
     #[cfg(feature = "ssr")]
@@ -48,12 +94,39 @@ fn path() -> String {
     String::new()
 }
 
+/// The page's query: the request's on the server, the location's in the browser.
+fn query() -> String {
+    #[cfg(feature = "ssr")]
+    return use_context::<axum::http::request::Parts>()
+        .and_then(|p| p.uri.query().map(str::to_owned))
+        .unwrap_or_default();
+    #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+    return web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .map(|s| s.trim_start_matches('?').to_owned())
+        .unwrap_or_default();
+    #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
+    String::new()
+}
+
+/// The error a form post made before hydration carried back in the redirect
+/// (`__path`, `__err`), for the server actions (what Leptos' router does).
+fn provide_action_error() {
+    let query = query();
+    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+    let find = |name: &str| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    if let (Some(path), Some(error)) = (find("__path"), find("__err")) {
+        provide_context(leptos::server::ServerActionError::new(path, error));
+    }
+}
+
 /// The app: a page per path, each a plain link away (every page load is rendered on the server).
 #[component]
 pub fn App() -> impl IntoView {
     let controller = new_controller();
     #[cfg(feature = "ssr")]
     server::give_client(&controller);
+    provide_action_error();
     // Effects run only in the browser, once hydrated: the end-to-end test waits for this mark.
     Effect::new(|_| {
         if let Some(body) = document().body() {
@@ -64,13 +137,14 @@ pub fn App() -> impl IntoView {
         <DataProvider controller=controller>
             <header>
                 <h1>"rdc demo, rendered on the server"</h1>
-                <nav><a href="/users">"Users"</a><a href="/items">"Pages"</a><a href="/me">"Me"</a></nav>
+                <nav><a href="/users">"Users"</a><a href="/items">"Pages"</a><a href="/me">"Me"</a><a href="/form">"Form"</a></nav>
             </header>
             // Built inside the provider (children are), so the pages find its controller.
             <main>
                 {match path().as_str() {
                     "/items" => Items().into_any(),
                     "/me" => MePage().into_any(),
+                    "/form" => FormPage().into_any(),
                     _ => Users().into_any(),
                 }}
             </main>
@@ -122,6 +196,39 @@ pub mod server {
             client = client.forward("cookie", &cookies.join("; "));
         }
         rdc::rest::provide_client(controller, client);
+    }
+
+    /// `POST /api/users` on the API, for the `create_user` server function.
+    pub async fn create_user(name: String) -> Result<super::SavedUser, ServerFnError> {
+        static HTTP: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+        let Some(ApiBase(base)) = use_context::<ApiBase>() else {
+            return Err(failed("create_user: no API address".into()));
+        };
+        let body = serde_json::json!({ "name": name }).to_string();
+        let sent = HTTP
+            .get_or_init(reqwest::Client::new)
+            .post(format!("{base}/api/users"))
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| failed(format!("POST /api/users: {e}")))?;
+        let status = sent.status();
+        let text = sent.text().await.map_err(|e| failed(format!("POST /api/users: {e}")))?;
+        if !status.is_success() {
+            // The API's own message (`{"error": ".."}`), else the status.
+            let said = serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .and_then(|v| v.get("error")?.as_str().map(str::to_owned))
+                .unwrap_or_else(|| status.to_string());
+            return Err(failed(format!("POST /api/users: HTTP {}: {said}", status.as_u16())));
+        }
+        serde_json::from_str(&text).map_err(|e| failed(format!("POST /api/users: {e}")))
+    }
+
+    /// The server function's error, with what went wrong.
+    fn failed(message: String) -> ServerFnError {
+        ServerFnError::ServerError(message)
     }
 }
 

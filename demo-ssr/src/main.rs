@@ -1,6 +1,6 @@
 //! `rdc-demo-ssr`: serves the demo's pages rendered on the server, streams each
-//! `<Suspense>` as its data arrives, and forwards the browser's `/api` calls to
-//! the API server (`rdc-demo-server`).
+//! `<Suspense>` as its data arrives, runs the pages' server functions (`/fn/..`),
+//! and forwards the browser's `/api` calls to the API server (`rdc-demo-server`).
 //!
 //! Usage: `rdc-demo-ssr [--port N] [--api URL] [--site DIR]` (defaults: 3920,
 //! `http://127.0.0.1:3917`, `target/site`; the site folder holds `pkg/`, the
@@ -11,7 +11,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{any, get};
+use axum::routing::{any, get, post};
 use axum::Router;
 use futures_util::StreamExt;
 use leptos::prelude::*;
@@ -56,6 +56,16 @@ async fn page(State(server): State<Server>, request: Request) -> Response {
     };
     let body = futures_util::stream::unfold(chunk_rx, |mut rx| async move { rx.recv().await.map(|c| (c, rx)) });
     Response::from_parts(parts, Body::from_stream(body))
+}
+
+/// Runs a server function (`/fn/...`): posted by a form before the page
+/// hydrates (answered with a redirect back to the page), or by its server
+/// action after (answered with the result).
+async fn server_fn(State(server): State<Server>, request: Request) -> Response {
+    let api = server.api.clone();
+    leptos_axum::handle_server_fns_with_context(move || provide_context(ApiBase(api.clone())), request)
+        .await
+        .into_response()
 }
 
 /// Forwards a browser's `/api/...` request to the API server.
@@ -144,12 +154,14 @@ async fn main() {
     };
     let app = Router::new()
         .route("/api/{*rest}", any(api))
+        .route("/fn/{*name}", post(server_fn))
         .nest_service("/pkg", tower_http::services::ServeDir::new(format!("{site}/pkg")))
         .route_service("/style.css", tower_http::services::ServeFile::new(format!("{site}/style.css")))
         .route("/", get(page))
         .route("/users", get(page))
         .route("/items", get(page))
         .route("/me", get(page))
+        .route("/form", get(page))
         .route("/favicon.ico", get(|| async { axum::http::StatusCode::NO_CONTENT }))
         .with_state(server);
     let listener = tokio::net::TcpListener::bind(addr).await.unwrap_or_else(|err| {

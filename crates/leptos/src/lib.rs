@@ -33,6 +33,7 @@ pub use hooks::{
 };
 pub use hooks::{use_is_fetching, use_is_fetching_of, use_pending_mutations};
 pub use hooks::{use_object_url, BlobResult, Img, ObjectUrl};
+pub use hooks::{use_server_action, use_server_action_with, ServerForm, ServerFormError};
 #[cfg(feature = "persist")]
 pub use persist::{indexed_db, mount_when_restored, persist};
 pub use platform::{pending_timeouts, Browser};

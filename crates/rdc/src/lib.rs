@@ -44,5 +44,6 @@ pub mod prelude {
     };
     pub use rdc_leptos::{use_is_fetching, use_is_fetching_of, use_pending_mutations};
     pub use rdc_leptos::{use_object_url, Img};
+    pub use rdc_leptos::{use_server_action, use_server_action_with};
     pub use rdc_rest::{recipes, resource, Body, Content, NetworkError, RestEndpoint, RestError};
 }

@@ -12,6 +12,7 @@ mod object_url;
 mod pages;
 mod previous;
 mod select;
+mod server_action;
 mod suspense;
 
 pub use activity::{use_is_fetching, use_is_fetching_of, use_pending_mutations};
@@ -29,4 +30,5 @@ pub use object_url::{use_object_url, BlobResult, Img, ObjectUrl};
 pub use pages::{use_pages, Pages};
 pub use previous::{use_keep_previous, use_placeholder, Shown};
 pub use select::{use_query_select, use_select};
+pub use server_action::{use_server_action, use_server_action_with, ServerForm, ServerFormError};
 pub use suspense::{use_cancelling, use_suspense, use_suspense_optional, DataResult, Readable};
