@@ -302,6 +302,46 @@ await check('live: prices stream in over Server-Sent Events with no polling', as
   if (count('GET /api/live/prices') !== 1) throw new Error(`the stream was opened ${count('GET /api/live/prices')} times`);
 });
 
+await check('live: the WebSocket switch streams the same prices over a WebSocket', async () => {
+  const from = urls.length;
+  const sockets = [];
+  const onSocket = (ws) => {
+    const socket = { url: new URL(ws.url()).pathname, frames: 0 };
+    ws.on('framereceived', () => { socket.frames += 1; });
+    sockets.push(socket);
+  };
+  page.on('websocket', onSocket);
+  try {
+    await page.click('.transports a[data-transport="WebSocket"]');
+    await expectText('.hint[data-transport="WebSocket"]', 'WebSocket message');
+    const btc = '.live-quote[data-pair="BTC-USD"] .decimal';
+    await expectText(btc, '430', 8000);
+    const first = Number(await page.textContent(btc));
+    const deadline = Date.now() + 5000;
+    let later = first;
+    while (later === first && Date.now() < deadline) {
+      await page.waitForTimeout(100);
+      later = Number(await page.textContent(btc));
+    }
+    if (!(later > first)) throw new Error(`BTC-USD went from ${first} to ${later} over the WebSocket`);
+    await expectText('.live-quote[data-pair="ETH-USD"] .decimal', '23');
+    if (sockets.length !== 1 || sockets[0].url !== '/api/live/prices/ws' || sockets[0].frames < 2) {
+      throw new Error(`WebSockets opened: ${JSON.stringify(sockets)}`);
+    }
+    const sentHere = urls.slice(from);
+    if (sentHere.some((u) => u.startsWith('GET /api/live/prices'))) {
+      throw new Error(`the event stream was opened too: ${JSON.stringify(sentHere)}`);
+    }
+    for (const pair of ['BTC-USD', 'ETH-USD']) {
+      const fetched = sentHere.filter((u) => u.startsWith(`GET /api/price/${pair}`)).length;
+      if (fetched !== 1) throw new Error(`${pair} fetched ${fetched} times: ${JSON.stringify(sentHere)}`);
+    }
+    await page.screenshot({ path: path.join(shots, 'live-ws.png') });
+  } finally {
+    page.off('websocket', onSocket);
+  }
+});
+
 await check('devtools: entities with search and referrers, results, the action log', async () => {
   await visit('/users', 'users-again', () => expectText('ul.users', 'Ada Lovelace'));
   if ((await page.locator('.rdc-devtools-body').count()) !== 0) throw new Error('the panel is open before it is asked for');

@@ -96,13 +96,21 @@ pub fn price() -> RestEndpoint<Pair, (), ExchangePrice> {
     rest!(GET "/api/price/:exchangePair" -> ExchangePrice, args = Pair)
 }
 
-/// A price read live: the same entity, under a key of its own (`?live=true`)
-/// that the live feed watches.
+/// A price read live: the same entity, under a key of its own (`?live=sse`
+/// or `?live=ws`) that the live feed of that transport watches.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LivePair {
     pub exchange_pair: String,
-    pub live: bool,
+    pub live: Transport,
+}
+
+/// How live prices reach the store: Server-Sent Events or a WebSocket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    Sse,
+    Ws,
 }
 
 pub fn live_price() -> RestEndpoint<LivePair, (), ExchangePrice> {

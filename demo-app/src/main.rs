@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use rdc::controller::Controller;
 use rdc::leptos::{new_controller, DataProvider};
+use rdc_demo::api::Transport;
 use rdc_demo::pages;
 use send_wrapper::SendWrapper;
 
@@ -59,7 +60,10 @@ fn App(controller: SendWrapper<Controller>) -> impl IntoView {
                             ("streams", name) => view! { <pages::streams::Streams username=name.unwrap_or("ninja").to_owned()/> }.into_any(),
                             ("base-url", name) => view! { <pages::base_url::BaseUrl username=name.unwrap_or("ninja").to_owned()/> }.into_any(),
                             ("ticker", _) => pages::ticker::TickerPage().into_any(),
-                            ("live", _) => pages::live::Live().into_any(),
+                            ("live", via) => {
+                                let transport = if via == Some("ws") { Transport::Ws } else { Transport::Sse };
+                                view! { <pages::live::Live transport/> }.into_any()
+                            }
                             ("files", _) => pages::files::Files().into_any(),
                             ("bytes", _) => pages::bytes::Bytes().into_any(),
                             ("headers", _) => pages::headers::Headers().into_any(),
@@ -81,9 +85,12 @@ fn main() {
     let controller = new_controller();
     // Every open tab of the demo shows the same data.
     rdc::leptos::sync_tabs(&controller, "rdc-demo");
-    // Prices streamed into the store while the Live page reads them (a browser `EventSource`).
+    // Prices streamed into the store while the Live page reads them (a browser
+    // `EventSource`, or a `WebSocket` on #/live/ws).
     #[cfg(target_arch = "wasm32")]
-    controller.add_manager(pages::live::price_feed());
+    for feed in pages::live::price_feeds() {
+        controller.add_manager(feed);
+    }
     // The users list outlives a reload; mounted once it is back, so it shows at once.
     let restored = rdc::leptos::persist(&controller, "rdc-demo", rdc::controller::Persist::new(1));
     rdc::leptos::mount_when_restored(restored, move || view! { <App controller=controller.clone()/> });

@@ -1,7 +1,8 @@
 //! A live feed in headless Chromium against the API server's Server-Sent
-//! Events: prices reach a mounted reader with no polling, the server dropping
-//! the stream every three messages is recovered from, and duplicates and
-//! overtaken messages never move a price back.
+//! Events and its WebSocket: prices reach a mounted reader with no polling,
+//! the server dropping the stream every three messages is recovered from
+//! (resuming after the last message), and duplicates, overtaken messages and
+//! bad frames never move a price back.
 #![cfg(target_arch = "wasm32")]
 
 mod common;
@@ -9,9 +10,10 @@ mod common;
 use common::*;
 use leptos::prelude::*;
 use rdc::controller::LiveFeed;
+use rdc::controller::StreamSource;
 use rdc::core::Entity;
 use rdc::leptos::{new_controller, use_suspense, DataProvider};
-use rdc::rest::EventSourceStream;
+use rdc::rest::{EventSourceStream, WebSocketStream};
 use rdc_e2e::{api_url, mount_point, sleep};
 use wasm_bindgen_test::*;
 
@@ -27,9 +29,10 @@ fn BtcPrice() -> impl IntoView {
     }
 }
 
-#[wasm_bindgen_test]
-async fn prices_stream_in_through_drops_duplicates_and_overtaken_messages() {
-    let stream = EventSourceStream::new(&api_url("/live/prices?drop_after=3&faulty=1&interval_ms=40"));
+/// Mounts a BTC-USD reader with a feed from `stream`, samples what it shows
+/// until message 15 or later came, checks the prices only rose, unmounts and
+/// checks nothing arrives once closed. Returns the prices seen and the stats.
+async fn stream_prices(stream: impl StreamSource + 'static) -> (Vec<f64>, rdc::controller::LiveStats) {
     let feed =
         LiveFeed::new(stream, ExchangePrice::schema().into(), |key| key.contains("/api/price/")).backoff(50, 400);
     let controller = new_controller();
@@ -57,13 +60,31 @@ async fn prices_stream_in_through_drops_duplicates_and_overtaken_messages() {
     assert!(seen.last().is_some_and(|p| *p >= 43_015.0), "the stream brought prices up to {seen:?}");
     assert!(seen.windows(2).all(|w| w[0] < w[1]), "a price went back: {seen:?}");
     let stats = feed.stats();
-    assert!(stats.opened >= 5, "the stream ends every 3 messages and was reopened each time: {stats:?}");
-    assert!(stats.dropped >= stats.applied, "every message came twice: {stats:?}");
-    assert_eq!(stats.rejected, 0, "{stats:?}");
 
     drop(handle);
     assert!(!feed.stats().connected, "the stream closed with its last reader");
     let applied = feed.stats().applied;
     sleep(300).await;
     assert_eq!(feed.stats().applied, applied, "nothing arrives once closed");
+    (seen, stats)
+}
+
+#[wasm_bindgen_test]
+async fn prices_stream_in_through_drops_duplicates_and_overtaken_messages() {
+    let stream = EventSourceStream::new(&api_url("/live/prices?drop_after=3&faulty=1&interval_ms=40"));
+    let (_, stats) = stream_prices(stream).await;
+    assert!(stats.opened >= 5, "the stream ends every 3 messages and was reopened each time: {stats:?}");
+    assert!(stats.dropped >= stats.applied, "every message came twice: {stats:?}");
+    assert_eq!(stats.rejected, 0, "{stats:?}");
+}
+
+#[wasm_bindgen_test]
+async fn prices_stream_in_over_a_websocket_in_order_resuming_after_the_server_closes_it() {
+    // The server closes the socket every 3 messages; a feed that did not
+    // resume after the last id would start again at message 1 and never reach 15.
+    let url = api_url("/live/prices/ws?drop_after=3&faulty=1&junk=1&interval_ms=40");
+    let (_, stats) = stream_prices(WebSocketStream::new(&url)).await;
+    assert!(stats.opened >= 5, "the socket closes every 3 messages and was reopened each time: {stats:?}");
+    assert!(stats.dropped >= stats.applied, "every message came twice: {stats:?}");
+    assert!(stats.rejected >= 3, "bad frames (no JSON, no id, binary) are rejected: {stats:?}");
 }

@@ -28,10 +28,14 @@ pub enum StreamEvent {
     },
     /// The stream failed or ended; the feed closes it and reopens it later.
     Failed(String),
+    /// A message the source could not read (no JSON frame, no id, too
+    /// large), and why: counted as rejected, the store keeps what it had and
+    /// the stream stays open.
+    Rejected(String),
 }
 
-/// Where a feed reads from: `rdc_rest::EventSourceStream` in the browser, a
-/// fake in tests.
+/// Where a feed reads from: `rdc_rest::EventSourceStream` or
+/// `rdc_rest::WebSocketStream` in the browser, a fake in tests.
 pub trait StreamSource {
     /// Opens the stream, resuming after message `after` when given; each
     /// event goes to `events`. Returns what closes it.
@@ -47,8 +51,8 @@ pub struct LiveStats {
     pub applied: u64,
     /// Messages dropped as duplicates or out of order.
     pub dropped: u64,
-    /// Messages that were no JSON, did not fit the schema or had id
-    /// `u64::MAX` (the store kept what it had).
+    /// Messages that were no JSON, did not fit the schema, had id
+    /// `u64::MAX` or that the source could not read (the store kept what it had).
     pub rejected: u64,
     /// Whether the stream is open or opening now.
     pub connected: bool,
@@ -303,6 +307,7 @@ fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
                 Err(_) => state.stats.rejected += 1,
             }
         }
+        StreamEvent::Rejected(_) => feed.state.borrow_mut().stats.rejected += 1,
         StreamEvent::Failed(_) => {
             close(feed, controller);
             let wait = {

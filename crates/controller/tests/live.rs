@@ -211,3 +211,18 @@ fn a_message_without_an_id_on_a_numbered_stream_is_dropped_and_an_unnumbered_str
     let stats = feed.stats();
     assert_eq!((stats.applied, stats.dropped), (5, 2));
 }
+
+#[test]
+fn a_message_the_source_could_not_read_is_rejected_and_the_stream_goes_on() {
+    let (controller, _time, fake, feed) = setup();
+    controller.retain("GET /prices/BTC");
+    fake.send(StreamEvent::Opened);
+    fake.price(1, 10);
+    fake.send(StreamEvent::Rejected("ws://127.0.0.1/live: a frame without an id".into()));
+    assert_eq!(shown(&controller), Some(10), "the store keeps what it had");
+    fake.price(2, 20);
+    assert_eq!(shown(&controller), Some(20), "the stream stays open and in order");
+    let stats = feed.stats();
+    assert_eq!((stats.opened, stats.applied, stats.dropped, stats.rejected, stats.connected), (1, 2, 0, 1, true));
+    assert_eq!(fake.opens.borrow().len(), 1, "no reconnect for one bad message");
+}

@@ -44,6 +44,7 @@ pub fn router(state: AppState) -> Router {
         .route("/images/{name}", get(examples::image))
         .route("/limited", get(examples::limited))
         .route("/live/prices", get(live::prices))
+        .route("/live/prices/ws", get(live::prices_ws))
         .route("/uploads", get(uploads::list).post(uploads::create).layer(uploads::size_limit()))
         .route("/uploads/{id}/content", get(uploads::content))
         .route("/echo", any(tools::echo))

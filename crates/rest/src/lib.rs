@@ -44,6 +44,10 @@ mod request_body;
 mod resource;
 mod retry;
 pub mod transform;
+#[cfg(all(feature = "live", target_arch = "wasm32"))]
+mod web_socket;
+#[cfg(feature = "live")]
+mod ws_frame;
 
 #[cfg(target_arch = "wasm32")]
 pub use browser::BrowserClient;
@@ -66,3 +70,7 @@ pub use path::{encode, ParamError, PathTemplate};
 pub use request_body::{IntoRequestBody, RequestBody};
 pub use resource::{resource, Resource};
 pub use retry::Retry;
+#[cfg(all(feature = "live", target_arch = "wasm32"))]
+pub use web_socket::WebSocketStream;
+#[cfg(feature = "live")]
+pub use ws_frame::{FrameError, WebSocketFrame};

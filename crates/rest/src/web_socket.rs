@@ -1,0 +1,137 @@
+//! A WebSocket in the browser as a [`StreamSource`] for a [`LiveFeed`](rdc_controller::LiveFeed).
+
+use std::rc::Rc;
+
+use rdc_controller::{StreamEvent, StreamSource};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+
+use crate::ws_frame::{stream_event, SocketEvent};
+
+/// A WebSocket at a URL (the browser's `WebSocket`) whose text frames are
+/// [`WebSocketFrame`](crate::WebSocketFrame)s, `{"id": 12, "data": <JSON>}`:
+/// the same ids and data as an [`EventSourceStream`](crate::EventSourceStream)'s
+/// events, under the same rules of the feed (order by id, reconnect with
+/// backoff, resume). A reopened socket asks to resume with `lastEventId=<id>`
+/// in the query, as the Server-Sent Events stream does. The URL may be
+/// relative to the page, and `http(s)` is taken as `ws(s)`.
+///
+/// A frame that is no JSON, has no whole-number `id` or no `data`, is binary
+/// or longer than [`max_frame_bytes`](WebSocketStream::max_frame_bytes) is
+/// rejected (counted in the feed's `rejected`) and the socket stays open; a
+/// close or an error ends the connection and the feed reopens it.
+///
+/// ```no_run
+/// use rdc_controller::LiveFeed;
+/// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Price { id: String }
+/// use rdc_core::Entity;
+/// let feed = LiveFeed::new(rdc_rest::WebSocketStream::new("/api/live/prices/ws"), Price::schema().into(), |key| {
+///     key.starts_with("GET /api/price/")
+/// });
+/// # let _ = feed;
+/// ```
+#[derive(Debug, Clone)]
+pub struct WebSocketStream {
+    url: String,
+    max_frame_bytes: usize,
+}
+
+impl WebSocketStream {
+    /// The longest frame read by default: 1 MiB.
+    ///
+    /// ```
+    /// assert_eq!(rdc_rest::WebSocketStream::MAX_FRAME_BYTES, 1 << 20);
+    /// ```
+    pub const MAX_FRAME_BYTES: usize = 1 << 20;
+
+    /// The socket at `url`.
+    ///
+    /// ```no_run
+    /// let stream = rdc_rest::WebSocketStream::new("wss://example.com/prices");
+    /// # let _ = stream;
+    /// ```
+    pub fn new(url: &str) -> WebSocketStream {
+        WebSocketStream { url: url.to_owned(), max_frame_bytes: Self::MAX_FRAME_BYTES }
+    }
+
+    /// Rejects frames longer than `bytes` without reading them.
+    ///
+    /// ```no_run
+    /// let stream = rdc_rest::WebSocketStream::new("/api/live/prices/ws").max_frame_bytes(64 * 1024);
+    /// # let _ = stream;
+    /// ```
+    #[must_use]
+    pub fn max_frame_bytes(mut self, bytes: usize) -> WebSocketStream {
+        self.max_frame_bytes = bytes;
+        self
+    }
+
+    /// The socket's absolute `ws(s)` URL, resuming after `after`.
+    fn resolved(&self, after: Option<u64>) -> Result<String, String> {
+        let base = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+        let url = web_sys::Url::new_with_base(&self.url, &base).map_err(|_| format!("{}: not a URL", self.url))?;
+        match url.protocol().as_str() {
+            "ws:" | "wss:" => {}
+            "http:" => url.set_protocol("ws:"),
+            "https:" => url.set_protocol("wss:"),
+            other => return Err(format!("{}: a WebSocket cannot use {other}", self.url)),
+        }
+        if let Some(id) = after {
+            url.search_params().set("lastEventId", &id.to_string());
+        }
+        Ok(url.href())
+    }
+}
+
+impl StreamSource for WebSocketStream {
+    fn open(&self, after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> {
+        let socket = match self
+            .resolved(after)
+            .and_then(|url| web_sys::WebSocket::new(&url).map_err(|error| format!("{}: {error:?}", self.url)))
+        {
+            Ok(socket) => socket,
+            Err(error) => {
+                events(StreamEvent::Failed(error));
+                return Box::new(|| ());
+            }
+        };
+        // Binary frames stay out of reach (rejected unread) rather than built as Blobs.
+        socket.set_binary_type(web_sys::BinaryType::Arraybuffer);
+        let (url, max) = (Rc::<str>::from(socket.url()), self.max_frame_bytes);
+        let send = {
+            let url = url.clone();
+            move |event: SocketEvent<'_>| events(stream_event(&url, max, event))
+        };
+        let send = Rc::new(send);
+        let opened = send.clone();
+        let on_open = Closure::<dyn Fn()>::new(move || opened(SocketEvent::Open));
+        let received = send.clone();
+        let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |message: web_sys::MessageEvent| {
+            let data = message.data();
+            match data.dyn_ref::<js_sys::JsString>() {
+                // Too long even as UTF-16 units: not copied out of the browser.
+                Some(text) if text.length() as usize > max => received(SocketEvent::TooLong(text.length() as usize)),
+                Some(text) => received(SocketEvent::Text(&String::from(text))),
+                None => received(SocketEvent::Binary),
+            }
+        });
+        let closed = send.clone();
+        let on_close = Closure::<dyn Fn(web_sys::CloseEvent)>::new(move |event: web_sys::CloseEvent| {
+            closed(SocketEvent::Closed { code: event.code(), reason: event.reason() });
+        });
+        let on_error = Closure::<dyn Fn()>::new(move || send(SocketEvent::Error));
+        socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+        socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+        socket.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        Box::new(move || {
+            socket.set_onopen(None);
+            socket.set_onmessage(None);
+            socket.set_onclose(None);
+            socket.set_onerror(None);
+            // Closing a socket still connecting is allowed; nothing listens any more.
+            let _ = socket.close();
+            drop((on_open, on_message, on_close, on_error));
+        })
+    }
+}
