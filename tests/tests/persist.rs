@@ -73,7 +73,7 @@ async fn the_next_load_shows_what_was_kept_without_a_request() {
     first_load(&db, 1).await;
 
     let (next, restored) = load(&db, 1).await;
-    let Restored::Taken { results: 1, entities } = restored else { panic!("{restored:?}") };
+    let Restored::Taken { results: 1, entities, .. } = restored else { panic!("{restored:?}") };
     assert!(entities >= 2, "{restored:?}");
     let read = next.read::<_, Vec<User>>(&list_users(), &()).unwrap();
     assert_eq!(read.status, ExpiryStatus::Valid, "fresh: not fetched again");
