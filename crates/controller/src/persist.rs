@@ -228,7 +228,7 @@ pub enum Restored {
         /// Mutations held offline, sent again in their turn ([`Persist::replay`]).
         replayed: usize,
         /// Mutations held offline whose endpoint is not registered here
-        /// (or whose body could not be saved): not sent, for the app to handle.
+        /// (or whose body could not be saved): not sent nor kept, for the app to handle.
         unknown: Vec<crate::SavedMutation>,
     },
     /// It was saved under another version: dropped when older; left alone
