@@ -73,7 +73,7 @@ async fn the_next_load_shows_what_was_kept_without_a_request() {
     first_load(&db, 1).await;
 
     let (next, restored) = load(&db, 1).await;
-    let Restored::Taken { results: 1, entities } = restored else { panic!("{restored:?}") };
+    let Restored::Taken { results: 1, entities, .. } = restored else { panic!("{restored:?}") };
     assert!(entities >= 2, "{restored:?}");
     let read = next.read::<_, Vec<User>>(&list_users(), &()).unwrap();
     assert_eq!(read.status, ExpiryStatus::Valid, "fresh: not fetched again");
@@ -219,4 +219,68 @@ async fn the_app_can_delete_the_database_while_a_page_holds_it_open() {
     wasm_bindgen_futures::JsFuture::from(deleted).await.expect("deleted, not blocked by the open connection");
     let (_next, restored) = load(&db, 1).await;
     assert_eq!(restored, Restored::Nothing);
+}
+
+/// The text saved in `db` (empty when none), once `done` says it is what the test waits for.
+async fn saved_once(db: &str, done: impl Fn(&str) -> bool) -> String {
+    let name = format!("rdc:{db}");
+    for _ in 0..1000 {
+        let text = run_js(READ_THE_STORE, &name).await.as_string().unwrap_or_default();
+        if done(&text) {
+            return text;
+        }
+        rdc_e2e::sleep(10).await;
+    }
+    panic!("never saved as expected")
+}
+
+/// The users' names on the server.
+async fn server_names() -> Vec<String> {
+    let users = gloo_net::http::Request::get(&rdc_e2e::api_url("/users")).send().await.unwrap();
+    let users: Vec<serde_json::Value> = users.json().await.unwrap();
+    users.iter().filter_map(|u| u["name"].as_str().map(str::to_owned)).collect()
+}
+
+#[wasm_bindgen_test]
+async fn a_mutation_held_offline_is_shown_and_sent_by_the_next_load_once_online() {
+    let (db, tag) = (database(), (js_sys::Math::random() * 1e9) as u64);
+    let name = format!("Saved offline {tag}");
+    let create = || {
+        create_user().optimistic(|_, body| {
+            let name = body.and_then(|b| b["name"].as_str()).unwrap_or_default();
+            json!({ "id": format!("draft-{name}"), "name": name })
+        })
+    };
+    let kept = || Persist::new(1).replay("users.create", &create());
+    let first = new_controller();
+    first.set_online(false);
+    assert_eq!(persist(&first, &db, kept()).await, Restored::Nothing);
+    let _waiting = first.fetch(&create(), (), NewUser { name: name.clone() });
+    saved_once(&db, |text| text.contains(&name)).await;
+
+    // The page loads again (still offline, as the first one is).
+    let next = new_controller();
+    next.set_online(false);
+    let restored = persist(&next, &db, kept()).await;
+    assert!(matches!(restored, Restored::Taken { replayed: 1, .. }), "{restored:?}");
+    let draft = format!("draft-{name}");
+    for _ in 0..100 {
+        if next.entity::<User>(&draft).unwrap().is_some() {
+            break;
+        }
+        rdc_e2e::sleep(10).await;
+    }
+    let shown = next.entity::<User>(&draft).unwrap().map(|u| u.name.clone());
+    assert_eq!((shown, next.queued_mutations()), (Some(name.clone()), 1), "shown at once, held");
+    assert!(!server_names().await.contains(&name), "nothing sent while offline");
+
+    next.set_online(true);
+    for _ in 0..500 {
+        if server_names().await.contains(&name) {
+            break;
+        }
+        rdc_e2e::sleep(20).await;
+    }
+    assert_eq!(server_names().await.iter().filter(|n| **n == name).count(), 1, "sent once");
+    saved_once(&db, |text| !text.is_empty() && !text.contains(&name)).await;
 }

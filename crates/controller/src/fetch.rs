@@ -135,7 +135,13 @@ impl Controller {
             // A mutation waits its turn: offline, or behind mutations made offline.
             #[cfg(feature = "offline")]
             let on_the_wire = {
-                let turn = policy.mutation.then(|| this.turn_to_send(abort.as_ref()));
+                let turn = policy.mutation.then(|| {
+                    this.turn_to_send(
+                        abort.as_ref(),
+                        #[cfg(feature = "persist")]
+                        || this.describe_held::<E>(&key, &args, body.as_ref()),
+                    )
+                });
                 if let Some(turn) = &turn {
                     turn.await;
                 }

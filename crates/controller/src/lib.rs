@@ -26,6 +26,9 @@ mod order;
 mod persist;
 mod poll;
 mod reads;
+#[cfg(feature = "persist")]
+mod replay;
+mod saved_body;
 mod services;
 mod shared;
 mod spawn;
@@ -53,6 +56,9 @@ pub use manager::{Action, Manager};
 #[cfg(feature = "persist")]
 pub use persist::{MemoryStorage, Persist, PersistStorage, Restored};
 pub use poll::Subscription;
+#[cfg(feature = "persist")]
+pub use replay::{QueueError, SavedMutation};
+pub use saved_body::SavedBody;
 pub use services::FetchContext;
 pub use spawn::{LocalTasks, Spawn};
 
@@ -186,6 +192,9 @@ struct Inner {
     /// Mutations waiting to be sent (`offline.rs`).
     #[cfg(feature = "offline")]
     queue: offline::Queue,
+    /// The endpoints whose held mutations are saved with the store (`replay.rs`).
+    #[cfg(all(feature = "offline", feature = "persist"))]
+    replays: replay::Replays,
     /// What hears of each write to the fetched data (`share_writes`,
     /// persistence; in `hydrate.rs`).
     sinks: RefCell<Vec<hydrate::Sink>>,
@@ -284,6 +293,8 @@ impl Controller {
                 managers: manager::Managers::default(),
                 #[cfg(feature = "offline")]
                 queue: offline::Queue::default(),
+                #[cfg(all(feature = "offline", feature = "persist"))]
+                replays: replay::Replays::default(),
                 sinks: RefCell::default(),
                 not_sharing: Cell::new(false),
                 taken_rows: RefCell::default(),

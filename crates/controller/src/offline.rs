@@ -18,6 +18,9 @@ const QUEUE_KEY: &str = "rdc:offline-queue";
 pub(crate) struct Ticket {
     go: Cell<bool>,
     waker: RefCell<Option<Waker>>,
+    /// The mutation as saved with the store (`replay.rs`).
+    #[cfg(feature = "persist")]
+    saved: Option<crate::SavedMutation>,
 }
 
 impl Ticket {
@@ -35,6 +38,11 @@ pub(crate) struct Queue {
     offline: Cell<bool>,
     held: RefCell<VecDeque<Rc<Ticket>>>,
     sending: RefCell<Option<Rc<Ticket>>>,
+    /// Whether the next mutation takes a ticket even when it could go at
+    /// once: the first sent again after a reload, so it stays saved until
+    /// it answers, as it was before.
+    #[cfg(feature = "persist")]
+    ticket_next: Cell<bool>,
 }
 
 impl Controller {
@@ -74,14 +82,28 @@ impl Controller {
 
     /// A mutation's turn to be sent: at once when online with none held or
     /// on the wire before it; else when the ones before it answered.
-    pub(super) fn turn_to_send(&self, abort: Option<&Abort>) -> Turn {
+    /// Held, it is saved with the store as `saved` makes it.
+    pub(super) fn turn_to_send(
+        &self,
+        abort: Option<&Abort>,
+        #[cfg(feature = "persist")] saved: impl FnOnce() -> crate::SavedMutation,
+    ) -> Turn {
         let queue = &self.inner.queue;
-        if !queue.offline.get() && queue.sending.borrow().is_none() && queue.held.borrow().is_empty() {
+        #[cfg(feature = "persist")]
+        let free = !queue.ticket_next.replace(false);
+        #[cfg(not(feature = "persist"))]
+        let free = true;
+        if free && !queue.offline.get() && queue.sending.borrow().is_none() && queue.held.borrow().is_empty() {
             return Turn { ticket: None, abort: None, watching: Cell::new(false) };
         }
+        #[cfg(feature = "persist")]
+        let ticket = Rc::new(Ticket { saved: Some(saved()), ..Ticket::default() });
+        #[cfg(not(feature = "persist"))]
         let ticket = Rc::new(Ticket::default());
         queue.held.borrow_mut().push_back(Rc::clone(&ticket));
         self.queue_changed();
+        // Online with none before it (a mutation sent again after a reload), it goes at once.
+        self.send_next_held();
         Turn { ticket: Some(ticket), abort: abort.cloned(), watching: Cell::new(false) }
     }
 
@@ -128,9 +150,27 @@ impl Controller {
         self.queue_changed();
     }
 
+    /// Makes the next mutation take a ticket (see `Queue::ticket_next`).
+    #[cfg(feature = "persist")]
+    pub(super) fn ticket_next_mutation(&self) {
+        self.inner.queue.ticket_next.set(true);
+    }
+
+    /// The mutations of the queue as saved with the store, oldest first:
+    /// the one on the wire (kept until it answers), then the held ones.
+    #[cfg(feature = "persist")]
+    pub(super) fn saved_queue(&self) -> Vec<crate::SavedMutation> {
+        let queue = &self.inner.queue;
+        let sending = queue.sending.borrow().clone();
+        let held = queue.held.borrow();
+        sending.iter().chain(held.iter()).filter_map(|ticket| ticket.saved.clone()).collect()
+    }
+
     fn queue_changed(&self) {
         self.touch_key(QUEUE_KEY);
         self.changed();
+        #[cfg(feature = "persist")]
+        self.queue_saved_changed();
     }
 }
 
@@ -147,6 +187,8 @@ impl Drop for OnTheWire {
         let mine = queue.sending.borrow().as_ref().is_some_and(|sending| Rc::ptr_eq(sending, &self.ticket));
         if mine {
             *queue.sending.borrow_mut() = None;
+            // It answered: it leaves the saved queue.
+            self.controller.queue_changed();
             self.controller.send_next_held();
         }
     }

@@ -33,6 +33,9 @@ pub struct Persist {
     max_bytes: usize,
     save_after_ms: u64,
     entity_types: Vec<&'static str>,
+    /// The endpoints whose held mutations are kept (`replay.rs`).
+    #[cfg(feature = "offline")]
+    replays: Vec<super::replay::Replayable>,
 }
 
 #[cfg(feature = "persist")]
@@ -45,7 +48,49 @@ impl Persist {
     /// assert_eq!(rdc_controller::Persist::new(1).version(), 1);
     /// ```
     pub fn new(version: u32) -> Persist {
-        Persist { version, max_bytes: 2_000_000, save_after_ms: 100, entity_types: Vec::new() }
+        Persist {
+            version,
+            max_bytes: 2_000_000,
+            save_after_ms: 100,
+            entity_types: Vec::new(),
+            #[cfg(feature = "offline")]
+            replays: Vec::new(),
+        }
+    }
+
+    #[cfg(feature = "offline")]
+    /// Also keeps `endpoint`'s mutations held offline, under `name` (one
+    /// name per endpoint, the same at every start, as TanStack's mutation
+    /// keys): saved with the store in order, with their args and body as
+    /// JSON, until each answers (one on the wire when the page closed is
+    /// sent again: let the server take a repeat, e.g. an id made by the
+    /// client). At the next start they are taken up with the store, their
+    /// optimistic layers shown at once, and sent again one after another
+    /// once online. A mutation is saved under the first endpoint registered
+    /// of its endpoint's type that makes its key from its args; a saved one
+    /// whose name is not registered here is reported in
+    /// [`Restored::Taken`]'s `unknown`, not sent.
+    ///
+    /// ```
+    /// # use rdc_core::json::Value;
+    /// # #[derive(Clone)] struct AddTodo;
+    /// # impl rdc_controller::Endpoint for AddTodo {
+    /// #     type Output = Value; type Error = String; type Body = Value;
+    /// #     fn key(&self, _: &Value) -> Result<String, String> { Ok("POST /todos".into()) }
+    /// #     fn schema(&self) -> Option<rdc_core::Schema> { None }
+    /// #     fn policy(&self) -> rdc_controller::Policy { rdc_controller::Policy { mutation: true, ..Default::default() } }
+    /// #     fn is_soft(&self, _: &String) -> bool { false }
+    /// #     fn fetch(&self, _: &Value, _: Option<Value>) -> rdc_controller::LocalFuture<Result<Value, String>> { Box::pin(async { Ok(Value::Null) }) }
+    /// #     fn storable(v: &Value) -> Option<Value> { Some(v.clone()) }
+    /// # }
+    /// let persist = rdc_controller::Persist::new(1).replay("todos.add", &AddTodo);
+    /// ```
+    pub fn replay<C: crate::TypedEndpoint>(mut self, name: &str, endpoint: &C) -> Persist
+    where
+        <C::Endpoint as crate::Endpoint>::Body: crate::SavedBody,
+    {
+        self.replays.push(super::replay::Replayable::of(name, endpoint));
+        self
     }
 
     /// Also keeps every row of entity type `E`, whichever result reached it.
@@ -180,6 +225,11 @@ pub enum Restored {
         results: usize,
         /// Entity rows.
         entities: usize,
+        /// Mutations held offline, sent again in their turn ([`Persist::replay`]).
+        replayed: usize,
+        /// Mutations held offline whose endpoint is not registered here
+        /// (or whose body could not be saved): not sent nor kept, for the app to handle.
+        unknown: Vec<crate::SavedMutation>,
     },
     /// It was saved under another version: dropped when older; left alone
     /// when newer (this page is an older version of the app, and saves nothing).
@@ -194,6 +244,13 @@ pub enum Restored {
     },
     /// The store was reset while it loaded (a logout): dropped, not shown to the next user.
     ResetMeanwhile,
+    /// Its queue of mutations held offline names a registered endpoint but
+    /// is not a call of it (corrupt or tampered with): nothing was taken up
+    /// and it was dropped.
+    QueueRejected {
+        /// The first mutation that does not read, and why.
+        error: crate::QueueError,
+    },
     /// The storage could not be read (refused, failed): nothing was taken up,
     /// and what it holds is left as it is: this page saves nothing (a save
     /// would replace what was never read with this session's data alone).
@@ -225,6 +282,10 @@ pub enum Restored {
 struct Saved {
     version: u32,
     store: Dehydrated,
+    /// The mutations held offline, oldest first (`replay.rs`).
+    #[cfg(feature = "offline")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    queue: Vec<crate::SavedMutation>,
 }
 
 #[cfg(feature = "persist")]
@@ -258,7 +319,7 @@ impl Controller {
     ///
     /// let next = Controller::new(time.clone(), time.clone(), tasks.clone()); // the page loaded again
     /// let restored = tasks.block_on(next.persist(Persist::new(1).entity::<User>(), storage));
-    /// assert_eq!(restored, Restored::Taken { results: 0, entities: 1 });
+    /// assert_eq!(restored, Restored::Taken { results: 0, entities: 1, replayed: 0, unknown: vec![] });
     /// assert_eq!(next.entity::<User>("1")?.unwrap().name, "Ada");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -277,6 +338,15 @@ impl Controller {
         self.inner.kept_since.set(Some(0));
         let sink = Rc::clone(&keeper);
         self.tell_writes(move || sink.wrote());
+        #[cfg(feature = "offline")]
+        {
+            let sink = Rc::downgrade(&keeper);
+            self.save_queue_of(&keeper.persist.replays, move || {
+                if let Some(keeper) = sink.upgrade() {
+                    keeper.wrote();
+                }
+            });
+        }
         self.add_manager(ClearsOnReset(Rc::clone(&keeper)));
         let load = keeper.storage.load();
         let (controller, epoch) = (self.clone(), self.inner.epoch.get());
@@ -400,6 +470,8 @@ impl Controller {
                         since: self.inner.since.get(),
                         offset: self.clock_offset(),
                     },
+                    #[cfg(feature = "offline")]
+                    queue: self.saved_queue(),
                 };
                 serde_json::to_string(&saved).ok()
             };
@@ -550,15 +622,28 @@ impl Keeper {
                 Ok(found) if found.version != self.persist.version => Restored::OtherVersion { found: found.version },
                 Ok(_) => match serde_json::from_str::<Saved>(text) {
                     Err(error) => Restored::Unreadable { reason: error.to_string() },
-                    Ok(saved) => {
-                        let (results, entities) = controller.take_up_saved(saved.store);
-                        return Restored::Taken { results, entities };
-                    }
+                    Ok(saved) => match self.take_up(controller, saved) {
+                        Ok(taken) => return taken,
+                        Err(error) => Restored::QueueRejected { error },
+                    },
                 },
             }
         };
         self.storage.clear();
         restored
+    }
+
+    /// Takes up a saved store of this version with its queue; a queue that
+    /// does not read leaves the store as it was.
+    fn take_up(&self, controller: &Controller, saved: Saved) -> Result<Restored, crate::QueueError> {
+        #[cfg(feature = "offline")]
+        let (requests, unknown) = controller.prepare_replays(&self.persist.replays, saved.queue)?;
+        let (results, entities) = controller.take_up_saved(saved.store);
+        #[cfg(feature = "offline")]
+        let replayed = controller.replay(requests);
+        #[cfg(not(feature = "offline"))]
+        let (replayed, unknown) = (0, Vec::new());
+        Ok(Restored::Taken { results, entities, replayed, unknown })
     }
 
     fn wrote(self: &Rc<Self>) {

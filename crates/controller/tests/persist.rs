@@ -81,7 +81,7 @@ fn a_kept_list_shows_at_the_next_start_and_is_fetched_again_only_once_stale() {
 
     time.advance(10_000);
     let second = load(&time, &storage, Persist::new(1));
-    assert_eq!(second.restored, Restored::Taken { results: 1, entities: 2 });
+    assert_eq!(second.restored, Restored::Taken { results: 1, entities: 2, replayed: 0, unknown: vec![] });
     assert_eq!(names(&second), ["Ada", "Grace"]);
     let read = second.c.read::<_, Vec<User>>(&users_api(&second.server), &json!({})).unwrap();
     assert_eq!(read.status, ExpiryStatus::Valid, "fresh for the 50 s it had left: not fetched");
@@ -213,7 +213,7 @@ fn writes_made_while_it_loads_are_not_saved_over_it_and_both_are_kept() {
 
     *storage.released.borrow_mut() = true;
     page.tasks.run();
-    assert_eq!(*restored.borrow(), Some(Restored::Taken { results: 1, entities: 1 }));
+    assert_eq!(*restored.borrow(), Some(Restored::Taken { results: 1, entities: 1, replayed: 0, unknown: vec![] }));
     assert_eq!(names(&page), ["Ada"]);
     time.advance(100);
     let text = storage.kept.text().unwrap();
@@ -240,7 +240,7 @@ fn over_the_cap_the_results_fetched_longest_ago_are_left_out() {
     assert!(!text.contains("GET /users/0\"") && !text.contains("user-0-"), "the oldest left out: {text}");
 
     let next = load(&time, &storage, Persist::new(1));
-    let Restored::Taken { results, entities } = next.restored else { panic!("{:?}", next.restored) };
+    let Restored::Taken { results, entities, .. } = next.restored else { panic!("{:?}", next.restored) };
     assert!(results > 1 && results < 20 && results == entities, "{results} results, {entities} entities");
 
     // In memory, what the save left out goes with the GC as any stale, unused data; what it kept stays.
@@ -317,7 +317,7 @@ fn a_hostile_or_oversized_saved_text_is_refused_or_taken_without_harm() {
     let huge_version = r#"{"version":1,"store":{"taken_at":0,"state":{"entities":{},"results":{},"errors":{},"version":18446744073709551615}}}"#;
     storage.save(huge_version.to_owned());
     let page = load(&time, &storage, Persist::new(1));
-    assert_eq!(page.restored, Restored::Taken { results: 0, entities: 0 });
+    assert_eq!(page.restored, Restored::Taken { results: 0, entities: 0, replayed: 0, unknown: vec![] });
     page.c.set(&User::schema(), json!({ "id": "1", "name": "Ada" })).unwrap();
     assert_eq!(page.c.entity::<User>("1").unwrap().unwrap().name, "Ada", "the store still takes writes");
 

@@ -19,6 +19,12 @@ use rdc_controller::{Controller, LocalFuture, Persist, PersistStorage, Restored}
 /// rdc_leptos::mount_when_restored(restored, || "the app");
 /// ```
 pub fn persist(controller: &Controller, database: &str, persist: Persist) -> LocalFuture<Restored> {
+    // Mutations saved offline (`Persist::replay`) wait while the browser is
+    // offline from the start, before a `DataProvider` listens for it.
+    #[cfg(all(target_arch = "wasm32", feature = "offline"))]
+    if web_sys::window().is_some_and(|window| !window.navigator().on_line()) {
+        controller.set_online(false);
+    }
     #[cfg(target_arch = "wasm32")]
     return match indexed_db(database) {
         Some(storage) => controller.persist(persist, storage),

@@ -81,6 +81,42 @@ impl From<Value> for RequestBody {
     }
 }
 
+/// A body saved with a mutation held offline (`rdc_controller::Persist::replay`):
+/// JSON as `{"json": ..}`, text as `{"text": ".."}`; a blob or a form with
+/// files is not saved (its mutation is reported after a reload, not sent).
+///
+/// ```
+/// use rdc_controller::SavedBody;
+/// use rdc_rest::{Blob, RequestBody};
+/// let body = RequestBody::Json(rdc_core::json!({ "title": "milk" }));
+/// let saved = body.to_saved().unwrap();
+/// assert_eq!(saved, rdc_core::json!({ "json": { "title": "milk" } }));
+/// assert_eq!(RequestBody::from_saved(saved), Ok(body));
+/// assert!(RequestBody::Blob(Blob::from_bytes(vec![1], "image/png")).to_saved().is_none());
+/// assert!(RequestBody::from_saved(rdc_core::json!({ "blob": 1 })).is_err());
+/// ```
+impl rdc_controller::SavedBody for RequestBody {
+    fn to_saved(&self) -> Option<Value> {
+        let (tag, value) = match self {
+            RequestBody::Json(value) => ("json", value.clone()),
+            RequestBody::Text(text) => ("text", Value::from(text.as_str())),
+            _ => return None,
+        };
+        let mut saved = rdc_core::json::Map::new();
+        saved.insert(tag.to_owned(), value);
+        Some(Value::Object(saved))
+    }
+
+    fn from_saved(saved: Value) -> Result<RequestBody, String> {
+        let Value::Object(mut saved) = saved else { return Err("expected an object".to_owned()) };
+        match (saved.len(), saved.remove("json"), saved.remove("text")) {
+            (1, Some(json), None) => Ok(RequestBody::Json(json)),
+            (1, None, Some(Value::String(text))) => Ok(RequestBody::Text(text.to_string())),
+            _ => Err("expected one of `json` (any JSON) or `text` (a string)".to_owned()),
+        }
+    }
+}
+
 #[cfg(feature = "multipart")]
 impl From<Multipart> for RequestBody {
     fn from(form: Multipart) -> RequestBody {
