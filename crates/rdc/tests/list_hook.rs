@@ -1,6 +1,6 @@
 //! `use_list` run natively: one reader for a list, a signal per row set only
-//! when that row's item changed, integer row ids kept across edits, and no
-//! listener left behind by unmounted lists.
+//! when that row's item changed (no listener per row), integer row ids kept
+//! across edits, and no listener left behind by unmounted lists.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -133,7 +133,7 @@ fn rows_keep_their_ids_through_delete_unshift_and_move_and_new_rows_get_new_ones
 }
 
 #[test]
-fn one_listener_per_list_and_row_and_none_left_after_unmounting() {
+fn one_listener_per_list_and_none_left_after_unmounting() {
     let app = app_with_three();
     // Mounts once through the mock app (its executor then runs Leptos' tasks).
     app.hooks(|| ());
@@ -146,15 +146,16 @@ fn one_listener_per_list_and_row_and_none_left_after_unmounting() {
         });
         app.run();
         assert_eq!(list.get_untracked().map(|rows| rows.len()), Some(3));
-        assert_eq!(app.controller().listener_count(), listeners + 4, "one reader for the list, one per row");
+        assert_eq!(app.controller().listener_count(), listeners + 1, "one reader for the list and its rows");
         owner.cleanup();
     }
     assert_eq!(app.controller().listener_count(), listeners);
 }
 
-/// An edit costs what it changed: a rename in a 1,000-row list reads that
-/// row's entity again and nothing else (counted reads, not time); an author
-/// shared by half the rows re-reads those rows alone.
+/// An edit costs what it changed: a rename in a 1,000-row list reads the
+/// list's keys (patched) and that row's entity again and nothing else
+/// (counted reads, not time); an author shared by half the rows re-reads
+/// those rows alone.
 #[test]
 fn a_rename_in_a_thousand_row_list_reads_one_row_again() {
     let app = MockApp::new();
@@ -169,21 +170,21 @@ fn a_rename_in_a_thousand_row_list_reads_one_row_again() {
     let reads = app.controller().read_count();
     app.controller().set(&Item::schema(), item(500, "renamed")).unwrap();
     app.run();
-    assert_eq!(app.controller().read_count() - reads, 1, "the renamed row alone was read again");
+    assert_eq!(app.controller().read_count() - reads, 2, "the keys and the renamed row alone were read again");
     assert_eq!(rows(&list)[499].get_untracked().name, "renamed");
     assert!(Arc::ptr_eq(&before, &rows(&list)), "the same rows");
 
     let reads = app.controller().read_count();
     app.controller().set(&Author::schema(), rdc::json!({ "id": 0, "name": "author zero" })).unwrap();
     app.run();
-    assert_eq!(app.controller().read_count() - reads, 500, "the rows of the even ids read their author");
+    assert_eq!(app.controller().read_count() - reads, 501, "the keys and the rows of the even ids (their author)");
     assert_eq!(rows(&list)[1].get_untracked().author.name, "author zero");
     assert_eq!(rows(&list)[0].get_untracked().author.name, "author 1");
 }
 
 /// A delete in a 1,000-row list reads the list's keys (and at most the
-/// deleted row's entity, should its listener run before it goes), not the
-/// rows that stay.
+/// deleted row's entity), not the rows that stay, and adds or drops no
+/// listener.
 #[test]
 fn a_delete_in_a_thousand_row_list_reads_no_row_that_stays() {
     let app = MockApp::new();
@@ -200,5 +201,52 @@ fn a_delete_in_a_thousand_row_list_reads_no_row_that_stays() {
     assert!(read <= 2, "the keys (and at most the deleted row's entity) read, not {read}");
     assert_eq!(rows(&list).len(), 999);
     assert_eq!(rows(&list)[499].id(), kept.id(), "the next row is kept");
-    assert_eq!(app.controller().listener_count(), listeners - 1, "the deleted row's listener is gone");
+    assert_eq!(app.controller().listener_count(), listeners, "no listener per row");
+}
+
+/// One listener for a whole list, whatever its length: a 1,000-row list adds
+/// one controller listener, and an edit of one row wakes that one reader,
+/// which sets that row's signal alone (the other 999 rows' renders do not run).
+#[test]
+fn a_thousand_row_list_has_one_listener_and_an_edit_sets_one_rows_signal() {
+    let app = MockApp::new();
+    let json = rdc::json::Value::Array((1..=1000).map(|id| item(id, &format!("item {id}"))).collect());
+    app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+    app.hooks(|| ());
+    let listeners = app.controller().listener_count();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    assert_eq!(rows(&list).len(), 1000);
+    assert_eq!(app.controller().listener_count(), listeners + 1, "one listener for 1,000 rows");
+    let renders = count_renders(&app, &list);
+    let items: Vec<_> = rows(&list).iter().map(Row::get_untracked).collect();
+
+    app.controller().set(&Item::schema(), item(700, "renamed")).unwrap();
+    app.run();
+    let ran: Vec<usize> = counts(&renders).iter().enumerate().filter(|(_, n)| **n != 1).map(|(at, _)| at).collect();
+    assert_eq!(ran, [699], "only row 700's signal was set");
+    assert_eq!(rows(&list)[699].get_untracked().name, "renamed");
+    let kept = rows(&list).iter().zip(&items).filter(|(row, item)| Arc::ptr_eq(&row.get_untracked(), item)).count();
+    assert_eq!(kept, 999, "the other rows keep their Arc");
+    assert_eq!(app.controller().listener_count(), listeners + 1);
+}
+
+/// A write the store's journal does not cover (here a reset of the memoized
+/// reads by a garbage-collection sweep, or too many rows) leaves the reader
+/// checking every row: still only a changed row's signal is set.
+#[test]
+fn rows_are_all_checked_when_the_journal_cannot_say_and_only_changed_ones_set() {
+    let app = MockApp::new();
+    let json = rdc::json::Value::Array((1..=1100).map(|id| item(id, &format!("item {id}"))).collect());
+    app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let renders = count_renders(&app, &list);
+    // 1,100 items again (more rows than the journal keeps), item 3 renamed.
+    let json = rdc::json::Value::Array(
+        (1..=1100).map(|id| item(id, &if id == 3 { "three".to_owned() } else { format!("item {id}") })).collect(),
+    );
+    app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+    app.run();
+    let ran: Vec<usize> = counts(&renders).iter().enumerate().filter(|(_, n)| **n != 1).map(|(at, _)| at).collect();
+    assert_eq!(ran, [2], "only item 3's signal was set");
+    assert_eq!(rows(&list)[2].get_untracked().name, "three");
 }

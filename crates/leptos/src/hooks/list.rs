@@ -1,15 +1,14 @@
 //! `use_list`: one reader for a list of entities, handing each row its item
-//! through a signal of its own: one reader for the keys, a controller
-//! listener per row (no Leptos memo per row).
+//! through a signal of its own: one controller listener for the keys and
+//! every row (no listener and no Leptos memo per row); the store's journal
+//! says which rows changed, and only those are read again.
 
 use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
 use rdc_controller::Controller;
-use rdc_core::{Entity, FastMap, Pk};
-use send_wrapper::SendWrapper;
+use rdc_core::{Entity, FastMap, Pk, TopicKind};
 
 use crate::hooks::suspense::Readable;
 use crate::provider::use_controller;
@@ -128,12 +127,13 @@ impl<E: Send + Sync + 'static> Row<E> {
 
 /// The rows of a list endpoint's stored result, if any; never fetches (fetch
 /// the list with [`use_suspense`](crate::use_suspense) or `Controller::fetch`).
-/// One reader follows the list's keys, and each row has a controller listener
-/// of its own (no Leptos memo) that reads its entity and sets the row's signal
-/// only when that entity changed: an edit wakes the rows whose reads it touched
-/// (nested entities included), not every row. Key `<For>` by [`Row::id`]: a
-/// rename re-renders its row alone, and the list is rebuilt only when its keys
-/// change or a listed entity comes or goes. Listed keys
+/// One controller listener (no Leptos memo) follows the list's keys and every
+/// row's entity (nested entities included, by the fields read); when woken, it
+/// asks the store's journal which rows changed, reads only the entities that
+/// depended on them, and sets a row's signal only when its entity's `Arc`
+/// changed: an edit re-renders the rows it touched, not every row. Key `<For>`
+/// by [`Row::id`]: a rename re-renders its row alone, and the list is rebuilt
+/// only when its keys change or a listed entity comes or goes. Listed keys
 /// whose entity no longer reads (deleted) and repeated keys are left out.
 ///
 /// ```no_run
@@ -159,16 +159,9 @@ where
     E: Entity,
 {
     let controller = use_controller();
-    let list = Rc::new(RefCell::new(ListState::<E>::default()));
-    let reader = Rc::clone(&list);
+    let list = RefCell::new(ListState::<E>::default());
     let state = watch_with(&controller, &endpoint, args.into(), Shown(None), move |controller, target| {
-        Shown(reader.borrow_mut().read(controller, target))
-    });
-    // The rows' listeners go with the list.
-    let cleanup = SendWrapper::new((controller, list));
-    on_cleanup(move || {
-        let (controller, list) = &*cleanup;
-        list.borrow_mut().clear(controller);
+        Shown(list.borrow_mut().read(controller, target))
     });
     Signal::derive(move || state.with(|s| s.0.clone()))
 }
@@ -186,61 +179,102 @@ impl<E> PartialEq for Shown<E> {
     }
 }
 
-/// The list reader's own state: its rows in order, each row by key, and the
-/// next row id.
+/// A store row or a whole table (index `usize::MAX`) a row's entity read
+/// depended on, by the table key's text.
+type StoreRow = (&'static str, usize);
+
+/// The list reader's own state: its rows in order, each row by key, which
+/// rows each store row feeds, the store version last read, and the next row id.
 struct ListState<E> {
     rows: Option<Arc<Vec<Row<E>>>>,
     by_pk: FastMap<Pk, Kept<E>>,
+    /// The listed keys whose entity read depended on each store row or table.
+    feeds: FastMap<StoreRow, Vec<Pk>>,
+    /// The store version of the last read (`None`: nothing read yet).
+    read_at: Option<u64>,
     next_id: u32,
     /// Counts rebuilds: a row whose `seen` is not the current one was not
     /// listed by this rebuild (yet).
     pass: u32,
 }
 
-/// A row of the list, the id of the controller listener that follows its
-/// entity, and the last rebuild that listed it.
+/// A row of the list, what its entity read depended on, whether a store row
+/// it depended on changed since, and the last rebuild that listed it.
 struct Kept<E> {
     row: Row<E>,
-    listener: u64,
+    deps: Vec<StoreRow>,
+    dirty: bool,
     seen: u32,
 }
 
 impl<E> Default for ListState<E> {
     fn default() -> Self {
-        ListState { rows: None, by_pk: FastMap::default(), next_id: 0, pass: 0 }
+        ListState {
+            rows: None,
+            by_pk: FastMap::default(),
+            feeds: FastMap::default(),
+            read_at: None,
+            next_id: 0,
+            pass: 0,
+        }
     }
 }
 
 impl<E: Entity> ListState<E> {
-    /// Reads the list's keys (followed) and builds the rows for them; the
-    /// entities are read untracked here (each row's own listener follows its
-    /// entity), so only a change to the keys, or an entity listed coming or
-    /// going, runs this again.
+    /// Reads the list's keys, marks the rows whose entity depended on a store
+    /// row changed since the last read (every row when the journal does not
+    /// cover that), and builds the rows. Everything is read tracked by the one
+    /// listener: an unchanged row's dependencies are recorded without reading.
     fn read(&mut self, controller: &Controller, target: Option<&Result<Target, String>>) -> Option<Arc<Vec<Row<E>>>> {
         let keys = match target {
             Some(Ok(target)) => read::<Vec<Pk>>(controller, target).data,
             _ => None,
         };
         let Some(keys) = keys else {
-            self.clear(controller);
+            self.clear();
             return None;
         };
-        controller.untracked(|| self.rebuild(controller, &keys));
+        let now = controller.with_state(|state| {
+            let known = self.read_at.and_then(|since| state.rows_changed_since(since));
+            match known {
+                Some(changed) => {
+                    for row in changed {
+                        self.mark((row.table, row.index));
+                        self.mark((row.table, usize::MAX));
+                    }
+                }
+                None => self.by_pk.values_mut().for_each(|kept| kept.dirty = true),
+            }
+            state.version()
+        });
+        self.read_at = Some(now);
+        self.rebuild(controller, &keys);
         self.rows.clone()
     }
 
-    /// Drops every row and its listener.
-    fn clear(&mut self, controller: &Controller) {
-        for (_, kept) in self.by_pk.drain() {
-            controller.unlisten(kept.listener);
+    /// Marks the rows fed by store row `at` to be read again.
+    fn mark(&mut self, at: StoreRow) {
+        let Some(pks) = self.feeds.get(&at) else { return };
+        for pk in pks {
+            if let Some(kept) = self.by_pk.get_mut(pk) {
+                kept.dirty = true;
+            }
         }
-        self.rows = None;
     }
 
-    /// Builds the rows for `keys`, keeping the row (id, signal and listener)
-    /// of each key still listed (one map look-up each); rows of keys no longer
-    /// listed (the keys leave out deleted entities) go with their listeners.
-    /// Only new rows read their entity: a kept row's own listener sets its item.
+    /// Drops every row.
+    fn clear(&mut self) {
+        self.by_pk.clear();
+        self.feeds.clear();
+        self.rows = None;
+        self.read_at = None;
+    }
+
+    /// Builds the rows for `keys`, keeping the row (id and signal) of each
+    /// key still listed (one map look-up each): a marked row reads its entity
+    /// again and sets its signal when the `Arc` changed; the others only have
+    /// their dependencies recorded. New keys read their entity; rows of keys
+    /// no longer listed (the keys leave out deleted entities) go.
     fn rebuild(&mut self, controller: &Controller, keys: &[Pk]) {
         self.pass = self.pass.wrapping_add(1);
         let pass = self.pass;
@@ -248,23 +282,44 @@ impl<E: Entity> ListState<E> {
         for pk in keys {
             if let Some(kept) = self.by_pk.get_mut(pk) {
                 // (Seen already in this pass: a repeated key, left out.)
-                if kept.seen != pass {
-                    kept.seen = pass;
+                if kept.seen == pass {
+                    continue;
+                }
+                kept.seen = pass;
+                // (An unchanged row whose memoized read is gone reads again.)
+                if !kept.dirty && controller.note_entity::<E>(pk.as_str()) {
                     rows.push(kept.row.clone());
+                    continue;
+                }
+                kept.dirty = false;
+                // A listed entity reads (the keys checked it); should it not, it is left out.
+                let Some(next) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
+                if !kept.row.item.with_untracked(|current| Arc::ptr_eq(current, &next)) {
+                    kept.row.item.set(next);
+                }
+                rows.push(kept.row.clone());
+                let deps = deps_of::<E>(controller, pk);
+                if deps != kept.deps {
+                    let old = std::mem::replace(&mut kept.deps, deps.clone());
+                    unfeed(&mut self.feeds, pk, &old);
+                    feed(&mut self.feeds, pk, &deps);
                 }
                 continue;
             }
-            let Some((item, listener)) = follow::<E>(controller, pk) else { continue };
-            let row = Row { id: RowId(self.next_id), pk: pk.clone(), item };
+            let Some(item) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
+            let row = Row { id: RowId(self.next_id), pk: pk.clone(), item: ArcRwSignal::new(item) };
             self.next_id = self.next_id.wrapping_add(1);
             rows.push(row.clone());
-            self.by_pk.insert(pk.clone(), Kept { row, listener, seen: pass });
+            let deps = deps_of::<E>(controller, pk);
+            feed(&mut self.feeds, pk, &deps);
+            self.by_pk.insert(pk.clone(), Kept { row, deps, dirty: false, seen: pass });
         }
         if self.by_pk.len() != rows.len() {
-            self.by_pk.retain(|_, kept| {
+            let feeds = &mut self.feeds;
+            self.by_pk.retain(|pk, kept| {
                 let listed = kept.seen == pass;
                 if !listed {
-                    controller.unlisten(kept.listener);
+                    unfeed(feeds, pk, &kept.deps);
                 }
                 listed
             });
@@ -280,29 +335,38 @@ impl<E: Entity> ListState<E> {
     }
 }
 
-/// Starts the controller listener of a new row: it reads the row's entity
-/// (its reads, nested entities included, are what wakes it) and sets the
-/// row's signal when the entity's `Arc` changed. Its first run makes the
-/// signal; `None` (and no listener) when the entity does not read. An entity
-/// that no longer reads later is left to the list (it is woken too, and drops
-/// the row).
-fn follow<E: Entity>(controller: &Controller, pk: &Pk) -> Option<(ArcRwSignal<Arc<E>>, u64)> {
-    let reader = controller.clone();
-    let slot: Rc<RefCell<Option<ArcRwSignal<Arc<E>>>>> = Rc::default();
-    let (pk, made) = (pk.clone(), Rc::clone(&slot));
-    let id = controller.listen_reads(move || {
-        let Some(next) = reader.entity::<E>(pk.as_str()).ok().flatten() else { return };
-        // (Not set while `made` is borrowed.)
-        let item = made.borrow().clone();
-        match item {
-            Some(item) if !item.with_untracked(|current| Arc::ptr_eq(current, &next)) => item.set(next),
-            Some(_) => {}
-            None => *made.borrow_mut() = Some(ArcRwSignal::new(next)),
-        }
-    });
-    let item = slot.borrow().clone();
-    if item.is_none() {
-        controller.unlisten(id);
+/// The store rows and tables the last read of `E` at `pk` depended on.
+fn deps_of<E: Entity>(controller: &Controller, pk: &Pk) -> Vec<StoreRow> {
+    let mut deps: Vec<StoreRow> = controller
+        .entity_topics::<E>(pk.as_str())
+        .into_iter()
+        .map(|topic| match topic.kind() {
+            TopicKind::Fields(index) | TopicKind::Alive(index) => (topic.table_key(), index),
+            TopicKind::Table => (topic.table_key(), usize::MAX),
+        })
+        .collect();
+    deps.sort_unstable();
+    deps.dedup();
+    deps
+}
+
+/// Notes that the row of `pk` depends on `deps`.
+fn feed(feeds: &mut FastMap<StoreRow, Vec<Pk>>, pk: &Pk, deps: &[StoreRow]) {
+    for dep in deps {
+        feeds.entry(*dep).or_default().push(pk.clone());
     }
-    item.map(|item| (item, id))
+}
+
+/// Takes the row of `pk` off the store rows of `deps`.
+fn unfeed(feeds: &mut FastMap<StoreRow, Vec<Pk>>, pk: &Pk, deps: &[StoreRow]) {
+    for dep in deps {
+        if let Some(pks) = feeds.get_mut(dep) {
+            if let Some(at) = pks.iter().position(|p| p == pk) {
+                pks.swap_remove(at);
+            }
+            if pks.is_empty() {
+                feeds.remove(dep);
+            }
+        }
+    }
 }
