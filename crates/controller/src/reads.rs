@@ -225,38 +225,6 @@ impl Controller {
         read
     }
 
-    /// Records, for the tracked listener running now, what the last
-    /// [`Controller::entity`] read of `E` at `pk` depended on, without reading
-    /// again: the listener is woken by their changes as if it had read it
-    /// (a list's one reader follows its unchanged rows so). `false` (nothing
-    /// recorded) when there is no such read to go by (never made, or the
-    /// memoized reads were dropped): read the entity then.
-    ///
-    /// ```
-    /// # use rdc_core::Entity;
-    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
-    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
-    /// # let time = FakeTime::default();
-    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
-    /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"})).unwrap();
-    /// let _ = controller.entity::<User>("1");
-    /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
-    /// let (seen, c) = (calls.clone(), controller.clone());
-    /// controller.listen_reads(move || {
-    ///     seen.set(seen.get() + 1);
-    ///     assert!(c.note_entity::<User>("1"));
-    /// });
-    /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada L."})).unwrap();
-    /// assert_eq!(calls.get(), 2); // woken
-    /// ```
-    pub fn note_entity<E: rdc_core::Entity>(&self, pk: &str) -> bool {
-        let known = self.inner.memo.borrow().topics(std::any::TypeId::of::<E>(), pk).next().is_some();
-        if known {
-            self.note_read::<E>(None, pk);
-        }
-        known
-    }
-
     /// What the last [`Controller::entity`] read of `E` at `pk` depended on
     /// (its rows, nested entities' rows, whole tables), without reading again
     /// or recording anything; empty when it was not read.

@@ -1,14 +1,16 @@
 //! `use_list`: one reader for a list of entities, handing each row its item
-//! through a signal of its own: one controller listener for the keys and
-//! every row (no listener and no Leptos memo per row); the store's journal
-//! says which rows changed, and only those are read again.
+//! through a signal of its own: a listener for the keys and one for the rows
+//! (none and no Leptos memo per row); the store's journal says which rows
+//! changed, and only those are read again.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
 use rdc_controller::Controller;
 use rdc_core::{Entity, FastMap, Pk, TopicKind};
+use send_wrapper::SendWrapper;
 
 use crate::hooks::suspense::Readable;
 use crate::provider::use_controller;
@@ -127,14 +129,15 @@ impl<E: Send + Sync + 'static> Row<E> {
 
 /// The rows of a list endpoint's stored result, if any; never fetches (fetch
 /// the list with [`use_suspense`](crate::use_suspense) or `Controller::fetch`).
-/// One controller listener (no Leptos memo) follows the list's keys and every
-/// row's entity (nested entities included, by the fields read); when woken, it
-/// asks the store's journal which rows changed, reads only the entities that
-/// depended on them, and sets a row's signal only when its entity's `Arc`
-/// changed: an edit re-renders the rows it touched, not every row. Key `<For>`
-/// by [`Row::id`]: a rename re-renders its row alone, and the list is rebuilt
-/// only when its keys change or a listed entity comes or goes. Listed keys
-/// whose entity no longer reads (deleted) and repeated keys are left out.
+/// Two controller listeners per list, none per row (and no Leptos memo): one
+/// follows the list's keys; the other, after each store change, asks the
+/// store's journal which rows changed, reads again only the listed entities
+/// that depended on them (nested entities included) and sets a row's signal
+/// only when its entity's `Arc` changed: an edit costs what it changed and
+/// re-renders the rows it touched, not every row. Key `<For>` by [`Row::id`]:
+/// a rename re-renders its row alone, and the list is rebuilt only when its
+/// keys change or a listed entity comes or goes. Listed keys whose entity no
+/// longer reads (deleted) and repeated keys are left out.
 ///
 /// ```no_run
 /// use leptos::prelude::*;
@@ -159,10 +162,21 @@ where
     E: Entity,
 {
     let controller = use_controller();
-    let list = RefCell::new(ListState::<E>::default());
+    let list = Rc::new(RefCell::new(ListState::<E>::default()));
+    let reader = Rc::clone(&list);
     let state = watch_with(&controller, &endpoint, args.into(), Shown(None), move |controller, target| {
-        Shown(list.borrow_mut().read(controller, target))
+        Shown(reader.borrow_mut().read(controller, target))
     });
+    // The rows' one listener: hears every change, and costs what it changed.
+    let follower = controller.clone();
+    let id = controller.listen(move || {
+        // (Borrowed: the keys' reader is running, and catches up itself.)
+        if let Ok(mut list) = list.try_borrow_mut() {
+            list.catch_up(&follower);
+        }
+    });
+    let cleanup = SendWrapper::new((controller, id));
+    on_cleanup(move || cleanup.0.unlisten(cleanup.1));
     Signal::derive(move || state.with(|s| s.0.clone()))
 }
 
@@ -184,13 +198,14 @@ impl<E> PartialEq for Shown<E> {
 type StoreRow = (&'static str, usize);
 
 /// The list reader's own state: its rows in order, each row by key, which
-/// rows each store row feeds, the store version last read, and the next row id.
+/// rows each store row feeds, the store version the rows are read at, and
+/// the next row id.
 struct ListState<E> {
     rows: Option<Arc<Vec<Row<E>>>>,
     by_pk: FastMap<Pk, Kept<E>>,
     /// The listed keys whose entity read depended on each store row or table.
     feeds: FastMap<StoreRow, Vec<Pk>>,
-    /// The store version of the last read (`None`: nothing read yet).
+    /// The store version the rows' items were read at (`None`: no rows).
     read_at: Option<u64>,
     next_id: u32,
     /// Counts rebuilds: a row whose `seen` is not the current one was not
@@ -198,12 +213,11 @@ struct ListState<E> {
     pass: u32,
 }
 
-/// A row of the list, what its entity read depended on, whether a store row
-/// it depended on changed since, and the last rebuild that listed it.
+/// A row of the list, what its entity read depended on, and the last
+/// rebuild that listed it.
 struct Kept<E> {
     row: Row<E>,
     deps: Vec<StoreRow>,
-    dirty: bool,
     seen: u32,
 }
 
@@ -221,10 +235,10 @@ impl<E> Default for ListState<E> {
 }
 
 impl<E: Entity> ListState<E> {
-    /// Reads the list's keys, marks the rows whose entity depended on a store
-    /// row changed since the last read (every row when the journal does not
-    /// cover that), and builds the rows. Everything is read tracked by the one
-    /// listener: an unchanged row's dependencies are recorded without reading.
+    /// Reads the list's keys (followed) and builds the rows for them, then
+    /// catches the kept rows up with the store. The entities are read
+    /// untracked: only a change to the keys, or an entity listed coming or
+    /// going, runs this again (the rows' listener follows the rest).
     fn read(&mut self, controller: &Controller, target: Option<&Result<Target, String>>) -> Option<Arc<Vec<Row<E>>>> {
         let keys = match target {
             Some(Ok(target)) => read::<Vec<Pk>>(controller, target).data,
@@ -234,32 +248,55 @@ impl<E: Entity> ListState<E> {
             self.clear();
             return None;
         };
-        let now = controller.with_state(|state| {
-            let known = self.read_at.and_then(|since| state.rows_changed_since(since));
-            match known {
-                Some(changed) => {
-                    for row in changed {
-                        self.mark((row.table, row.index));
-                        self.mark((row.table, usize::MAX));
-                    }
-                }
-                None => self.by_pk.values_mut().for_each(|kept| kept.dirty = true),
-            }
-            state.version()
+        controller.untracked(|| {
+            self.catch_up(controller);
+            self.rebuild(controller, &keys);
         });
-        self.read_at = Some(now);
-        self.rebuild(controller, &keys);
         self.rows.clone()
     }
 
-    /// Marks the rows fed by store row `at` to be read again.
-    fn mark(&mut self, at: StoreRow) {
-        let Some(pks) = self.feeds.get(&at) else { return };
-        for pk in pks {
-            if let Some(kept) = self.by_pk.get_mut(pk) {
-                kept.dirty = true;
+    /// Reads again the entities of the rows that depended on a store row
+    /// changed since the rows were read (every row when the journal does not
+    /// say), setting a row's signal when its entity's `Arc` changed.
+    fn catch_up(&mut self, controller: &Controller) {
+        let mut dirty: Vec<Pk> = Vec::new();
+        let now = controller.with_state(|state| {
+            let now = state.version();
+            let Some(since) = self.read_at.filter(|since| *since != now) else { return now };
+            match state.rows_changed_since(since) {
+                Some(changed) => {
+                    for row in changed {
+                        for at in [(row.table, row.index), (row.table, usize::MAX)] {
+                            dirty.extend(self.feeds.get(&at).into_iter().flatten().cloned());
+                        }
+                    }
+                }
+                None => dirty.extend(self.by_pk.keys().cloned()),
             }
+            now
+        });
+        self.read_at = Some(now);
+        if dirty.is_empty() {
+            return;
         }
+        dirty.sort_unstable();
+        dirty.dedup();
+        controller.untracked(|| {
+            for pk in &dirty {
+                let Some(kept) = self.by_pk.get_mut(pk) else { continue };
+                // (No longer read: deleted; the keys' reader drops the row.)
+                let Some(next) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
+                if !kept.row.item.with_untracked(|current| Arc::ptr_eq(current, &next)) {
+                    kept.row.item.set(next);
+                }
+                let deps = deps_of::<E>(controller, pk);
+                if deps != kept.deps {
+                    let old = std::mem::replace(&mut kept.deps, deps);
+                    unfeed(&mut self.feeds, pk, &old);
+                    feed(&mut self.feeds, pk, &kept.deps);
+                }
+            }
+        });
     }
 
     /// Drops every row.
@@ -271,10 +308,9 @@ impl<E: Entity> ListState<E> {
     }
 
     /// Builds the rows for `keys`, keeping the row (id and signal) of each
-    /// key still listed (one map look-up each): a marked row reads its entity
-    /// again and sets its signal when the `Arc` changed; the others only have
-    /// their dependencies recorded. New keys read their entity; rows of keys
-    /// no longer listed (the keys leave out deleted entities) go.
+    /// key still listed (one map look-up each); rows of keys no longer listed
+    /// (the keys leave out deleted entities) go. Only new rows read their
+    /// entity (kept rows are caught up already).
     fn rebuild(&mut self, controller: &Controller, keys: &[Pk]) {
         self.pass = self.pass.wrapping_add(1);
         let pass = self.pass;
@@ -282,27 +318,9 @@ impl<E: Entity> ListState<E> {
         for pk in keys {
             if let Some(kept) = self.by_pk.get_mut(pk) {
                 // (Seen already in this pass: a repeated key, left out.)
-                if kept.seen == pass {
-                    continue;
-                }
-                kept.seen = pass;
-                // (An unchanged row whose memoized read is gone reads again.)
-                if !kept.dirty && controller.note_entity::<E>(pk.as_str()) {
+                if kept.seen != pass {
+                    kept.seen = pass;
                     rows.push(kept.row.clone());
-                    continue;
-                }
-                kept.dirty = false;
-                // A listed entity reads (the keys checked it); should it not, it is left out.
-                let Some(next) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
-                if !kept.row.item.with_untracked(|current| Arc::ptr_eq(current, &next)) {
-                    kept.row.item.set(next);
-                }
-                rows.push(kept.row.clone());
-                let deps = deps_of::<E>(controller, pk);
-                if deps != kept.deps {
-                    let old = std::mem::replace(&mut kept.deps, deps.clone());
-                    unfeed(&mut self.feeds, pk, &old);
-                    feed(&mut self.feeds, pk, &deps);
                 }
                 continue;
             }
@@ -312,7 +330,7 @@ impl<E: Entity> ListState<E> {
             rows.push(row.clone());
             let deps = deps_of::<E>(controller, pk);
             feed(&mut self.feeds, pk, &deps);
-            self.by_pk.insert(pk.clone(), Kept { row, deps, dirty: false, seen: pass });
+            self.by_pk.insert(pk.clone(), Kept { row, deps, seen: pass });
         }
         if self.by_pk.len() != rows.len() {
             let feeds = &mut self.feeds;
