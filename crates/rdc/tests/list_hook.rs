@@ -249,3 +249,26 @@ fn rows_are_all_checked_when_the_journal_cannot_say_and_only_changed_ones_set() 
     assert_eq!(ran, [2], "only item 3's signal was set");
     assert_eq!(rows(&list)[2].get_untracked().name, "three");
 }
+
+/// A row follows what its entity reads now: an item moved to another author
+/// re-renders when that author changes, and no longer when its old one does.
+#[test]
+fn a_row_follows_its_new_author_and_leaves_its_old_one() {
+    let app = app_with_three();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let renders = count_renders(&app, &list);
+    // Item 2 (author 0) moves to author 1, the author of items 1 and 3.
+    let moved = rdc::json!({ "id": 2, "name": "two", "author": { "id": 1, "name": "author 1" } });
+    app.controller().set(&Item::schema(), moved).unwrap();
+    app.run();
+    assert_eq!(counts(&renders), [1, 2, 1]);
+
+    app.controller().set(&Author::schema(), rdc::json!({ "id": 0, "name": "author zero" })).unwrap();
+    app.run();
+    assert_eq!(counts(&renders), [1, 2, 1], "its old author no longer re-renders it");
+
+    app.controller().set(&Author::schema(), rdc::json!({ "id": 1, "name": "author one" })).unwrap();
+    app.run();
+    assert_eq!(counts(&renders), [2, 3, 2], "its new author does");
+    assert_eq!(rows(&list)[1].get_untracked().author.name, "author one");
+}
