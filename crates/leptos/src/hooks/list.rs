@@ -1,15 +1,15 @@
 //! `use_list`: one reader for a list of entities, handing each row its item
 //! through a signal of its own: a listener for the keys and one for the rows
-//! (none and no Leptos memo per row); the store's journal says which rows
-//! changed, and only those are read again.
+//! (none and no Leptos memo per row), told which store rows each change
+//! changed: only the rows that read those are read again.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
 use rdc_controller::Controller;
-use rdc_core::{Entity, FastMap, Pk, TopicKind};
+use rdc_core::{Changes, Entity, FastMap, Pk, State, TopicKind};
 use send_wrapper::SendWrapper;
 
 use crate::hooks::suspense::Readable;
@@ -130,9 +130,9 @@ impl<E: Send + Sync + 'static> Row<E> {
 /// The rows of a list endpoint's stored result, if any; never fetches (fetch
 /// the list with [`use_suspense`](crate::use_suspense) or `Controller::fetch`).
 /// Two controller listeners per list, none per row (and no Leptos memo): one
-/// follows the list's keys; the other, after each store change, asks the
-/// store's journal which rows changed, reads again only the listed entities
-/// that depended on them (nested entities included) and sets a row's signal
+/// follows the list's keys; the other, told after each store change which
+/// store rows changed, reads again only the listed entities that depended on
+/// them (nested entities included) and sets a row's signal
 /// only when its entity's `Arc` changed: an edit costs what it changed and
 /// re-renders the rows it touched, not every row. Key `<For>` by [`Row::id`]:
 /// a rename re-renders its row alone, and the list is rebuilt only when its
@@ -163,17 +163,18 @@ where
 {
     let controller = use_controller();
     let list = Rc::new(RefCell::new(ListState::<E>::default()));
-    let reader = Rc::clone(&list);
+    // Changes the rows' listener could not look at: every row is read again.
+    let missed = Rc::new(Cell::new(false));
+    let (reader, seen) = (Rc::clone(&list), Rc::clone(&missed));
     let state = watch_with(&controller, &endpoint, args.into(), Shown(None), move |controller, target| {
-        Shown(reader.borrow_mut().read(controller, target))
+        Shown(reader.borrow_mut().read(controller, target, seen.replace(false)))
     });
-    // The rows' one listener: hears every change, and costs what it changed.
+    // The rows' one listener: told what each change changed, it costs that.
     let follower = controller.clone();
-    let id = controller.listen(move || {
-        // (Borrowed: the keys' reader is running, and catches up itself.)
-        if let Ok(mut list) = list.try_borrow_mut() {
-            list.catch_up(&follower);
-        }
+    let id = controller.listen_changes(move |changes, version| match list.try_borrow_mut() {
+        Ok(mut list) => list.follow(&follower, changes, version),
+        // (Not while the keys' reader runs: the rows are read again then.)
+        Err(_) => missed.set(true),
     });
     let cleanup = SendWrapper::new((controller, id));
     on_cleanup(move || cleanup.0.unlisten(cleanup.1));
@@ -198,48 +199,44 @@ impl<E> PartialEq for Shown<E> {
 type StoreRow = (&'static str, usize);
 
 /// The list reader's own state: its rows in order, each row by key, which
-/// rows each store row feeds, the store version the rows are read at, and
-/// the next row id.
+/// rows each store row feeds, and the next row id.
 struct ListState<E> {
     rows: Option<Arc<Vec<Row<E>>>>,
     by_pk: FastMap<Pk, Kept<E>>,
     /// The listed keys whose entity read depended on each store row or table.
     feeds: FastMap<StoreRow, Vec<Pk>>,
-    /// The store version the rows' items were read at (`None`: no rows).
-    read_at: Option<u64>,
     next_id: u32,
     /// Counts rebuilds: a row whose `seen` is not the current one was not
     /// listed by this rebuild (yet).
     pass: u32,
 }
 
-/// A row of the list, what its entity read depended on, and the last
-/// rebuild that listed it.
+/// A row of the list, what its entity read depended on, the store version
+/// it was read at, and the last rebuild that listed it.
 struct Kept<E> {
     row: Row<E>,
     deps: Vec<StoreRow>,
+    read_at: u64,
     seen: u32,
 }
 
 impl<E> Default for ListState<E> {
     fn default() -> Self {
-        ListState {
-            rows: None,
-            by_pk: FastMap::default(),
-            feeds: FastMap::default(),
-            read_at: None,
-            next_id: 0,
-            pass: 0,
-        }
+        ListState { rows: None, by_pk: FastMap::default(), feeds: FastMap::default(), next_id: 0, pass: 0 }
     }
 }
 
 impl<E: Entity> ListState<E> {
-    /// Reads the list's keys (followed) and builds the rows for them, then
-    /// catches the kept rows up with the store. The entities are read
+    /// Reads the list's keys (followed) and builds the rows for them (with
+    /// `missed`, reading every kept row again first). The entities are read
     /// untracked: only a change to the keys, or an entity listed coming or
     /// going, runs this again (the rows' listener follows the rest).
-    fn read(&mut self, controller: &Controller, target: Option<&Result<Target, String>>) -> Option<Arc<Vec<Row<E>>>> {
+    fn read(
+        &mut self,
+        controller: &Controller,
+        target: Option<&Result<Target, String>>,
+        missed: bool,
+    ) -> Option<Arc<Vec<Row<E>>>> {
         let keys = match target {
             Some(Ok(target)) => read::<Vec<Pk>>(controller, target).data,
             _ => None,
@@ -249,54 +246,57 @@ impl<E: Entity> ListState<E> {
             return None;
         };
         controller.untracked(|| {
-            self.catch_up(controller);
+            if missed {
+                let all: Vec<Pk> = self.by_pk.keys().cloned().collect();
+                self.reread(controller, all);
+            }
             self.rebuild(controller, &keys);
         });
         self.rows.clone()
     }
 
     /// Reads again the entities of the rows that depended on a store row
-    /// changed since the rows were read (every row when the journal does not
-    /// say), setting a row's signal when its entity's `Arc` changed.
-    fn catch_up(&mut self, controller: &Controller) {
+    /// `changes` names (every row after a reset or a sweep), but for rows read
+    /// at store `version` or later (they saw it).
+    fn follow(&mut self, controller: &Controller, changes: &Changes, version: u64) {
         let mut dirty: Vec<Pk> = Vec::new();
-        let now = controller.with_state(|state| {
-            let now = state.version();
-            let Some(since) = self.read_at.filter(|since| *since != now) else { return now };
-            match state.rows_changed_since(since) {
-                Some(changed) => {
-                    for row in changed {
-                        for at in [(row.table, row.index), (row.table, usize::MAX)] {
-                            dirty.extend(self.feeds.get(&at).into_iter().flatten().cloned());
-                        }
-                    }
+        if changes.everything {
+            dirty.extend(self.by_pk.keys().cloned());
+        } else {
+            let rows = changes.rows.iter().map(|change| change.row).chain(changes.alive.iter().copied());
+            for row in rows {
+                for at in [(row.table, row.index), (row.table, usize::MAX)] {
+                    dirty.extend(self.feeds.get(&at).into_iter().flatten().cloned());
                 }
-                None => dirty.extend(self.by_pk.keys().cloned()),
             }
-            now
-        });
-        self.read_at = Some(now);
-        if dirty.is_empty() {
-            return;
         }
+        dirty.retain(|pk| self.by_pk.get(pk).is_some_and(|kept| kept.read_at < version));
+        if !dirty.is_empty() {
+            controller.untracked(|| self.reread(controller, dirty));
+        }
+    }
+
+    /// Reads the entities of the rows of `dirty` again, setting a row's
+    /// signal when its entity's `Arc` changed, and what each row feeds on.
+    fn reread(&mut self, controller: &Controller, mut dirty: Vec<Pk>) {
         dirty.sort_unstable();
         dirty.dedup();
-        controller.untracked(|| {
-            for pk in &dirty {
-                let Some(kept) = self.by_pk.get_mut(pk) else { continue };
-                // (No longer read: deleted; the keys' reader drops the row.)
-                let Some(next) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
-                if !kept.row.item.with_untracked(|current| Arc::ptr_eq(current, &next)) {
-                    kept.row.item.set(next);
-                }
-                let deps = deps_of::<E>(controller, pk);
-                if deps != kept.deps {
-                    let old = std::mem::replace(&mut kept.deps, deps);
-                    unfeed(&mut self.feeds, pk, &old);
-                    feed(&mut self.feeds, pk, &kept.deps);
-                }
+        let now = controller.with_state(State::version);
+        for pk in &dirty {
+            let Some(kept) = self.by_pk.get_mut(pk) else { continue };
+            kept.read_at = now;
+            // (No longer read: deleted; the keys' reader drops the row.)
+            let Some(next) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
+            if !kept.row.item.with_untracked(|current| Arc::ptr_eq(current, &next)) {
+                kept.row.item.set(next);
             }
-        });
+            let deps = deps_of::<E>(controller, pk);
+            if deps != kept.deps {
+                let old = std::mem::replace(&mut kept.deps, deps);
+                unfeed(&mut self.feeds, pk, &old);
+                feed(&mut self.feeds, pk, &kept.deps);
+            }
+        }
     }
 
     /// Drops every row.
@@ -304,14 +304,14 @@ impl<E: Entity> ListState<E> {
         self.by_pk.clear();
         self.feeds.clear();
         self.rows = None;
-        self.read_at = None;
     }
 
     /// Builds the rows for `keys`, keeping the row (id and signal) of each
     /// key still listed (one map look-up each); rows of keys no longer listed
     /// (the keys leave out deleted entities) go. Only new rows read their
-    /// entity (kept rows are caught up already).
+    /// entity (the rows' listener keeps the others up to date).
     fn rebuild(&mut self, controller: &Controller, keys: &[Pk]) {
+        let now = controller.with_state(State::version);
         self.pass = self.pass.wrapping_add(1);
         let pass = self.pass;
         let mut rows = Vec::with_capacity(keys.len());
@@ -330,7 +330,7 @@ impl<E: Entity> ListState<E> {
             rows.push(row.clone());
             let deps = deps_of::<E>(controller, pk);
             feed(&mut self.feeds, pk, &deps);
-            self.by_pk.insert(pk.clone(), Kept { row, deps, seen: pass });
+            self.by_pk.insert(pk.clone(), Kept { row, deps, read_at: now, seen: pass });
         }
         if self.by_pk.len() != rows.len() {
             let feeds = &mut self.feeds;
