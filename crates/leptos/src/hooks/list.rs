@@ -205,6 +205,9 @@ struct ListState<E> {
     by_pk: FastMap<Pk, Kept<E>>,
     /// The listed keys whose entity read depended on each store row or table.
     feeds: FastMap<StoreRow, Vec<Pk>>,
+    /// Every row was read at this store version or later (all rows were
+    /// new then): a change up to it concerns none of them.
+    fresh_at: u64,
     next_id: u32,
     /// Counts rebuilds: a row whose `seen` is not the current one was not
     /// listed by this rebuild (yet).
@@ -222,7 +225,7 @@ struct Kept<E> {
 
 impl<E> Default for ListState<E> {
     fn default() -> Self {
-        ListState { rows: None, by_pk: FastMap::default(), feeds: FastMap::default(), next_id: 0, pass: 0 }
+        ListState { rows: None, by_pk: FastMap::default(), feeds: FastMap::default(), fresh_at: 0, next_id: 0, pass: 0 }
     }
 }
 
@@ -259,6 +262,10 @@ impl<E: Entity> ListState<E> {
     /// `changes` names (every row after a reset or a sweep), but for rows read
     /// at store `version` or later (they saw it).
     fn follow(&mut self, controller: &Controller, changes: &Changes, version: u64) {
+        // (A list just read whole, by the change that brought it.)
+        if version <= self.fresh_at {
+            return;
+        }
         let mut dirty: Vec<Pk> = Vec::new();
         if changes.everything {
             dirty.extend(self.by_pk.keys().cloned());
@@ -303,6 +310,7 @@ impl<E: Entity> ListState<E> {
     fn clear(&mut self) {
         self.by_pk.clear();
         self.feeds.clear();
+        self.fresh_at = 0;
         self.rows = None;
     }
 
@@ -315,6 +323,7 @@ impl<E: Entity> ListState<E> {
         self.pass = self.pass.wrapping_add(1);
         let pass = self.pass;
         let mut rows = Vec::with_capacity(keys.len());
+        let mut new = 0;
         for pk in keys {
             if let Some(kept) = self.by_pk.get_mut(pk) {
                 // (Seen already in this pass: a repeated key, left out.)
@@ -325,12 +334,16 @@ impl<E: Entity> ListState<E> {
                 continue;
             }
             let Some(item) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
+            new += 1;
             let row = Row { id: RowId(self.next_id), pk: pk.clone(), item: ArcRwSignal::new(item) };
             self.next_id = self.next_id.wrapping_add(1);
             rows.push(row.clone());
             let deps = deps_of::<E>(controller, pk);
             feed(&mut self.feeds, pk, &deps);
             self.by_pk.insert(pk.clone(), Kept { row, deps, read_at: now, seen: pass });
+        }
+        if new == rows.len() {
+            self.fresh_at = now;
         }
         if self.by_pk.len() != rows.len() {
             let feeds = &mut self.feeds;
