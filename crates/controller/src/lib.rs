@@ -170,6 +170,8 @@ struct Inner {
     /// Listeners woken and not yet run, in order: one that panics leaves the
     /// rest here, and the next change runs them first.
     waking: RefCell<std::collections::VecDeque<u64>>,
+    /// What each `listen_changes` listener has yet to be told, by its id.
+    change_feeds: RefCell<Vec<(u64, notify::ChangeFeed)>>,
     /// When each answer counts as fetched (`order.rs`).
     order: order::Order,
     /// The clock read as one that never goes back (`Controller::now`).
@@ -283,6 +285,7 @@ impl Controller {
                 tracking: RefCell::default(),
                 reads: Cell::new(0),
                 waking: RefCell::default(),
+                change_feeds: RefCell::default(),
                 order: order::Order::new(origin),
                 steady: clock::Steady::new(start),
                 since: Cell::new(start),

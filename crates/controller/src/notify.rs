@@ -7,7 +7,11 @@ use std::rc::Rc;
 use super::topics::Topics;
 use super::writes::write_result;
 use super::Controller;
-use rdc_core::{State, TakenBack, WriteMeta};
+use rdc_core::{Changes, State, TakenBack, WriteMeta};
+
+/// The changes a `listen_changes` listener has yet to be told, each with the
+/// store version after it.
+pub(super) type ChangeFeed = Rc<std::cell::RefCell<Vec<(u64, Rc<Changes>)>>>;
 
 impl Controller {
     /// Calls `listener` after every change to the store; returns an id for
@@ -29,6 +33,41 @@ impl Controller {
     pub fn listen(&self, listener: impl Fn() + 'static) -> u64 {
         let id = self.next_id();
         self.inner.listeners.borrow_mut().add(id, Rc::new(listener), false);
+        id
+    }
+
+    /// Calls `listener` after every change to the store with what changed:
+    /// the rows whose object changed (with the fields that changed), the rows
+    /// that came or went, the endpoint keys touched, or `everything` (a reset,
+    /// a sweep); and the store version after it (what was read at that
+    /// version or later saw it). Returns an id for [`Controller::unlisten`]. For a reader that
+    /// works out itself which of its parts a change touched (a list's rows),
+    /// at the cost of what changed.
+    ///
+    /// ```
+    /// # use rdc_core::Entity;
+    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// let rows = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let seen = rows.clone();
+    /// let id = controller.listen_changes(move |changes, _version| seen.set(seen.get() + changes.rows.len() + changes.alive.len()));
+    /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"})).unwrap();
+    /// assert!(rows.get() >= 1);
+    /// controller.unlisten(id);
+    /// ```
+    pub fn listen_changes(&self, listener: impl Fn(&Changes, u64) + 'static) -> u64 {
+        let feed = ChangeFeed::default();
+        let told = Rc::clone(&feed);
+        let id = self.listen(move || {
+            // (Taken first: the listener may write, and be told of that later.)
+            let batch = std::mem::take(&mut *told.borrow_mut());
+            for (version, changes) in &batch {
+                listener(changes, *version);
+            }
+        });
+        self.inner.change_feeds.borrow_mut().push((id, feed));
         id
     }
 
@@ -130,6 +169,10 @@ impl Controller {
     /// Stops calling a listener.
     pub fn unlisten(&self, id: u64) {
         self.inner.listeners.borrow_mut().remove(id);
+        let mut feeds = self.inner.change_feeds.borrow_mut();
+        if !feeds.is_empty() {
+            feeds.retain(|(feed, _)| *feed != id);
+        }
     }
 
     /// Number of listeners (for leak checks).
@@ -215,6 +258,14 @@ impl Controller {
     pub(super) fn changed(&self) {
         let changes = self.inner.base.borrow_mut().take_changes();
         let wake = self.inner.listeners.borrow().to_wake(&changes);
+        let feeds = self.inner.change_feeds.borrow();
+        if !feeds.is_empty() && !changes.is_empty() {
+            let (version, changes) = (self.inner.base.borrow().version(), Rc::new(changes));
+            for (_, feed) in feeds.iter() {
+                feed.borrow_mut().push((version, Rc::clone(&changes)));
+            }
+        }
+        drop(feeds);
         let mut waking = self.inner.waking.borrow_mut();
         if waking.is_empty() {
             // `to_wake`'s ids are sorted and distinct already.

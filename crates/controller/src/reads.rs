@@ -225,6 +225,27 @@ impl Controller {
         read
     }
 
+    /// What the last [`Controller::entity`] read of `E` at `pk` depended on
+    /// (its rows, nested entities' rows, whole tables), without reading again
+    /// or recording anything; empty when it was not read.
+    ///
+    /// ```
+    /// # use rdc_core::Entity;
+    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"})).unwrap();
+    /// assert!(controller.entity_topics::<User>("1").is_empty());
+    /// let _ = controller.entity::<User>("1");
+    /// let topics = controller.entity_topics::<User>("1");
+    /// assert!(!topics.is_empty() && topics.iter().all(|t| t.table_key() == "User"));
+    /// ```
+    pub fn entity_topics<E: rdc_core::Entity>(&self, pk: &str) -> Vec<rdc_core::Topic> {
+        let memo = self.inner.memo.borrow();
+        memo.topics(std::any::TypeId::of::<E>(), pk).map(|t| t.topic).collect()
+    }
+
     /// Entity `E` whose field `field` is `value`, a unique field other than its
     /// primary key (a slug, an email), straight from the store; the same `Arc`
     /// while it is unchanged. A tracked listener hears every write to `E`'s

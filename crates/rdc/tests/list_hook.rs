@@ -1,6 +1,6 @@
 //! `use_list` run natively: one reader for a list, a signal per row set only
-//! when that row's item changed, integer row ids kept across edits, and no
-//! listener left behind by unmounted lists.
+//! when that row's item changed (no listener per row), integer row ids kept
+//! across edits, and no listener left behind by unmounted lists.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -133,7 +133,7 @@ fn rows_keep_their_ids_through_delete_unshift_and_move_and_new_rows_get_new_ones
 }
 
 #[test]
-fn one_listener_per_list_and_row_and_none_left_after_unmounting() {
+fn one_listener_per_list_and_none_left_after_unmounting() {
     let app = app_with_three();
     // Mounts once through the mock app (its executor then runs Leptos' tasks).
     app.hooks(|| ());
@@ -146,7 +146,7 @@ fn one_listener_per_list_and_row_and_none_left_after_unmounting() {
         });
         app.run();
         assert_eq!(list.get_untracked().map(|rows| rows.len()), Some(3));
-        assert_eq!(app.controller().listener_count(), listeners + 4, "one reader for the list, one per row");
+        assert_eq!(app.controller().listener_count(), listeners + 2, "one reader for the keys, one for the rows");
         owner.cleanup();
     }
     assert_eq!(app.controller().listener_count(), listeners);
@@ -182,8 +182,8 @@ fn a_rename_in_a_thousand_row_list_reads_one_row_again() {
 }
 
 /// A delete in a 1,000-row list reads the list's keys (and at most the
-/// deleted row's entity, should its listener run before it goes), not the
-/// rows that stay.
+/// deleted row's entity), not the rows that stay, and adds or drops no
+/// listener.
 #[test]
 fn a_delete_in_a_thousand_row_list_reads_no_row_that_stays() {
     let app = MockApp::new();
@@ -200,5 +200,119 @@ fn a_delete_in_a_thousand_row_list_reads_no_row_that_stays() {
     assert!(read <= 2, "the keys (and at most the deleted row's entity) read, not {read}");
     assert_eq!(rows(&list).len(), 999);
     assert_eq!(rows(&list)[499].id(), kept.id(), "the next row is kept");
-    assert_eq!(app.controller().listener_count(), listeners - 1, "the deleted row's listener is gone");
+    assert_eq!(app.controller().listener_count(), listeners, "no listener per row");
+}
+
+/// A list's listeners do not grow with its rows: a 1,000-row list adds two
+/// controller listeners (its keys, its rows), and an edit of one row sets
+/// that row's signal alone (the other 999 rows' renders do not run).
+#[test]
+fn a_thousand_row_lists_listeners_do_not_grow_with_rows_and_an_edit_sets_one_rows_signal() {
+    let app = MockApp::new();
+    let json = rdc::json::Value::Array((1..=1000).map(|id| item(id, &format!("item {id}"))).collect());
+    app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+    app.hooks(|| ());
+    let listeners = app.controller().listener_count();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    assert_eq!(rows(&list).len(), 1000);
+    assert_eq!(app.controller().listener_count(), listeners + 2, "two listeners for 1,000 rows");
+    let renders = count_renders(&app, &list);
+    let items: Vec<_> = rows(&list).iter().map(Row::get_untracked).collect();
+
+    app.controller().set(&Item::schema(), item(700, "renamed")).unwrap();
+    app.run();
+    let ran: Vec<usize> = counts(&renders).iter().enumerate().filter(|(_, n)| **n != 1).map(|(at, _)| at).collect();
+    assert_eq!(ran, [699], "only row 700's signal was set");
+    assert_eq!(rows(&list)[699].get_untracked().name, "renamed");
+    let kept = rows(&list).iter().zip(&items).filter(|(row, item)| Arc::ptr_eq(&row.get_untracked(), item)).count();
+    assert_eq!(kept, 999, "the other rows keep their Arc");
+    assert_eq!(app.controller().listener_count(), listeners + 2);
+}
+
+/// A list's answer set again (1,100 rows written) reads the rows it wrote
+/// again, and still sets only a changed row's signal.
+#[test]
+fn an_answer_set_again_sets_only_the_changed_rows_signal() {
+    let app = MockApp::new();
+    let json = rdc::json::Value::Array((1..=1100).map(|id| item(id, &format!("item {id}"))).collect());
+    app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let renders = count_renders(&app, &list);
+    // 1,100 items again (more rows than the journal keeps), item 3 renamed.
+    let json = rdc::json::Value::Array(
+        (1..=1100).map(|id| item(id, &if id == 3 { "three".to_owned() } else { format!("item {id}") })).collect(),
+    );
+    app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+    app.run();
+    let ran: Vec<usize> = counts(&renders).iter().enumerate().filter(|(_, n)| **n != 1).map(|(at, _)| at).collect();
+    assert_eq!(ran, [2], "only item 3's signal was set");
+    assert_eq!(rows(&list)[2].get_untracked().name, "three");
+}
+
+/// A row follows what its entity reads now: an item moved to another author
+/// re-renders when that author changes, and no longer when its old one does.
+#[test]
+fn a_row_follows_its_new_author_and_leaves_its_old_one() {
+    let app = app_with_three();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let renders = count_renders(&app, &list);
+    // Item 2 (author 0) moves to author 1, the author of items 1 and 3.
+    let moved = rdc::json!({ "id": 2, "name": "two", "author": { "id": 1, "name": "author 1" } });
+    app.controller().set(&Item::schema(), moved).unwrap();
+    app.run();
+    assert_eq!(counts(&renders), [1, 2, 1]);
+
+    app.controller().set(&Author::schema(), rdc::json!({ "id": 0, "name": "author zero" })).unwrap();
+    app.run();
+    assert_eq!(counts(&renders), [1, 2, 1], "its old author no longer re-renders it");
+
+    app.controller().set(&Author::schema(), rdc::json!({ "id": 1, "name": "author one" })).unwrap();
+    app.run();
+    assert_eq!(counts(&renders), [2, 3, 2], "its new author does");
+    assert_eq!(rows(&list)[1].get_untracked().author.name, "author one");
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+struct ItemId {
+    id: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+struct Rename {
+    name: String,
+}
+
+/// Renames an item, shown at once (an optimistic update) while its answer is held.
+fn rename() -> RestEndpoint<ItemId, Rename, Item> {
+    rdc::rest!(PATCH "/items/:id" -> Item, args = ItemId, body = Rename).optimistic(|args, body| {
+        rdc::json!({ "id": args["id"].clone(), "name": body.map(|b| b["name"].clone()),
+            "author": { "id": 0, "name": "author 0" } })
+    })
+}
+
+/// While an optimistic update shows, an edit still costs the rows it touched
+/// (the store takes its layers back and puts them on again around each write:
+/// the rows' listener is told what changed, not that everything may have).
+#[test]
+fn an_edit_while_an_optimistic_update_shows_reads_that_row_alone() {
+    let app = MockApp::new();
+    let json = rdc::json::Value::Array((1..=1000).map(|id| item(id, &format!("item {id}"))).collect());
+    app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let renders = count_renders(&app, &list);
+    let _held = app.hold(&rename(), &ItemId { id: 4 });
+    let _pending = app.start(&rename(), ItemId { id: 4 }, Rename { name: "four, soon".into() });
+    app.run();
+    assert_eq!(rows(&list)[3].get_untracked().name, "four, soon", "the optimistic name shows");
+
+    let reads = app.controller().read_count();
+    app.controller().set(&Item::schema(), item(700, "renamed")).unwrap();
+    app.run();
+    let read = app.controller().read_count() - reads;
+    assert!(read <= 2, "the renamed row (and at most the one under the layer) read again, not {read}");
+    assert_eq!(rows(&list)[699].get_untracked().name, "renamed");
+    assert_eq!(rows(&list)[3].get_untracked().name, "four, soon", "the optimistic name still shows");
+    let ran: Vec<usize> = counts(&renders).iter().enumerate().filter(|(_, n)| **n != 1).map(|(at, _)| at).collect();
+    assert_eq!(ran, [3, 699], "the rows of items 4 and 700 re-rendered, once each");
+    assert_eq!(counts(&renders)[3], 2);
 }

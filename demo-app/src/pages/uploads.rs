@@ -1,8 +1,8 @@
 //! Uploads: a picked file sent as a multipart form; the server's answer joins
-//! the `UploadList` collection without a refetch.
+//! the `UploadList` collection without a refetch. `use_list` hands each row its upload.
 
 use leptos::prelude::*;
-use rdc::leptos::{use_mutation, use_suspense};
+use rdc::leptos::{use_list, use_mutation, use_suspense, Row};
 use rdc::rest::Multipart;
 
 use crate::api::{upload, uploads, Upload};
@@ -20,8 +20,14 @@ fn picked_form(_input: &web_sys::HtmlInputElement, _title: &str) -> Option<Multi
     None
 }
 
-/// One upload: its title and file, and the image itself when it is one.
-fn upload_view(u: &Upload) -> impl IntoView {
+/// One upload: its title and file, and the image itself when it is one
+/// (again when the row's upload changes).
+fn upload_view(row: Row<Upload>) -> impl IntoView {
+    move || row.with(upload_item)
+}
+
+/// The item of one upload.
+fn upload_item(u: &Upload) -> impl IntoView {
     let image = u.content_type.starts_with("image/").then(|| {
         view! { <img src=format!("/api/uploads/{}/content", u.id) alt=u.title.clone() width="48" height="48"/> }
     });
@@ -37,6 +43,8 @@ fn upload_view(u: &Upload) -> impl IntoView {
 #[component]
 pub fn Uploads() -> impl IntoView {
     let list = use_suspense(uploads(), ());
+    let rows = use_list(uploads(), Signal::derive(|| Some(())));
+    let each = move || rows.get().map(|rows| rows.to_vec()).unwrap_or_default();
     let send = use_mutation(upload());
     let title = RwSignal::new(String::new());
     let picker = NodeRef::<leptos::html::Input>::new();
@@ -62,9 +70,9 @@ pub fn Uploads() -> impl IntoView {
             <ErrorBoundary fallback=super::error_view>
                 <Suspense fallback=|| view! { <p class="loading">"Loading uploads…"</p> }>
                     <ul class="uploads">
-                        {move || Suspend::new(async move {
-                            list.await.map(|all| all.iter().map(upload_view).collect_view())
-                        })}
+                        // (Suspends until the list is fetched; the rows come from `use_list`.)
+                        {move || Suspend::new(async move { list.await.map(|_| ()) })}
+                        <For each=each key=|row| row.id() children=upload_view/>
                     </ul>
                 </Suspense>
             </ErrorBoundary>

@@ -1,13 +1,22 @@
 //! Users: `All(User)` and a create form; the new user appears without a refetch.
+//! `use_suspense` fetches the list, `use_list` hands each row its user.
 
 use leptos::prelude::*;
-use rdc::leptos::{use_mutation, use_suspense};
+use rdc::leptos::{use_list, use_mutation, use_suspense, Row};
 
-use crate::api::{all_users, users, NewUser};
+use crate::api::{all_users, users, NewUser, User};
+
+/// One user: its name, again when the row's user changes.
+fn user_row(row: Row<User>) -> impl IntoView {
+    let id = row.pk().as_str().to_owned();
+    view! { <li data-id=id>{move || row.with(|u| u.name.clone())}</li> }
+}
 
 #[component]
 pub fn Users() -> impl IntoView {
     let list = use_suspense(all_users(), ());
+    let rows = use_list(all_users(), Signal::derive(|| Some(())));
+    let each = move || rows.get().map(|rows| rows.to_vec()).unwrap_or_default();
     let create = use_mutation(users().create);
     let name = RwSignal::new(String::new());
     view! {
@@ -17,11 +26,9 @@ pub fn Users() -> impl IntoView {
             <ErrorBoundary fallback=super::error_view>
                 <Suspense fallback=|| view! { <p class="loading">"Loading users…"</p> }>
                     <ul class="users">
-                        {move || Suspend::new(async move {
-                            list.await.map(|users| {
-                                users.iter().map(|u| view! { <li data-id=u.id.clone()>{u.name.clone()}</li> }).collect_view()
-                            })
-                        })}
+                        // (Suspends until the list is fetched; the rows come from `use_list`.)
+                        {move || Suspend::new(async move { list.await.map(|_| ()) })}
+                        <For each=each key=|row| row.id() children=user_row/>
                     </ul>
                 </Suspense>
             </ErrorBoundary>

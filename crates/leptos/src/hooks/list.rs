@@ -1,14 +1,15 @@
 //! `use_list`: one reader for a list of entities, handing each row its item
-//! through a signal of its own: one reader for the keys, a controller
-//! listener per row (no Leptos memo per row).
+//! through a signal of its own: a listener for the keys and one for the rows
+//! (none and no Leptos memo per row), told which store rows each change
+//! changed: only the rows that read those are read again.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
 use rdc_controller::Controller;
-use rdc_core::{Entity, FastMap, Pk};
+use rdc_core::{Changes, Entity, FastMap, Pk, State, TopicKind};
 use send_wrapper::SendWrapper;
 
 use crate::hooks::suspense::Readable;
@@ -128,13 +129,15 @@ impl<E: Send + Sync + 'static> Row<E> {
 
 /// The rows of a list endpoint's stored result, if any; never fetches (fetch
 /// the list with [`use_suspense`](crate::use_suspense) or `Controller::fetch`).
-/// One reader follows the list's keys, and each row has a controller listener
-/// of its own (no Leptos memo) that reads its entity and sets the row's signal
-/// only when that entity changed: an edit wakes the rows whose reads it touched
-/// (nested entities included), not every row. Key `<For>` by [`Row::id`]: a
-/// rename re-renders its row alone, and the list is rebuilt only when its keys
-/// change or a listed entity comes or goes. Listed keys
-/// whose entity no longer reads (deleted) and repeated keys are left out.
+/// Two controller listeners per list, none per row (and no Leptos memo): one
+/// follows the list's keys; the other, told after each store change which
+/// store rows changed, reads again only the listed entities that depended on
+/// them (nested entities included) and sets a row's signal
+/// only when its entity's `Arc` changed: an edit costs what it changed and
+/// re-renders the rows it touched, not every row. Key `<For>` by [`Row::id`]:
+/// a rename re-renders its row alone, and the list is rebuilt only when its
+/// keys change or a listed entity comes or goes. Listed keys whose entity no
+/// longer reads (deleted) and repeated keys are left out.
 ///
 /// ```no_run
 /// use leptos::prelude::*;
@@ -160,16 +163,21 @@ where
 {
     let controller = use_controller();
     let list = Rc::new(RefCell::new(ListState::<E>::default()));
-    let reader = Rc::clone(&list);
+    // Changes the rows' listener could not look at: every row is read again.
+    let missed = Rc::new(Cell::new(false));
+    let (reader, seen) = (Rc::clone(&list), Rc::clone(&missed));
     let state = watch_with(&controller, &endpoint, args.into(), Shown(None), move |controller, target| {
-        Shown(reader.borrow_mut().read(controller, target))
+        Shown(reader.borrow_mut().read(controller, target, seen.replace(false)))
     });
-    // The rows' listeners go with the list.
-    let cleanup = SendWrapper::new((controller, list));
-    on_cleanup(move || {
-        let (controller, list) = &*cleanup;
-        list.borrow_mut().clear(controller);
+    // The rows' one listener: told what each change changed, it costs that.
+    let follower = controller.clone();
+    let id = controller.listen_changes(move |changes, version| match list.try_borrow_mut() {
+        Ok(mut list) => list.follow(&follower, changes, version),
+        // (Not while the keys' reader runs: the rows are read again then.)
+        Err(_) => missed.set(true),
     });
+    let cleanup = SendWrapper::new((controller, id));
+    on_cleanup(move || cleanup.0.unlisten(cleanup.1));
     Signal::derive(move || state.with(|s| s.0.clone()))
 }
 
@@ -186,65 +194,136 @@ impl<E> PartialEq for Shown<E> {
     }
 }
 
-/// The list reader's own state: its rows in order, each row by key, and the
-/// next row id.
+/// A store row or a whole table (index `usize::MAX`) a row's entity read
+/// depended on, by the table key's text.
+type StoreRow = (&'static str, usize);
+
+/// The list reader's own state: its rows in order, each row by key, which
+/// rows each store row feeds, and the next row id.
 struct ListState<E> {
     rows: Option<Arc<Vec<Row<E>>>>,
     by_pk: FastMap<Pk, Kept<E>>,
+    /// The listed keys whose entity read depended on each store row or table.
+    feeds: FastMap<StoreRow, Vec<Pk>>,
+    /// Every row was read at this store version or later (all rows were
+    /// new then): a change up to it concerns none of them.
+    fresh_at: u64,
     next_id: u32,
     /// Counts rebuilds: a row whose `seen` is not the current one was not
     /// listed by this rebuild (yet).
     pass: u32,
 }
 
-/// A row of the list, the id of the controller listener that follows its
-/// entity, and the last rebuild that listed it.
+/// A row of the list, what its entity read depended on, the store version
+/// it was read at, and the last rebuild that listed it.
 struct Kept<E> {
     row: Row<E>,
-    listener: u64,
+    deps: Vec<StoreRow>,
+    read_at: u64,
     seen: u32,
 }
 
 impl<E> Default for ListState<E> {
     fn default() -> Self {
-        ListState { rows: None, by_pk: FastMap::default(), next_id: 0, pass: 0 }
+        ListState { rows: None, by_pk: FastMap::default(), feeds: FastMap::default(), fresh_at: 0, next_id: 0, pass: 0 }
     }
 }
 
 impl<E: Entity> ListState<E> {
-    /// Reads the list's keys (followed) and builds the rows for them; the
-    /// entities are read untracked here (each row's own listener follows its
-    /// entity), so only a change to the keys, or an entity listed coming or
-    /// going, runs this again.
-    fn read(&mut self, controller: &Controller, target: Option<&Result<Target, String>>) -> Option<Arc<Vec<Row<E>>>> {
+    /// Reads the list's keys (followed) and builds the rows for them (with
+    /// `missed`, reading every kept row again first). The entities are read
+    /// untracked: only a change to the keys, or an entity listed coming or
+    /// going, runs this again (the rows' listener follows the rest).
+    fn read(
+        &mut self,
+        controller: &Controller,
+        target: Option<&Result<Target, String>>,
+        missed: bool,
+    ) -> Option<Arc<Vec<Row<E>>>> {
         let keys = match target {
             Some(Ok(target)) => read::<Vec<Pk>>(controller, target).data,
             _ => None,
         };
         let Some(keys) = keys else {
-            self.clear(controller);
+            self.clear();
             return None;
         };
-        controller.untracked(|| self.rebuild(controller, &keys));
+        controller.untracked(|| {
+            if missed {
+                let all: Vec<Pk> = self.by_pk.keys().cloned().collect();
+                self.reread(controller, all);
+            }
+            self.rebuild(controller, &keys);
+        });
         self.rows.clone()
     }
 
-    /// Drops every row and its listener.
-    fn clear(&mut self, controller: &Controller) {
-        for (_, kept) in self.by_pk.drain() {
-            controller.unlisten(kept.listener);
+    /// Reads again the entities of the rows that depended on a store row
+    /// `changes` names (every row after a reset or a sweep), but for rows read
+    /// at store `version` or later (they saw it).
+    fn follow(&mut self, controller: &Controller, changes: &Changes, version: u64) {
+        // (A list just read whole, by the change that brought it.)
+        if version <= self.fresh_at {
+            return;
         }
+        let mut dirty: Vec<Pk> = Vec::new();
+        if changes.everything {
+            dirty.extend(self.by_pk.keys().cloned());
+        } else {
+            let rows = changes.rows.iter().map(|change| change.row).chain(changes.alive.iter().copied());
+            for row in rows {
+                for at in [(row.table, row.index), (row.table, usize::MAX)] {
+                    dirty.extend(self.feeds.get(&at).into_iter().flatten().cloned());
+                }
+            }
+        }
+        dirty.retain(|pk| self.by_pk.get(pk).is_some_and(|kept| kept.read_at < version));
+        if !dirty.is_empty() {
+            controller.untracked(|| self.reread(controller, dirty));
+        }
+    }
+
+    /// Reads the entities of the rows of `dirty` again, setting a row's
+    /// signal when its entity's `Arc` changed, and what each row feeds on.
+    fn reread(&mut self, controller: &Controller, mut dirty: Vec<Pk>) {
+        dirty.sort_unstable();
+        dirty.dedup();
+        let now = controller.with_state(State::version);
+        for pk in &dirty {
+            let Some(kept) = self.by_pk.get_mut(pk) else { continue };
+            kept.read_at = now;
+            // (No longer read: deleted; the keys' reader drops the row.)
+            let Some(next) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
+            if !kept.row.item.with_untracked(|current| Arc::ptr_eq(current, &next)) {
+                kept.row.item.set(next);
+            }
+            let deps = deps_of::<E>(controller, pk);
+            if deps != kept.deps {
+                let old = std::mem::replace(&mut kept.deps, deps);
+                unfeed(&mut self.feeds, pk, &old);
+                feed(&mut self.feeds, pk, &kept.deps);
+            }
+        }
+    }
+
+    /// Drops every row.
+    fn clear(&mut self) {
+        self.by_pk.clear();
+        self.feeds.clear();
+        self.fresh_at = 0;
         self.rows = None;
     }
 
-    /// Builds the rows for `keys`, keeping the row (id, signal and listener)
-    /// of each key still listed (one map look-up each); rows of keys no longer
-    /// listed (the keys leave out deleted entities) go with their listeners.
-    /// Only new rows read their entity: a kept row's own listener sets its item.
+    /// Builds the rows for `keys`, keeping the row (id and signal) of each
+    /// key still listed (one map look-up each); rows of keys no longer listed
+    /// (the keys leave out deleted entities) go. Only new rows read their
+    /// entity (the rows' listener keeps the others up to date).
     fn rebuild(&mut self, controller: &Controller, keys: &[Pk]) {
+        let now = controller.with_state(State::version);
         self.pass = self.pass.wrapping_add(1);
         let pass = self.pass;
         let mut rows = Vec::with_capacity(keys.len());
+        let mut new = 0;
         for pk in keys {
             if let Some(kept) = self.by_pk.get_mut(pk) {
                 // (Seen already in this pass: a repeated key, left out.)
@@ -254,17 +333,24 @@ impl<E: Entity> ListState<E> {
                 }
                 continue;
             }
-            let Some((item, listener)) = follow::<E>(controller, pk) else { continue };
-            let row = Row { id: RowId(self.next_id), pk: pk.clone(), item };
+            let Some(item) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
+            new += 1;
+            let row = Row { id: RowId(self.next_id), pk: pk.clone(), item: ArcRwSignal::new(item) };
             self.next_id = self.next_id.wrapping_add(1);
             rows.push(row.clone());
-            self.by_pk.insert(pk.clone(), Kept { row, listener, seen: pass });
+            let deps = deps_of::<E>(controller, pk);
+            feed(&mut self.feeds, pk, &deps);
+            self.by_pk.insert(pk.clone(), Kept { row, deps, read_at: now, seen: pass });
+        }
+        if new == rows.len() {
+            self.fresh_at = now;
         }
         if self.by_pk.len() != rows.len() {
-            self.by_pk.retain(|_, kept| {
+            let feeds = &mut self.feeds;
+            self.by_pk.retain(|pk, kept| {
                 let listed = kept.seen == pass;
                 if !listed {
-                    controller.unlisten(kept.listener);
+                    unfeed(feeds, pk, &kept.deps);
                 }
                 listed
             });
@@ -280,29 +366,38 @@ impl<E: Entity> ListState<E> {
     }
 }
 
-/// Starts the controller listener of a new row: it reads the row's entity
-/// (its reads, nested entities included, are what wakes it) and sets the
-/// row's signal when the entity's `Arc` changed. Its first run makes the
-/// signal; `None` (and no listener) when the entity does not read. An entity
-/// that no longer reads later is left to the list (it is woken too, and drops
-/// the row).
-fn follow<E: Entity>(controller: &Controller, pk: &Pk) -> Option<(ArcRwSignal<Arc<E>>, u64)> {
-    let reader = controller.clone();
-    let slot: Rc<RefCell<Option<ArcRwSignal<Arc<E>>>>> = Rc::default();
-    let (pk, made) = (pk.clone(), Rc::clone(&slot));
-    let id = controller.listen_reads(move || {
-        let Some(next) = reader.entity::<E>(pk.as_str()).ok().flatten() else { return };
-        // (Not set while `made` is borrowed.)
-        let item = made.borrow().clone();
-        match item {
-            Some(item) if !item.with_untracked(|current| Arc::ptr_eq(current, &next)) => item.set(next),
-            Some(_) => {}
-            None => *made.borrow_mut() = Some(ArcRwSignal::new(next)),
-        }
-    });
-    let item = slot.borrow().clone();
-    if item.is_none() {
-        controller.unlisten(id);
+/// The store rows and tables the last read of `E` at `pk` depended on.
+fn deps_of<E: Entity>(controller: &Controller, pk: &Pk) -> Vec<StoreRow> {
+    let mut deps: Vec<StoreRow> = controller
+        .entity_topics::<E>(pk.as_str())
+        .into_iter()
+        .map(|topic| match topic.kind() {
+            TopicKind::Fields(index) | TopicKind::Alive(index) => (topic.table_key(), index),
+            TopicKind::Table => (topic.table_key(), usize::MAX),
+        })
+        .collect();
+    deps.sort_unstable();
+    deps.dedup();
+    deps
+}
+
+/// Notes that the row of `pk` depends on `deps`.
+fn feed(feeds: &mut FastMap<StoreRow, Vec<Pk>>, pk: &Pk, deps: &[StoreRow]) {
+    for dep in deps {
+        feeds.entry(*dep).or_default().push(pk.clone());
     }
-    item.map(|item| (item, id))
+}
+
+/// Takes the row of `pk` off the store rows of `deps`.
+fn unfeed(feeds: &mut FastMap<StoreRow, Vec<Pk>>, pk: &Pk, deps: &[StoreRow]) {
+    for dep in deps {
+        if let Some(pks) = feeds.get_mut(dep) {
+            if let Some(at) = pks.iter().position(|p| p == pk) {
+                pks.swap_remove(at);
+            }
+            if pks.is_empty() {
+                feeds.remove(dep);
+            }
+        }
+    }
 }
