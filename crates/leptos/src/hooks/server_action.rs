@@ -226,17 +226,29 @@ where
         _ => None,
     }));
     // Runs in the browser only (effects do not run on the server): each
-    // answer, once, as the action sets it.
-    Effect::new(move |_| {
-        let outcome = value.with(|outcome| match outcome {
-            None => None,
-            // Only the answer is tracked, not what `args` or the write read.
-            Some(Ok(output)) => Some(untrack(|| store(&controller, &endpoint, &args(output), output).err())),
-            Some(Err(e)) => Some(Some(ServerFormError::Server(e.clone()))),
+    // answer, once, as the action sets it. Only answers the action gets after
+    // the hook is built: one it held already (a form mounted again, or a
+    // second hook on the action) is old, and must not overwrite newer data.
+    let version = action.version();
+    let built_at = version.get_untracked();
+    Effect::new(move |written: Option<usize>| {
+        let now = version.get();
+        let last = written.unwrap_or(built_at);
+        if now <= last {
+            return last;
+        }
+        // Only the version is tracked, not the answer, nor what `args` or the write read.
+        let outcome = untrack(|| {
+            value.with(|outcome| match outcome {
+                None => None,
+                Some(Ok(output)) => Some(store(&controller, &endpoint, &args(output), output).err()),
+                Some(Err(e)) => Some(Some(ServerFormError::Server(e.clone()))),
+            })
         });
         if let Some(outcome) = outcome {
             error.set(outcome);
         }
+        now
     });
     // A new submit clears the last one's error.
     let pending = action.pending();
