@@ -220,3 +220,84 @@ fn each_answer_is_written_once() {
     assert_eq!((count(), name_of(&app, "3").as_deref()), (2, Some("Alan")));
     assert_eq!(names(&list), ["Ada", "Grace", "Alan"]);
 }
+
+#[test]
+fn a_signal_read_inside_args_does_not_write_the_answer_again() {
+    let (app, _list) = app_with_two();
+    let read = RwSignal::new(0);
+    let writes = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = writes.clone();
+    let form = app.hooks(move || {
+        use_server_action_with(
+            one_user(),
+            move |u: &User| {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let _ = read.get();
+                UserId { id: u.id.clone() }
+            },
+            ServerAction::<RenameUser>::new(),
+        )
+    });
+    complete(form.action, Ok(user("1", "Ada Lovelace")));
+    app.run();
+    assert_eq!(writes.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // Newer data, then the signal `args` read changes: the old answer stays unwritten.
+    app.controller()
+        .set_response(&one_user(), &UserId { id: "1".into() }, rdc::json!({ "id": "1", "name": "Ada King" }))
+        .unwrap();
+    read.set(1);
+    app.run();
+    assert_eq!(writes.load(std::sync::atomic::Ordering::SeqCst), 1, "args' signal re-ran the write");
+    assert_eq!(name_of(&app, "1").as_deref(), Some("Ada King"));
+}
+
+#[test]
+fn a_submit_starting_clears_the_last_error() {
+    let (app, _list) = app_with_two();
+    let form = app.hooks(|| use_server_action(created(), ServerAction::<CreateUser>::new()));
+    complete(form.action, Err(ServerFnError::ServerError("the name is taken".into())));
+    app.run();
+    assert!(form.error.get_untracked().is_some());
+
+    // The next submit starts: Leptos gives the action its input as it sends
+    // (natively the call itself cannot be sent, so the test sets what `dispatch` sets).
+    form.action.input().set(Some(CreateUser { name: "Alan".into() }));
+    app.run();
+    assert_eq!(form.error.get_untracked(), None, "the error is cleared as the submit starts");
+}
+
+/// An answer serde cannot encode.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+struct Unencodable {
+    id: String,
+}
+
+impl serde::Serialize for Unencodable {
+    fn serialize<Z: serde::Serializer>(&self, _: Z) -> Result<Z::Ok, Z::Error> {
+        Err(serde::ser::Error::custom("this answer cannot be encoded"))
+    }
+}
+
+#[server]
+async fn create_unencodable(id: String) -> Result<Unencodable, ServerFnError> {
+    Ok(Unencodable { id })
+}
+
+#[test]
+fn an_answer_that_does_not_encode_is_an_encode_error_naming_the_endpoint() {
+    let (app, list) = app_with_two();
+    let form = app.hooks(|| use_server_action(created(), ServerAction::<CreateUnencodable>::new()));
+
+    complete(form.action, Ok(Unencodable { id: "3".into() }));
+    app.run();
+    let error = form.error.get_untracked().expect("an encode error");
+    match &error {
+        ServerFormError::Encode { key, message } => {
+            assert_eq!(key, "POST /users");
+            assert!(message.contains("this answer cannot be encoded"), "{message}");
+        }
+        other => panic!("expected an encode error, got {other:?}"),
+    }
+    assert!(error.to_string().contains("POST /users"), "{error}");
+    assert_eq!(names(&list), ["Ada", "Grace"], "the store keeps what it had");
+}

@@ -250,13 +250,14 @@ where
         }
         now
     });
-    // A new submit clears the last one's error.
-    let pending = action.pending();
+    // A new submit (the action given its input) clears the last one's error.
+    let started = Memo::new(move |_| action.input().with(Option::is_some));
     Effect::new(move |_| {
-        if pending.get() {
+        if started.get() {
             error.set(None);
         }
     });
+    let pending = action.pending();
     ServerForm { action, pending: pending.into(), error: error.into() }
 }
 
