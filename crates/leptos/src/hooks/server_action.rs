@@ -76,10 +76,8 @@ impl<E: std::fmt::Debug + std::fmt::Display, F: std::fmt::Debug + std::fmt::Disp
 /// }
 /// # }
 /// ```
-pub struct ServerForm<C: TypedEndpoint, S>
+pub struct ServerForm<C: TypedEndpoint, S: ServerFn + 'static>
 where
-    S: ServerFn + 'static,
-    S::Output: 'static,
     C::Error: Send + Sync,
 {
     /// The server action: `<ActionForm action=form.action>`.
@@ -91,10 +89,8 @@ where
     pub error: Signal<Option<ServerFormError<S::Error, C::Error>>>,
 }
 
-impl<C: TypedEndpoint, S> Clone for ServerForm<C, S>
+impl<C: TypedEndpoint, S: ServerFn + 'static> Clone for ServerForm<C, S>
 where
-    S: ServerFn + 'static,
-    S::Output: 'static,
     C::Error: Send + Sync,
 {
     fn clone(&self) -> Self {
@@ -102,18 +98,10 @@ where
     }
 }
 
-impl<C: TypedEndpoint, S> Copy for ServerForm<C, S>
-where
-    S: ServerFn + 'static,
-    S::Output: 'static,
-    C::Error: Send + Sync,
-{
-}
+impl<C: TypedEndpoint, S: ServerFn + 'static> Copy for ServerForm<C, S> where C::Error: Send + Sync {}
 
-impl<C: TypedEndpoint, S> std::fmt::Debug for ServerForm<C, S>
+impl<C: TypedEndpoint, S: ServerFn + 'static> std::fmt::Debug for ServerForm<C, S>
 where
-    S: ServerFn + 'static,
-    S::Output: 'static,
     C::Error: Send + Sync,
 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -268,8 +256,9 @@ fn store<C: TypedEndpoint, O: Serialize, E>(
     args: &C::Args,
     output: &O,
 ) -> Result<(), ServerFormError<E, C::Error>> {
-    let key = endpoint.json_and_key(args).map(|(_, key)| key).unwrap_or_default();
-    let json = rdc_core::json::to_value(output)
-        .map_err(|e| ServerFormError::Encode { key: key.clone(), message: e.to_string() })?;
-    controller.set_response(endpoint, args, json).map_err(|error| ServerFormError::Store { key, error })
+    // The key names the endpoint in an error only: built on those paths.
+    let key = || endpoint.json_and_key(args).map(|(_, key)| key).unwrap_or_default();
+    let json =
+        rdc_core::json::to_value(output).map_err(|e| ServerFormError::Encode { key: key(), message: e.to_string() })?;
+    controller.set_response(endpoint, args, json).map_err(|error| ServerFormError::Store { key: key(), error })
 }
