@@ -110,9 +110,13 @@ where
 }
 
 /// A form posting through a Leptos server function whose answers land in the
-/// normalized store: each time `action` succeeds, its output is written as
-/// `endpoint`'s result (for `C::Args::default()`, as `Controller::set_response`
-/// does), so every reader of the entities it holds updates with no refetch.
+/// normalized store: each time `action` succeeds (after this hook is built),
+/// its output is stored through `Controller::set_response` as `endpoint`'s
+/// result for `C::Args::default()`, so every reader of the entities it holds
+/// updates with no refetch. The output is stored as it is, normalized by the
+/// endpoint's schema only: the endpoint's `process` does not run on it, and
+/// activity hooks and the devtools do not see it, so it must already be in the
+/// store's shape.
 /// Hand `form.action` to `<ActionForm>`: before the page hydrates the form is
 /// a plain HTML form posting to the server function, whose handler redirects
 /// back (the page renders again with the new data); after, it posts without a
