@@ -197,40 +197,69 @@ await check('form: with JavaScript off the server-function form works; the redir
   }
 });
 
+// Makes the page ask the API for something harmless (through the demo's proxy)
+// and waits until the API logged it: every request the page made before is in
+// the log by then. Returns the log and the browser's requests before the barrier.
+let barriers = 0;
+async function barrier(sent) {
+  const mark = `/api/health?barrier=${++barriers}`;
+  await page.evaluate((url) => fetch(url).then((r) => r.text()), mark);
+  const log = await apiLogWith((r) => r.startsWith(`GET ${mark}`));
+  const upTo = (list) => list.slice(0, list.findIndex((r) => r.startsWith(`GET ${mark}`)));
+  if (!log.some((r) => r.startsWith(`GET ${mark}`))) throw new Error(`the barrier ${mark} never reached the API: ${JSON.stringify(log)}`);
+  return { api: upTo(log), browser: upTo(sent) };
+}
+// Records the requests `page` sends to the demo (its own page only).
+function recordRequests() {
+  const sent = [];
+  const record = (r) => { if (r.url().startsWith(base)) sent.push(`${r.method()} ${new URL(r.url()).pathname}${new URL(r.url()).search}`); };
+  page.on('request', record);
+  return { sent, stop: () => page.off('request', record) };
+}
+
 await check('form: after hydration it posts without a reload; the answer lands in the store (no refetch)', async () => {
   await hydrate('/form');
   await page.evaluate(() => { window.sameDocument = true; });
-  const sent = [];
-  const record = (r) => sent.push(`${r.method()} ${new URL(r.url()).pathname}`);
-  page.on('request', record);
   await clearLog();
-  const answered = page.waitForResponse((r) => r.url().endsWith('/fn/create_user'));
-  await page.fill('#form-name', 'Katherine Johnson');
-  await page.click('#form-submit');
-  const created = await (await answered).json();
-  const shown = page.locator('ul.users li', { hasText: 'Katherine Johnson' });
-  await shown.waitFor({ timeout: 5000 });
-  if ((await shown.getAttribute('data-id')) !== created.id) throw new Error(`shown with id ${await shown.getAttribute('data-id')}, created ${created.id}`);
-  if (!(await page.evaluate(() => window.sameDocument === true))) throw new Error('the page reloaded');
-  // A refetch would follow the store write at once: give it the time hydrate() gives.
-  const log = await apiLogWith((r) => r.startsWith('POST /api/users'));
-  await page.waitForTimeout(500);
-  page.off('request', record);
-  const after = await apiLog();
-  console.log(`     the browser sent ${JSON.stringify(sent)}; the API saw ${JSON.stringify(after)}`);
-  if (JSON.stringify(after) !== '["POST /api/users"]' || log.length !== 1) throw new Error(`API requests: ${JSON.stringify(after)}`);
-  if (JSON.stringify(sent) !== '["POST /fn/create_user"]') throw new Error(`the browser sent ${JSON.stringify(sent)}`);
+  const { sent, stop } = recordRequests();
+  try {
+    const answered = page.waitForResponse((r) => r.url().endsWith('/fn/create_user'));
+    await page.fill('#form-name', 'Katherine Johnson');
+    await page.click('#form-submit');
+    const created = await (await answered).json();
+    const shown = page.locator('ul.users li', { hasText: 'Katherine Johnson' });
+    await shown.waitFor({ timeout: 5000 });
+    if ((await shown.getAttribute('data-id')) !== created.id) throw new Error(`shown with id ${await shown.getAttribute('data-id')}, created ${created.id}`);
+    if (!(await page.evaluate(() => window.sameDocument === true))) throw new Error('the page reloaded');
+    // A refetch would be sent as the store write lands: a request made after it reaches the API after it.
+    const before = await barrier(sent);
+    console.log(`     before the barrier the browser sent ${JSON.stringify(before.browser)}; the API saw ${JSON.stringify(before.api)}`);
+    if (JSON.stringify(before.api) !== '["POST /api/users"]') throw new Error(`API requests: ${JSON.stringify(before.api)}`);
+    if (JSON.stringify(before.browser) !== '["POST /fn/create_user"]') throw new Error(`the browser sent ${JSON.stringify(before.browser)}`);
+  } finally {
+    stop();
+  }
 });
 
 await check('form: the server function\'s error shows on the page and the list keeps what it had', async () => {
+  await hydrate('/form');
   const before = await page.locator('ul.users li').count();
   const logged = failures.length;
-  await page.fill('#form-name', '   ');
-  await page.click('#form-submit');
-  await page.locator('main .error').waitFor({ timeout: 5000 });
-  const shown = await page.locator('main .error').textContent();
-  if (!shown.includes('HTTP 422') || !shown.includes('name must not be empty')) throw new Error(`shows ${JSON.stringify(shown)}`);
-  if ((await page.locator('ul.users li').count()) !== before) throw new Error('the list changed');
+  await clearLog();
+  const { sent, stop } = recordRequests();
+  try {
+    await page.fill('#form-name', '   ');
+    await page.click('#form-submit');
+    await page.locator('main .error').waitFor({ timeout: 5000 });
+    const shown = await page.locator('main .error').textContent();
+    if (!shown.includes('HTTP 422') || !shown.includes('name must not be empty')) throw new Error(`shows ${JSON.stringify(shown)}`);
+    const requests = await barrier(sent);
+    if (JSON.stringify(requests.api) !== '["POST /api/users"]') throw new Error(`API requests: ${JSON.stringify(requests.api)}`);
+    if (JSON.stringify(requests.browser) !== '["POST /fn/create_user"]') throw new Error(`the browser sent ${JSON.stringify(requests.browser)}`);
+    if ((await page.locator('ul.users li').count()) !== before) throw new Error('the list changed');
+  } finally {
+    stop();
+  }
   // Chromium logs the server function's error status (500) as a console error: expected here, and only that.
   const unexpected = failures.splice(logged).filter((f) => !/Failed to load resource: .* status of 500/.test(f));
   failures.push(...unexpected);
