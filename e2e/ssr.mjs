@@ -265,5 +265,14 @@ await check('form: the server function\'s error shows on the page and the list k
   failures.push(...unexpected);
 });
 
+await check('form: a server-function post over 16 KiB is refused at once (413), not read', async () => {
+  const posted = await fetch(`${base}/fn/create_user`, {
+    method: 'POST', redirect: 'manual', signal: AbortSignal.timeout(10000),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', referer: `${base}/form` },
+    body: `name=${'x'.repeat(64 * 1024)}`,
+  });
+  if (posted.status !== 413) throw new Error(`a 64 KiB post answered ${posted.status}`);
+});
+
 await browser.close();
 checks.finish('server-rendered demo e2e');

@@ -198,9 +198,15 @@ pub mod server {
         rdc::rest::provide_client(controller, client);
     }
 
+    /// The longest name `create_user` sends on.
+    const MAX_NAME: usize = 200;
+
     /// `POST /api/users` on the API, for the `create_user` server function.
     pub async fn create_user(name: String) -> Result<super::SavedUser, ServerFnError> {
         static HTTP: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+        if name.chars().count() > MAX_NAME {
+            return Err(failed(format!("create_user: the name is too long (at most {MAX_NAME} characters)")));
+        }
         let Some(ApiBase(base)) = use_context::<ApiBase>() else {
             return Err(failed("create_user: no API address".into()));
         };
