@@ -192,6 +192,18 @@ await check('form: with JavaScript off the server-function form works; the redir
     const shown = await plain.locator('main .error').textContent();
     if (!shown.includes('HTTP 422') || !shown.includes('name must not be empty')) throw new Error(`shows ${JSON.stringify(shown)}`);
     if (new URL(plain.url()).searchParams.get('__path') !== '/fn/create_user') throw new Error(`ended on ${plain.url()}`);
+    // A second, different failure (a name too long): the redirect keeps the
+    // first error's pair and adds the new one; the page shows the newer error.
+    await plain.fill('#form-name', 'x'.repeat(300));
+    await plain.click('#form-submit');
+    await plain.waitForURL((u) => u.searchParams.getAll('__err').length === 2, { timeout: 10000 });
+    const newer = await plain.locator('main .error').textContent();
+    if (!newer.includes('too long') || newer.includes('must not be empty')) throw new Error(`after a second failure shows ${JSON.stringify(newer)}`);
+    // A valid post: the user is added and no error shows.
+    await plain.fill('#form-name', 'Barbara Liskov');
+    await plain.click('#form-submit');
+    await plain.locator('ul.users li', { hasText: 'Barbara Liskov' }).waitFor({ timeout: 10000 });
+    if ((await plain.locator('main .error').count()) !== 0) throw new Error(`after a valid post shows ${await plain.locator('main .error').textContent()}`);
   } finally {
     await noScript.close();
   }
@@ -272,6 +284,11 @@ await check('form: a server-function post over 16 KiB is refused at once (413), 
     body: `name=${'x'.repeat(64 * 1024)}`,
   });
   if (posted.status !== 413) throw new Error(`a 64 KiB post answered ${posted.status}`);
+});
+
+await check('form: an error carried in the page address over 2 KiB is not shown', async () => {
+  const { html } = await serverHtml(`/form?__path=/fn/create_user&__err=${'A'.repeat(3000)}`);
+  if (main(html).includes('class="error"')) throw new Error(`the page shows ${main(html).slice(main(html).indexOf('class="error"')).slice(0, 200)}`);
 });
 
 await browser.close();

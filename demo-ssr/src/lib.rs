@@ -110,13 +110,18 @@ fn query() -> String {
 }
 
 /// The error a form post made before hydration carried back in the redirect
-/// (`__path`, `__err`), for the server actions (what Leptos' router does).
+/// (`__path`, `__err`), for the server actions (what Leptos' router does). A
+/// failed post appends its pair to the page's address without removing an
+/// earlier post's: the last pair is the newest. An `__err` over 2 KiB is not
+/// one this server wrote (the address is anyone's to craft): not rendered.
 fn provide_action_error() {
+    const MAX_ERR: usize = 2 * 1024;
     let query = query();
-    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes()).into_owned().collect();
-    let find = |name: &str| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
-    if let (Some(path), Some(error)) = (find("__path"), find("__err")) {
-        provide_context(leptos::server::ServerActionError::new(path, error));
+    let pairs = url::form_urlencoded::parse(query.as_bytes());
+    let paths = pairs.filter(|(k, _)| k == "__path").map(|(_, v)| v);
+    let errors = pairs.filter(|(k, _)| k == "__err").map(|(_, v)| v);
+    if let Some((path, error)) = paths.zip(errors).last().filter(|(_, error)| error.len() <= MAX_ERR) {
+        provide_context(leptos::server::ServerActionError::new(&path, &error));
     }
 }
 
