@@ -192,48 +192,103 @@ await check('form: with JavaScript off the server-function form works; the redir
     const shown = await plain.locator('main .error').textContent();
     if (!shown.includes('HTTP 422') || !shown.includes('name must not be empty')) throw new Error(`shows ${JSON.stringify(shown)}`);
     if (new URL(plain.url()).searchParams.get('__path') !== '/fn/create_user') throw new Error(`ended on ${plain.url()}`);
+    // A second, different failure (a name too long): the redirect keeps the
+    // first error's pair and adds the new one; the page shows the newer error.
+    await plain.fill('#form-name', 'x'.repeat(300));
+    await plain.click('#form-submit');
+    await plain.waitForURL((u) => u.searchParams.getAll('__err').length === 2, { timeout: 10000 });
+    const newer = await plain.locator('main .error').textContent();
+    if (!newer.includes('too long') || newer.includes('must not be empty')) throw new Error(`after a second failure shows ${JSON.stringify(newer)}`);
+    // A valid post: the user is added and no error shows.
+    await plain.fill('#form-name', 'Barbara Liskov');
+    await plain.click('#form-submit');
+    await plain.locator('ul.users li', { hasText: 'Barbara Liskov' }).waitFor({ timeout: 10000 });
+    if ((await plain.locator('main .error').count()) !== 0) throw new Error(`after a valid post shows ${await plain.locator('main .error').textContent()}`);
   } finally {
     await noScript.close();
   }
 });
 
+// Makes the page ask the API for something harmless (through the demo's proxy)
+// and waits until the API logged it: every request the page made before is in
+// the log by then. Returns the log and the browser's requests before the barrier.
+let barriers = 0;
+async function barrier(sent) {
+  const mark = `/api/health?barrier=${++barriers}`;
+  await page.evaluate((url) => fetch(url).then((r) => r.text()), mark);
+  const log = await apiLogWith((r) => r.startsWith(`GET ${mark}`));
+  const upTo = (list) => list.slice(0, list.findIndex((r) => r.startsWith(`GET ${mark}`)));
+  if (!log.some((r) => r.startsWith(`GET ${mark}`))) throw new Error(`the barrier ${mark} never reached the API: ${JSON.stringify(log)}`);
+  return { api: upTo(log), browser: upTo(sent) };
+}
+// Records the requests `page` sends to the demo (its own page only).
+function recordRequests() {
+  const sent = [];
+  const record = (r) => { if (r.url().startsWith(base)) sent.push(`${r.method()} ${new URL(r.url()).pathname}${new URL(r.url()).search}`); };
+  page.on('request', record);
+  return { sent, stop: () => page.off('request', record) };
+}
+
 await check('form: after hydration it posts without a reload; the answer lands in the store (no refetch)', async () => {
   await hydrate('/form');
   await page.evaluate(() => { window.sameDocument = true; });
-  const sent = [];
-  const record = (r) => sent.push(`${r.method()} ${new URL(r.url()).pathname}`);
-  page.on('request', record);
   await clearLog();
-  const answered = page.waitForResponse((r) => r.url().endsWith('/fn/create_user'));
-  await page.fill('#form-name', 'Katherine Johnson');
-  await page.click('#form-submit');
-  const created = await (await answered).json();
-  const shown = page.locator('ul.users li', { hasText: 'Katherine Johnson' });
-  await shown.waitFor({ timeout: 5000 });
-  if ((await shown.getAttribute('data-id')) !== created.id) throw new Error(`shown with id ${await shown.getAttribute('data-id')}, created ${created.id}`);
-  if (!(await page.evaluate(() => window.sameDocument === true))) throw new Error('the page reloaded');
-  // A refetch would follow the store write at once: give it the time hydrate() gives.
-  const log = await apiLogWith((r) => r.startsWith('POST /api/users'));
-  await page.waitForTimeout(500);
-  page.off('request', record);
-  const after = await apiLog();
-  console.log(`     the browser sent ${JSON.stringify(sent)}; the API saw ${JSON.stringify(after)}`);
-  if (JSON.stringify(after) !== '["POST /api/users"]' || log.length !== 1) throw new Error(`API requests: ${JSON.stringify(after)}`);
-  if (JSON.stringify(sent) !== '["POST /fn/create_user"]') throw new Error(`the browser sent ${JSON.stringify(sent)}`);
+  const { sent, stop } = recordRequests();
+  try {
+    const answered = page.waitForResponse((r) => r.url().endsWith('/fn/create_user'));
+    await page.fill('#form-name', 'Katherine Johnson');
+    await page.click('#form-submit');
+    const created = await (await answered).json();
+    const shown = page.locator('ul.users li', { hasText: 'Katherine Johnson' });
+    await shown.waitFor({ timeout: 5000 });
+    if ((await shown.getAttribute('data-id')) !== created.id) throw new Error(`shown with id ${await shown.getAttribute('data-id')}, created ${created.id}`);
+    if (!(await page.evaluate(() => window.sameDocument === true))) throw new Error('the page reloaded');
+    // A refetch would be sent as the store write lands: a request made after it reaches the API after it.
+    const before = await barrier(sent);
+    console.log(`     before the barrier the browser sent ${JSON.stringify(before.browser)}; the API saw ${JSON.stringify(before.api)}`);
+    if (JSON.stringify(before.api) !== '["POST /api/users"]') throw new Error(`API requests: ${JSON.stringify(before.api)}`);
+    if (JSON.stringify(before.browser) !== '["POST /fn/create_user"]') throw new Error(`the browser sent ${JSON.stringify(before.browser)}`);
+  } finally {
+    stop();
+  }
 });
 
 await check('form: the server function\'s error shows on the page and the list keeps what it had', async () => {
+  await hydrate('/form');
   const before = await page.locator('ul.users li').count();
   const logged = failures.length;
-  await page.fill('#form-name', '   ');
-  await page.click('#form-submit');
-  await page.locator('main .error').waitFor({ timeout: 5000 });
-  const shown = await page.locator('main .error').textContent();
-  if (!shown.includes('HTTP 422') || !shown.includes('name must not be empty')) throw new Error(`shows ${JSON.stringify(shown)}`);
-  if ((await page.locator('ul.users li').count()) !== before) throw new Error('the list changed');
+  await clearLog();
+  const { sent, stop } = recordRequests();
+  try {
+    await page.fill('#form-name', '   ');
+    await page.click('#form-submit');
+    await page.locator('main .error').waitFor({ timeout: 5000 });
+    const shown = await page.locator('main .error').textContent();
+    if (!shown.includes('HTTP 422') || !shown.includes('name must not be empty')) throw new Error(`shows ${JSON.stringify(shown)}`);
+    const requests = await barrier(sent);
+    if (JSON.stringify(requests.api) !== '["POST /api/users"]') throw new Error(`API requests: ${JSON.stringify(requests.api)}`);
+    if (JSON.stringify(requests.browser) !== '["POST /fn/create_user"]') throw new Error(`the browser sent ${JSON.stringify(requests.browser)}`);
+    if ((await page.locator('ul.users li').count()) !== before) throw new Error('the list changed');
+  } finally {
+    stop();
+  }
   // Chromium logs the server function's error status (500) as a console error: expected here, and only that.
   const unexpected = failures.splice(logged).filter((f) => !/Failed to load resource: .* status of 500/.test(f));
   failures.push(...unexpected);
+});
+
+await check('form: a server-function post over 16 KiB is refused at once (413), not read', async () => {
+  const posted = await fetch(`${base}/fn/create_user`, {
+    method: 'POST', redirect: 'manual', signal: AbortSignal.timeout(10000),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', referer: `${base}/form` },
+    body: `name=${'x'.repeat(64 * 1024)}`,
+  });
+  if (posted.status !== 413) throw new Error(`a 64 KiB post answered ${posted.status}`);
+});
+
+await check('form: an error carried in the page address over 2 KiB is not shown', async () => {
+  const { html } = await serverHtml(`/form?__path=/fn/create_user&__err=${'A'.repeat(3000)}`);
+  if (main(html).includes('class="error"')) throw new Error(`the page shows ${main(html).slice(main(html).indexOf('class="error"')).slice(0, 200)}`);
 });
 
 await browser.close();

@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 /// A user. The app speaks camelCase; the wire is snake_case (recipe 1).
-#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+/// Serialize: the SSR demo's server function answers one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Entity)]
 #[serde(rename_all = "camelCase")]
 #[entity(key = "User")]
 pub struct User {

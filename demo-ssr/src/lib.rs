@@ -6,9 +6,9 @@ use leptos::prelude::*;
 use rdc::leptos::{new_controller, use_server_action, DataProvider};
 use rdc::rest;
 use rdc::rest::RestEndpoint;
-use rdc_demo::api::{all_users, users};
+use rdc_demo::api::{all_users, users, User};
 use rdc_demo::pages::{items::Items, users::Users};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 /// The signed-in user, as `/api/me` names them (from the `user` cookie).
 #[derive(Debug, Clone, PartialEq, Deserialize, rdc::Entity)]
@@ -39,17 +39,13 @@ fn MePage() -> impl IntoView {
     }
 }
 
-/// A user as the server function answers it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SavedUser {
-    pub id: String,
-    pub name: String,
-}
-
 /// Creates a user: runs on the server (the form posts here, before hydration
 /// as a plain HTML form, after through the server action), which asks the API.
+/// Answers the demo's `User` as the store holds it (camelCase, what the
+/// create endpoint's key-case recipe makes), since `use_server_action` writes
+/// the answer as it is.
 #[server(prefix = "/fn", endpoint = "create_user")]
-pub async fn create_user(name: String) -> Result<SavedUser, ServerFnError> {
+pub async fn create_user(name: String) -> Result<User, ServerFnError> {
     server::create_user(name).await
 }
 
@@ -110,13 +106,18 @@ fn query() -> String {
 }
 
 /// The error a form post made before hydration carried back in the redirect
-/// (`__path`, `__err`), for the server actions (what Leptos' router does).
+/// (`__path`, `__err`), for the server actions (what Leptos' router does). A
+/// failed post appends its pair to the page's address without removing an
+/// earlier post's: the last pair is the newest. An `__err` over 2 KiB is not
+/// one this server wrote (the address is anyone's to craft): not rendered.
 fn provide_action_error() {
+    const MAX_ERR: usize = 2 * 1024;
     let query = query();
-    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes()).into_owned().collect();
-    let find = |name: &str| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
-    if let (Some(path), Some(error)) = (find("__path"), find("__err")) {
-        provide_context(leptos::server::ServerActionError::new(path, error));
+    let pairs = url::form_urlencoded::parse(query.as_bytes());
+    let paths = pairs.filter(|(k, _)| k == "__path").map(|(_, v)| v);
+    let errors = pairs.filter(|(k, _)| k == "__err").map(|(_, v)| v);
+    if let Some((path, error)) = paths.zip(errors).last().filter(|(_, error)| error.len() <= MAX_ERR) {
+        provide_context(leptos::server::ServerActionError::new(&path, &error));
     }
 }
 
@@ -185,45 +186,76 @@ pub mod server {
     pub fn give_client(controller: &rdc::controller::Controller) {
         let Some(ApiBase(base)) = use_context::<ApiBase>() else { return };
         let Ok(mut client) = rdc::rest::ReqwestClient::new(&base) else { return };
-        // Every Cookie header (HTTP/2 may split them), as one.
+        if let Some(cookie) = cookie() {
+            client = client.forward("cookie", &cookie);
+        }
+        rdc::rest::provide_client(controller, client);
+    }
+
+    /// This request's cookies: every Cookie header (HTTP/2 may split them), as one.
+    fn cookie() -> Option<String> {
         let cookies: Vec<String> = use_context::<axum::http::request::Parts>()
             .map(|p| {
                 let all = p.headers.get_all(axum::http::header::COOKIE);
                 all.iter().filter_map(|v| v.to_str().ok().map(str::to_owned)).collect()
             })
             .unwrap_or_default();
-        if !cookies.is_empty() {
-            client = client.forward("cookie", &cookies.join("; "));
-        }
-        rdc::rest::provide_client(controller, client);
+        (!cookies.is_empty()).then(|| cookies.join("; "))
     }
 
-    /// `POST /api/users` on the API, for the `create_user` server function.
-    pub async fn create_user(name: String) -> Result<super::SavedUser, ServerFnError> {
+    /// The longest name `create_user` sends on.
+    const MAX_NAME: usize = 200;
+    /// The most of the API's answer `create_user` reads.
+    const MAX_ANSWER: usize = 16 * 1024;
+    /// The most of the API's error message the server function's error quotes.
+    const MAX_MESSAGE: usize = 200;
+    /// How long `create_user` waits for the API.
+    const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+    /// `POST /api/users` on the API, for the `create_user` server function, as
+    /// this request's user (its cookie forwarded, as the pages' fetches do).
+    pub async fn create_user(name: String) -> Result<rdc_demo::api::User, ServerFnError> {
         static HTTP: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+        if name.chars().count() > MAX_NAME {
+            return Err(failed(format!("create_user: the name is too long (at most {MAX_NAME} characters)")));
+        }
         let Some(ApiBase(base)) = use_context::<ApiBase>() else {
             return Err(failed("create_user: no API address".into()));
         };
         let body = serde_json::json!({ "name": name }).to_string();
-        let sent = HTTP
+        let mut request = HTTP
             .get_or_init(reqwest::Client::new)
             .post(format!("{base}/api/users"))
+            .timeout(TIMEOUT)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| failed(format!("POST /api/users: {e}")))?;
+            .body(body);
+        if let Some(cookie) = cookie() {
+            request = request.header(reqwest::header::COOKIE, cookie);
+        }
+        let mut sent = request.send().await.map_err(|e| failed(format!("POST /api/users: {e}")))?;
         let status = sent.status();
-        let text = sent.text().await.map_err(|e| failed(format!("POST /api/users: {e}")))?;
+        let text = read_bounded(&mut sent).await?;
         if !status.is_success() {
-            // The API's own message (`{"error": ".."}`), else the status.
-            let said = serde_json::from_str::<serde_json::Value>(&text)
+            // The API's own message (`{"error": ".."}`, its start), else the status.
+            let said: String = serde_json::from_slice::<serde_json::Value>(&text)
                 .ok()
-                .and_then(|v| v.get("error")?.as_str().map(str::to_owned))
+                .and_then(|v| v.get("error")?.as_str().map(|s| s.chars().take(MAX_MESSAGE).collect()))
                 .unwrap_or_else(|| status.to_string());
             return Err(failed(format!("POST /api/users: HTTP {}: {said}", status.as_u16())));
         }
-        serde_json::from_str(&text).map_err(|e| failed(format!("POST /api/users: {e}")))
+        serde_json::from_slice(&text).map_err(|e| failed(format!("POST /api/users: {e}")))
+    }
+
+    /// The API's answer, refused past `MAX_ANSWER` bytes.
+    async fn read_bounded(response: &mut reqwest::Response) -> Result<Vec<u8>, ServerFnError> {
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| failed(format!("POST /api/users: {e}")))? {
+            if body.len() + chunk.len() > MAX_ANSWER {
+                return Err(failed(format!("POST /api/users: the answer is over {MAX_ANSWER} bytes")));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
     }
 
     /// The server function's error, with what went wrong.

@@ -154,7 +154,9 @@ async fn main() {
     };
     let app = Router::new()
         .route("/api/{*rest}", any(api))
-        .route("/fn/{*name}", post(server_fn))
+        // A server function's body is read whole (axum's default limit does not
+        // apply to it): refused past 16 KiB, at once when its length says so.
+        .route("/fn/{*name}", post(server_fn).layer(tower_http::limit::RequestBodyLimitLayer::new(16 * 1024)))
         .nest_service("/pkg", tower_http::services::ServeDir::new(format!("{site}/pkg")))
         .route_service("/style.css", tower_http::services::ServeFile::new(format!("{site}/style.css")))
         .route("/", get(page))

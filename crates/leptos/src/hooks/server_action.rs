@@ -76,10 +76,8 @@ impl<E: std::fmt::Debug + std::fmt::Display, F: std::fmt::Debug + std::fmt::Disp
 /// }
 /// # }
 /// ```
-pub struct ServerForm<C: TypedEndpoint, S>
+pub struct ServerForm<C: TypedEndpoint, S: ServerFn + 'static>
 where
-    S: ServerFn + 'static,
-    S::Output: 'static,
     C::Error: Send + Sync,
 {
     /// The server action: `<ActionForm action=form.action>`.
@@ -91,10 +89,8 @@ where
     pub error: Signal<Option<ServerFormError<S::Error, C::Error>>>,
 }
 
-impl<C: TypedEndpoint, S> Clone for ServerForm<C, S>
+impl<C: TypedEndpoint, S: ServerFn + 'static> Clone for ServerForm<C, S>
 where
-    S: ServerFn + 'static,
-    S::Output: 'static,
     C::Error: Send + Sync,
 {
     fn clone(&self) -> Self {
@@ -102,18 +98,10 @@ where
     }
 }
 
-impl<C: TypedEndpoint, S> Copy for ServerForm<C, S>
-where
-    S: ServerFn + 'static,
-    S::Output: 'static,
-    C::Error: Send + Sync,
-{
-}
+impl<C: TypedEndpoint, S: ServerFn + 'static> Copy for ServerForm<C, S> where C::Error: Send + Sync {}
 
-impl<C: TypedEndpoint, S> std::fmt::Debug for ServerForm<C, S>
+impl<C: TypedEndpoint, S: ServerFn + 'static> std::fmt::Debug for ServerForm<C, S>
 where
-    S: ServerFn + 'static,
-    S::Output: 'static,
     C::Error: Send + Sync,
 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -122,9 +110,13 @@ where
 }
 
 /// A form posting through a Leptos server function whose answers land in the
-/// normalized store: each time `action` succeeds, its output is written as
-/// `endpoint`'s result (for `C::Args::default()`, as `Controller::set_response`
-/// does), so every reader of the entities it holds updates with no refetch.
+/// normalized store: each time `action` succeeds (after this hook is built),
+/// its output is stored through `Controller::set_response` as `endpoint`'s
+/// result for `C::Args::default()`, so every reader of the entities it holds
+/// updates with no refetch. The output is stored as it is, normalized by the
+/// endpoint's schema only: the endpoint's `process` does not run on it, and
+/// activity hooks and the devtools do not see it, so it must already be in the
+/// store's shape.
 /// Hand `form.action` to `<ActionForm>`: before the page hydrates the form is
 /// a plain HTML form posting to the server function, whose handler redirects
 /// back (the page renders again with the new data); after, it posts without a
@@ -226,25 +218,38 @@ where
         _ => None,
     }));
     // Runs in the browser only (effects do not run on the server): each
-    // answer, once, as the action sets it.
-    Effect::new(move |_| {
-        let outcome = value.with(|outcome| match outcome {
-            None => None,
-            // Only the answer is tracked, not what `args` or the write read.
-            Some(Ok(output)) => Some(untrack(|| store(&controller, &endpoint, &args(output), output).err())),
-            Some(Err(e)) => Some(Some(ServerFormError::Server(e.clone()))),
+    // answer, once, as the action sets it. Only answers the action gets after
+    // the hook is built: one it held already (a form mounted again, or a
+    // second hook on the action) is old, and must not overwrite newer data.
+    let version = action.version();
+    let built_at = version.get_untracked();
+    Effect::new(move |written: Option<usize>| {
+        let now = version.get();
+        let last = written.unwrap_or(built_at);
+        if now <= last {
+            return last;
+        }
+        // Only the version is tracked, not the answer, nor what `args` or the write read.
+        let outcome = untrack(|| {
+            value.with(|outcome| match outcome {
+                None => None,
+                Some(Ok(output)) => Some(store(&controller, &endpoint, &args(output), output).err()),
+                Some(Err(e)) => Some(Some(ServerFormError::Server(e.clone()))),
+            })
         });
         if let Some(outcome) = outcome {
             error.set(outcome);
         }
+        now
     });
-    // A new submit clears the last one's error.
-    let pending = action.pending();
+    // A new submit (the action given its input) clears the last one's error.
+    let started = Memo::new(move |_| action.input().with(Option::is_some));
     Effect::new(move |_| {
-        if pending.get() {
+        if started.get() {
             error.set(None);
         }
     });
+    let pending = action.pending();
     ServerForm { action, pending: pending.into(), error: error.into() }
 }
 
@@ -255,8 +260,9 @@ fn store<C: TypedEndpoint, O: Serialize, E>(
     args: &C::Args,
     output: &O,
 ) -> Result<(), ServerFormError<E, C::Error>> {
-    let key = endpoint.json_and_key(args).map(|(_, key)| key).unwrap_or_default();
-    let json = rdc_core::json::to_value(output)
-        .map_err(|e| ServerFormError::Encode { key: key.clone(), message: e.to_string() })?;
-    controller.set_response(endpoint, args, json).map_err(|error| ServerFormError::Store { key, error })
+    // The key names the endpoint in an error only: built on those paths.
+    let key = || endpoint.json_and_key(args).map(|(_, key)| key).unwrap_or_default();
+    let json =
+        rdc_core::json::to_value(output).map_err(|e| ServerFormError::Encode { key: key(), message: e.to_string() })?;
+    controller.set_response(endpoint, args, json).map_err(|error| ServerFormError::Store { key: key(), error })
 }
