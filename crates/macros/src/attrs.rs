@@ -12,6 +12,8 @@ pub struct ContainerAttrs {
     pub validate: Option<syn::Path>,
     pub merge: Option<syn::Path>,
     pub should_update: Option<syn::Path>,
+    /// `#[entity(index = "email, slug")]`: unique fields looked up by value.
+    pub index: Option<String>,
     pub rename_all: Option<String>,
     /// `#[entity(serde_read)]`: reads go through serde's visitor only.
     pub serde_read: bool,
@@ -46,8 +48,9 @@ pub fn container(attrs: &[Attribute]) -> syn::Result<ContainerAttrs> {
                     "merge" => out.merge = Some(string_value(&meta)?.parse()?),
                     "should_update" => out.should_update = Some(string_value(&meta)?.parse()?),
                     "serde_read" => out.serde_read = true,
+                    "index" => out.index = Some(string_value(&meta)?.value()),
                     _ => return Err(meta.error(
-                        "unknown entity option; expected key, pk, pk_with, process, validate, merge, should_update or serde_read",
+                        "unknown entity option; expected key, pk, pk_with, process, validate, merge, should_update, index or serde_read",
                     )),
                 }
                 Ok(())

@@ -108,10 +108,11 @@ pub fn expand_object(input: DeriveInput) -> syn::Result<TokenStream> {
         || container.validate.is_some()
         || container.merge.is_some()
         || container.should_update.is_some()
+        || container.index.is_some()
     {
         return Err(syn::Error::new_spanned(
             &input.ident,
-            "#[derive(Schema)] takes only #[entity(serde_read)]; key, pk and the hooks belong to entities",
+            "#[derive(Schema)] takes only #[entity(serde_read)]; key, pk, index and the hooks belong to entities",
         ));
     }
     let name = &input.ident;
@@ -186,6 +187,21 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
             }
         }
     };
+
+    // Declared unique indexes, by wire name; a name no field has is taken as
+    // a wire name (as `pk` does).
+    let wire_of =
+        |n: &str| fields.iter().find(|f| f.ident == n).map(|f| f.wire.clone()).unwrap_or_else(|| n.to_owned());
+    let indexes: Vec<String> = container
+        .index
+        .iter()
+        .flat_map(|list| list.split(','))
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(wire_of)
+        .collect();
+    let indexes_const =
+        (!indexes.is_empty()).then(|| quote!(const INDEXES: &'static [&'static str] = &[#(#indexes),*];));
 
     let nested_entries = fields.iter().filter(|f| f.nested).map(|f| {
         let wire = &f.wire;
@@ -273,6 +289,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
                 #reader_const
                 const KEY: &'static str = #key;
                 const PK_FIELD: ::std::option::Option<&'static str> = #pk_field;
+                #indexes_const
 
                 fn pk_of(value: &#core::Object) -> ::std::option::Option<::std::string::String> {
                     #pk_body

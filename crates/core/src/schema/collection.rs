@@ -355,6 +355,7 @@ fn table_def(name: &'static str, pages: bool) -> &'static EntityDef {
             key,
             pk: |_| None,
             pk_field: None,
+            indexes: &[],
             nested: || &[],
             check_fields: |_| Ok(()),
             process: |value, _| Ok(value),

@@ -58,6 +58,8 @@ pub struct EntityDef {
     /// assert_eq!(User::DEF.pk_field, Some("id"));
     /// ```
     pub pk_field: Option<&'static str>,
+    /// The wire fields declared unique indexes ([`Entity::INDEXES`]).
+    pub indexes: &'static [&'static str],
     /// Nested schema fields.
     pub nested: fn() -> &'static [NestedField],
     /// Checks every non-nested field against its Rust type.
@@ -143,6 +145,31 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
     /// ```
     const PK_FIELD: Option<&'static str> = None;
 
+    /// Wire fields that are unique among the entities of the type (an email,
+    /// a slug): the store keeps an index of each, so
+    /// [`State::pk_where`](crate::State::pk_where) (and the controller's
+    /// `entity_by`) finds an entity by one in constant time instead of
+    /// scanning its table. The derive sets it from `#[entity(index = "..")]`
+    /// (field names, separated by commas). The index follows every write:
+    /// a field that changes, a deletion, an optimistic layer taken back, a
+    /// sweep, a reset. Should two live entities share a value, the one stored
+    /// first is found (as the scan finds it); an entity without the field, or
+    /// with a list or object in it, is not in the index.
+    ///
+    /// ```
+    /// use rdc_core::{json, Entity, State, WriteMeta};
+    /// #[derive(serde::Deserialize, rdc_core::Entity)]
+    /// #[entity(index = "email")]
+    /// struct User { id: u32, email: String }
+    /// assert_eq!(User::INDEXES, ["email"]);
+    /// let mut state = State::default();
+    /// state.write_entities(&User::schema(), json!({ "id": 1, "email": "ada@example.com" }), &json!(null), WriteMeta::at(0, 1000))?;
+    /// assert!(state.is_indexed("User", "email"));
+    /// assert_eq!(state.pk_where("User", "email", &json!("ada@example.com")).map(|pk| pk.as_str()), Some("1"));
+    /// # Ok::<(), rdc_core::NormalizeError>(())
+    /// ```
+    const INDEXES: &'static [&'static str] = &[];
+
     /// Fields holding nested schemas. The derive fills this from `#[entity(nested)]`.
     fn nested_fields() -> &'static [NestedField] {
         &[]
@@ -226,6 +253,7 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
         key: Self::KEY,
         pk: Self::pk_of,
         pk_field: Self::PK_FIELD,
+        indexes: Self::INDEXES,
         nested: Self::nested_fields,
         check_fields: Self::check_fields,
         process: Self::process,
