@@ -38,6 +38,20 @@ pub struct Collection {
     /// For a collection of maps ([`Collection::of_values`]), `Values(item)`:
     /// how its stored items are read; `None` for lists.
     map: Option<Schema>,
+    /// Whether a new item joins a list, in place of matching its args
+    /// (see [`Collection::filtered_by`]).
+    filter: Option<ListFilter>,
+}
+
+/// A collection's filter (see [`Collection::filtered_by`]): given a list's
+/// args and a new item's fields, whether the item joins the list.
+#[derive(Clone)]
+pub(crate) struct ListFilter(Arc<dyn Fn(&Object, &Object) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for ListFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ListFilter(..)")
+    }
 }
 
 impl Collection {
@@ -50,6 +64,7 @@ impl Collection {
             non_filter: Arc::new([]),
             page_field: None,
             map: None,
+            filter: None,
         })))
     }
 
@@ -78,6 +93,7 @@ impl Collection {
             item,
             non_filter: Arc::new([]),
             page_field: None,
+            filter: None,
         })))
     }
 
@@ -128,6 +144,45 @@ impl Collection {
     pub fn non_filtering<T>(collection: &SchemaOf<Vec<T>>, names: &[&str]) -> SchemaOf<Vec<T>> {
         SchemaOf::unchecked(Collection::changed(collection, &|c| Collection {
             non_filter: c.non_filter.iter().cloned().chain(names.iter().map(|n| (*n).to_owned())).collect(),
+            ..c.clone()
+        }))
+    }
+
+    /// `collection` with `filter` deciding which lists a new item joins (a
+    /// push, unshift, move or assign), in place of the default rule that each
+    /// filtering arg equals the item's field of the same name (data-client's
+    /// `createCollectionFilter`). It is given the list's args (as fetched,
+    /// without a page arg: a sort or limit among them) and the item's fields
+    /// (for an assign, the write's args), and says whether the item belongs.
+    /// Use it for ranges, sets or args named otherwise than the fields.
+    ///
+    /// ```
+    /// use rdc_core::{json, Collection, Entity, MemoCache, State, WriteMeta};
+    /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Todo { id: u32, priority: u32 }
+    /// // Lists fetched with `maxPriority`: an item joins those it fits under.
+    /// let todos = Collection::filtered_by(&Collection::of("TodoList", Todo::schema()), |args, item| {
+    ///     let at_most = args.get("maxPriority").and_then(|v| v.as_u64());
+    ///     let priority = item.get("priority").and_then(|v| v.as_u64());
+    ///     matches!((at_most, priority), (Some(max), Some(p)) if p <= max)
+    /// });
+    /// let mut state = State::default();
+    /// let (urgent, most) = (json!({ "maxPriority": 1 }), json!({ "maxPriority": 3 }));
+    /// state.write_result("urgent", &todos, json!([]), &urgent, WriteMeta::at(0, 1000))?;
+    /// state.write_result("most", &todos, json!([]), &most, WriteMeta::at(0, 1000))?;
+    /// state.collection_push(&todos, json!({ "id": 1, "priority": 2 }), WriteMeta::at(1, 1000))?;
+    /// let len = |key| -> Result<usize, rdc_core::ReadError> {
+    ///     Ok(MemoCache::default().read_result::<Vec<Todo>>(&state, key, &todos)?.map_or(0, |l| l.len()))
+    /// };
+    /// assert_eq!((len("urgent")?, len("most")?), (0, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn filtered_by<L>(
+        collection: &SchemaOf<L>,
+        filter: impl Fn(&Object, &Object) -> bool + Send + Sync + 'static,
+    ) -> SchemaOf<L> {
+        let filter = ListFilter(Arc::new(filter));
+        SchemaOf::unchecked(Collection::changed(collection, &|c| Collection {
+            filter: Some(filter.clone()),
             ..c.clone()
         }))
     }
@@ -221,8 +276,12 @@ impl Collection {
     /// Whether a new item (its fields) belongs in the list fetched with
     /// `args`: every arg that filters must equal the item's field of the same
     /// name (numbers and strings compare by text, so `"1"` matches `1`). A list
-    /// fetched without filtering args takes everything.
+    /// fetched without filtering args takes everything. A collection's own
+    /// filter ([`Collection::filtered_by`]) decides in place of this rule.
     pub(crate) fn accepts(&self, args: &Object, item: &Object) -> bool {
+        if let Some(ListFilter(filter)) = &self.filter {
+            return filter(args, item);
+        }
         let filters =
             |name: &str| !self.non_filter.iter().any(|n| n == name) && self.page_field.as_deref() != Some(name);
         args.iter().filter(|(k, _)| filters(k)).all(|(k, v)| item.get(k).is_some_and(|field| same_arg(field, v)))
