@@ -154,7 +154,9 @@ impl<'a> Normalizer<'a> {
                         n.normalize(&collection.item, item, parent, key)
                     })?,
                 };
-                let pk = Text::new(collection.list_key(self.args));
+                // Nested under a parent (`nested_by`): keyed by it, not by the args.
+                let nested = collection.nested_args(parent, key);
+                let pk = Text::new(collection.list_key(nested.as_ref().unwrap_or(self.args)));
                 let mut row = Object::new();
                 row.insert("items".to_owned(), items);
                 let path = self.staged.record_path(&self.path);

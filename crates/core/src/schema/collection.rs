@@ -41,6 +41,20 @@ pub struct Collection {
     /// Whether a new item joins a list, in place of matching its args
     /// (see [`Collection::filtered_by`]).
     filter: Option<ListFilter>,
+    /// The args of the list held by a parent's member (see
+    /// [`Collection::nested_by`]).
+    nest: Option<NestKey>,
+}
+
+/// A nested collection's key (see [`Collection::nested_by`]): from the
+/// parent object and the member's name, the args of the list it holds.
+#[derive(Clone)]
+pub(crate) struct NestKey(Arc<dyn Fn(&Object, &str) -> Object + Send + Sync>);
+
+impl std::fmt::Debug for NestKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NestKey(..)")
+    }
 }
 
 /// A collection's filter (see [`Collection::filtered_by`]): given a list's
@@ -65,6 +79,7 @@ impl Collection {
             page_field: None,
             map: None,
             filter: None,
+            nest: None,
         })))
     }
 
@@ -94,6 +109,7 @@ impl Collection {
             non_filter: Arc::new([]),
             page_field: None,
             filter: None,
+            nest: None,
         })))
     }
 
@@ -185,6 +201,52 @@ impl Collection {
             filter: Some(filter.clone()),
             ..c.clone()
         }))
+    }
+
+    /// `collection` held by a member of a parent entity (data-client's
+    /// `nestKey`): where it is normalized as a member of an object, the list
+    /// it holds is keyed by `nest(parent, member)` (the parent's other fields
+    /// and the member's name) rather than by the endpoint's args; at the top
+    /// of a response, by the args as ever. So a user's `todos` and the
+    /// answer of `GET /todos?userId=1` are one list, and a todo pushed for
+    /// user 1 joins both.
+    ///
+    /// ```
+    /// use rdc_core::{json, Collection, Entity, MemoCache, Object, SchemaOf, State, WriteMeta};
+    /// #[derive(Debug, serde::Deserialize, Entity)]
+    /// struct Todo { id: u32, #[serde(rename = "userId")] user_id: u32 }
+    /// fn user_todos() -> SchemaOf<Vec<Todo>> {
+    ///     Collection::nested_by(&Collection::of("TodoList", Todo::schema()), |user, _| {
+    ///         let mut args = Object::new();
+    ///         args.insert("userId".to_owned(), user.get("id").cloned().unwrap_or_default());
+    ///         args
+    ///     })
+    /// }
+    /// #[derive(Debug, serde::Deserialize, Entity)]
+    /// struct User { id: u32, #[entity(schema = "user_todos()")] todos: Vec<Todo> }
+    ///
+    /// let mut state = State::default();
+    /// let meta = |at| WriteMeta::at(at, 1000);
+    /// state.write_result("GET /users/1", &User::schema(), json!({ "id": 1, "todos": [{ "id": 1, "userId": 1 }] }), &json!({ "id": 1 }), meta(0))?;
+    /// state.collection_push(&user_todos(), json!({ "id": 2, "userId": 1 }), meta(1))?;
+    /// let user = MemoCache::default().read_result::<User>(&state, "GET /users/1", &User::schema())?.unwrap();
+    /// assert_eq!(user.todos.iter().map(|t| t.id).collect::<Vec<_>>(), [1, 2]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn nested_by<L>(
+        collection: &SchemaOf<L>,
+        nest: impl Fn(&Object, &str) -> Object + Send + Sync + 'static,
+    ) -> SchemaOf<L> {
+        let nest = NestKey(Arc::new(nest));
+        SchemaOf::unchecked(Collection::changed(collection, &|c| Collection { nest: Some(nest.clone()), ..c.clone() }))
+    }
+
+    /// The args of the list this collection holds where it is found under
+    /// `key` of `parent`: [`Collection::nested_by`]'s, as a member of an
+    /// object; else `None` (the endpoint's args).
+    pub(crate) fn nested_args(&self, parent: &Value, key: &str) -> Option<Value> {
+        let NestKey(nest) = self.nest.as_ref()?;
+        Some(Value::Object(nest(parent.as_object()?, key)))
     }
 
     /// The schema of an endpoint that fetches a further page of
