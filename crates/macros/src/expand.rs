@@ -109,6 +109,8 @@ pub fn expand_object(input: DeriveInput) -> syn::Result<TokenStream> {
         || container.merge.is_some()
         || container.should_update.is_some()
         || container.index.is_some()
+        || container.pk_found.is_some()
+        || container.process_found.is_some()
     {
         return Err(syn::Error::new_spanned(
             &input.ident,
@@ -165,6 +167,10 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
     // references to the entity without a copy).
     let mut pk_field = quote!(::std::option::Option::None);
     let pk_body = match (&container.pk_with, &container.pk) {
+        _ if container.pk_found.is_some() => {
+            let path = &container.pk_found;
+            quote!(#path(value, &#core::Found::NOWHERE))
+        }
         (Some(path), _) => quote!(#path(value)),
         (None, pk) => {
             let names: Vec<String> =
@@ -246,6 +252,14 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         &container.process,
         quote!(fn process(value: #core::json::Value, args: &#core::json::Value) -> ::std::result::Result<#core::json::Value, ::std::string::String> { HOOK(value, args) }),
     );
+    let pk_found = hook(
+        &container.pk_found,
+        quote!(fn pk_found(value: &#core::Object, found: &#core::Found<'_>) -> ::std::option::Option<::std::string::String> { HOOK(value, found) }),
+    );
+    let process_found = hook(
+        &container.process_found,
+        quote!(fn process_found(value: #core::json::Value, found: &#core::Found<'_>) -> ::std::result::Result<#core::json::Value, ::std::string::String> { HOOK(value, found) }),
+    );
     let validate = hook(
         &container.validate,
         quote!(fn validate(value: &#core::Object) -> ::std::result::Result<(), ::std::string::String> { HOOK(value) }),
@@ -310,6 +324,8 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
                 }
 
                 #process
+                #pk_found
+                #process_found
                 #validate
                 #merge
                 #default_merge

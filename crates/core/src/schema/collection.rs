@@ -480,6 +480,8 @@ fn table_def(name: &'static str, pages: bool) -> &'static EntityDef {
             nested: || &[],
             check_fields: |_| Ok(()),
             process: |value, _| Ok(value),
+            pk_found: |_, _| None,
+            process_found: |value, _| Ok(value),
             validate: |_| Ok(()),
             merge: if pages { join_pages } else { |_, incoming| incoming.clone() },
             default_merge: false,
