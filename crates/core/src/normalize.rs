@@ -248,7 +248,10 @@ impl<'a> Normalizer<'a> {
         let choice = poly.choose(&value, parent, key);
         match choice.as_deref().and_then(|c| poly.entity_for(c)) {
             Some(def) => {
-                let pk = self.entity(def, value, parent, key)?;
+                let pk = match poly.invalidates {
+                    true => self.invalidate(def, value, parent, key)?,
+                    false => self.entity(def, value, parent, key)?,
+                };
                 let mut reference = Map::with_capacity(2);
                 reference.insert("id".to_owned(), pk);
                 reference.insert("schema".to_owned(), Value::String(choice.unwrap_or_default().into()));
