@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 use crate::error::NormalizeError;
 use std::sync::Arc;
 
-use crate::schema::{All, Collection, EntityDef, ListEdit, NullMember, Object, Polymorphic, Schema};
+use crate::schema::{All, Collection, EntityDef, Found, ListEdit, NullMember, Object, Polymorphic, Schema};
 
 /// Entities and deletions found in one response, not yet in the store.
 #[derive(Debug, Default)]
@@ -93,7 +93,7 @@ impl<'a> Normalizer<'a> {
         key: &str,
     ) -> Result<Value, NormalizeError> {
         match schema {
-            Schema::Entity(def) => self.entity(def, value),
+            Schema::Entity(def) => self.entity(def, value, parent, key),
             Schema::Array(inner) => {
                 self.array(value, parent, key, |n, item, parent, key| n.normalize(inner, item, parent, key))
             }
@@ -123,12 +123,14 @@ impl<'a> Normalizer<'a> {
             },
             Schema::Union(poly) => self.polymorphic(poly, value, parent, key),
             Schema::All(all) => match all.as_ref() {
-                All::Single(def) => self.array(value, parent, key, |n, item, _, _| n.entity(def, item)),
+                All::Single(def) => {
+                    self.array(value, parent, key, |n, item, parent, key| n.entity(def, item, parent, key))
+                }
                 All::Poly(poly) => {
                     self.array(value, parent, key, |n, item, parent, key| n.polymorphic(poly, item, parent, key))
                 }
             },
-            Schema::Invalidate(def) => self.invalidate(def, value),
+            Schema::Invalidate(def) => self.invalidate(def, value, parent, key),
             Schema::CollectionEdit(collection, edit) => {
                 // What a list's args are matched with: the item's fields, or
                 // for an assign the write's own args.
@@ -154,7 +156,9 @@ impl<'a> Normalizer<'a> {
                         n.normalize(&collection.item, item, parent, key)
                     })?,
                 };
-                let pk = Text::new(collection.list_key(self.args));
+                // Nested under a parent (`nested_by`): keyed by it, not by the args.
+                let nested = collection.nested_args(parent, key);
+                let pk = Text::new(collection.list_key(nested.as_ref().unwrap_or(self.args)));
                 let mut row = Object::new();
                 row.insert("items".to_owned(), items);
                 let path = self.staged.record_path(&self.path);
@@ -244,7 +248,10 @@ impl<'a> Normalizer<'a> {
         let choice = poly.choose(&value, parent, key);
         match choice.as_deref().and_then(|c| poly.entity_for(c)) {
             Some(def) => {
-                let pk = self.entity(def, value)?;
+                let pk = match poly.invalidates {
+                    true => self.invalidate(def, value, parent, key)?,
+                    false => self.entity(def, value, parent, key)?,
+                };
                 let mut reference = Map::with_capacity(2);
                 reference.insert("id".to_owned(), pk);
                 reference.insert("schema".to_owned(), Value::String(choice.unwrap_or_default().into()));
@@ -255,7 +262,14 @@ impl<'a> Normalizer<'a> {
         }
     }
 
-    fn entity(&mut self, def: &'static EntityDef, value: Value) -> Result<Value, NormalizeError> {
+    /// Normalizes entity `value`, found under `key` of `parent`.
+    fn entity(
+        &mut self,
+        def: &'static EntityDef,
+        value: Value,
+        parent: &Value,
+        key: &str,
+    ) -> Result<Value, NormalizeError> {
         let value = match value {
             // Already a reference (a pk), as in JS.
             Value::String(_) | Value::Number(_) => return Ok(value),
@@ -263,7 +277,8 @@ impl<'a> Normalizer<'a> {
             Value::Object(_) => value,
             other => return Err(self.shape("an object", &other)),
         };
-        let value = (def.process)(value, self.args).map_err(|reason| self.rejected(def, reason))?;
+        let found = Found { parent, key, args: self.args };
+        let value = (def.process_found)(value, &found).map_err(|reason| self.rejected(def, reason))?;
         let Value::Object(mut object) = value else {
             return Err(self.rejected(def, "process did not return an object".to_owned()));
         };
@@ -274,7 +289,7 @@ impl<'a> Normalizer<'a> {
         });
         let pk = match shared {
             Some(text) => text,
-            None => (def.pk)(&object)
+            None => (def.pk_found)(&object, &found)
                 .map(Text::new)
                 .ok_or_else(|| NormalizeError::MissingPrimaryKey { entity: def.key, path: self.here() })?,
         };
@@ -298,9 +313,15 @@ impl<'a> Normalizer<'a> {
         Ok(Value::String(reference))
     }
 
-    fn invalidate(&mut self, def: &'static EntityDef, value: Value) -> Result<Value, NormalizeError> {
+    fn invalidate(
+        &mut self,
+        def: &'static EntityDef,
+        value: Value,
+        parent: &Value,
+        key: &str,
+    ) -> Result<Value, NormalizeError> {
         let pk = match &value {
-            Value::Object(object) => (def.pk)(object),
+            Value::Object(object) => (def.pk_found)(object, &Found { parent, key, args: self.args }),
             scalar => crate::schema::pk_string(scalar),
         };
         let pk = pk.ok_or_else(|| NormalizeError::MissingPrimaryKey { entity: def.key, path: self.here() })?;

@@ -505,3 +505,107 @@ fn a_page_answered_before_its_lists_first_fetch_joins_the_list_when_it_comes() {
         .unwrap();
     assert_eq!(ids(&state, "GET /todos?userId=1"), [1, 2, 3, 4]);
 }
+
+/// Lists of the todos of a set of users (`users=1,2`): the args are not the
+/// item's field, so only a filter function can say which lists an item joins.
+fn by_users() -> SchemaOf<Vec<Todo>> {
+    Collection::filtered_by(&Collection::of("TodoListByUsers", Todo::schema()), |args, item| {
+        let users = args.get("users").and_then(Value::as_str).unwrap_or_default();
+        let user = item.get("userId").and_then(Value::as_u64).map(|u| u.to_string());
+        user.is_some_and(|user| users.split(',').any(|u| u == user))
+    })
+}
+
+fn by_users_ids(state: &State, key: &str) -> Vec<u32> {
+    let read = MemoCache::default().read_result::<Vec<Todo>>(state, key, &by_users()).unwrap().unwrap();
+    read.iter().map(|t| t.id).collect()
+}
+
+fn by_users_seed() -> State {
+    let mut state = State::default();
+    for users in ["1,2", "2", "3"] {
+        let args = json!({ "users": users });
+        state.write_result(&format!("users={users}"), &by_users(), json!([]), &args, meta(1)).unwrap();
+    }
+    state
+}
+
+#[test]
+fn a_filter_function_decides_which_lists_a_pushed_item_joins() {
+    let mut state = by_users_seed();
+    state.collection_push(&by_users(), json!({ "id": 7, "userId": 2, "title": "t" }), meta(2)).unwrap();
+    state.collection_unshift(&by_users(), json!({ "id": 8, "userId": 1, "title": "u" }), meta(3)).unwrap();
+    assert_eq!(by_users_ids(&state, "users=1,2"), [8, 7]);
+    assert_eq!(by_users_ids(&state, "users=2"), [7]);
+    assert_eq!(by_users_ids(&state, "users=3"), Vec::<u32>::new());
+}
+
+#[test]
+fn a_filter_function_moves_an_item_between_lists() {
+    let mut state = by_users_seed();
+    state.collection_push(&by_users(), json!({ "id": 7, "userId": 2, "title": "t" }), meta(2)).unwrap();
+    let moving = Collection::moving(&by_users()).into();
+    state.write_entities(&moving, json!({ "id": 7, "userId": 3, "title": "t" }), NO_ARGS, meta(3)).unwrap();
+    assert_eq!(by_users_ids(&state, "users=1,2"), Vec::<u32>::new());
+    assert_eq!(by_users_ids(&state, "users=2"), Vec::<u32>::new());
+    assert_eq!(by_users_ids(&state, "users=3"), [7]);
+}
+
+/// A user whose `todos` member is the collection's list of `userId` = the
+/// user's id (a nested collection, data-client's `nestKey`).
+#[derive(Debug, Deserialize, Entity)]
+#[allow(dead_code)]
+struct Assignee {
+    id: u32,
+    #[entity(schema = "assignee_todos()")]
+    todos: Vec<Todo>,
+}
+
+fn assignee_todos() -> SchemaOf<Vec<Todo>> {
+    Collection::nested_by(&todos(), |owner, member| {
+        assert_eq!(member, "todos", "the member's name is given");
+        let mut args = rdc_core::Object::new();
+        args.insert("userId".to_owned(), owner.get("id").cloned().unwrap_or_default());
+        args
+    })
+}
+
+fn assignee_todo_ids(state: &State, id: u32) -> Vec<u32> {
+    let key = format!("GET /assignees/{id}");
+    let owner = MemoCache::default().read_result::<Assignee>(state, &key, &Assignee::schema()).unwrap().unwrap();
+    owner.todos.iter().map(|t| t.id).collect()
+}
+
+#[test]
+fn a_nested_collection_is_keyed_by_its_parent_and_shared_with_the_list_of_those_args() {
+    let mut state = State::default();
+    let owners = [
+        (1, json!({ "id": 1, "todos": [{ "id": 1, "userId": 1, "title": "a" }] })),
+        (2, json!({ "id": 2, "todos": [] })),
+    ];
+    for (id, owner) in owners {
+        state
+            .write_result(&format!("GET /assignees/{id}"), &Assignee::schema(), owner, &json!({ "id": id }), meta(1))
+            .unwrap();
+    }
+    // Keyed by each owner, not by the args the owner was fetched with.
+    assert_eq!(assignee_todo_ids(&state, 1), [1]);
+    assert_eq!(assignee_todo_ids(&state, 2), Vec::<u32>::new());
+    // A todo created for owner 2 joins owner 2's list only.
+    state.collection_push(&todos(), json!({ "id": 3, "userId": 2, "title": "c" }), meta(2)).unwrap();
+    assert_eq!(assignee_todo_ids(&state, 2), [3]);
+    assert_eq!(assignee_todo_ids(&state, 1), [1]);
+    // The list of `GET /todos?userId=2` is the same list.
+    state
+        .write_result(
+            "GET /todos?userId=2",
+            &todos(),
+            json!([{ "id": 3, "userId": 2, "title": "c" }, { "id": 4, "userId": 2, "title": "d" }]),
+            &json!({ "userId": 2 }),
+            meta(3),
+        )
+        .unwrap();
+    assert_eq!(assignee_todo_ids(&state, 2), [3, 4]);
+    // At the top of a response, the args key the list as ever.
+    assert_eq!(ids(&state, "GET /todos?userId=2"), [3, 4]);
+}

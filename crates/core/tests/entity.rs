@@ -336,3 +336,82 @@ fn a_partial_nested_object_merges_with_the_stored_entity_and_is_checked_after_me
     );
     assert!(state.entity("Article", "2").is_none());
 }
+
+/// A person keyed by the map key it is found under (no id field of its own).
+#[derive(Debug, Deserialize, Entity)]
+#[entity(pk_found = "person_key")]
+#[allow(dead_code)]
+struct Person {
+    name: String,
+}
+
+fn person_key(_: &Object, found: &rdc_core::Found<'_>) -> Option<String> {
+    Some(found.key.to_owned()).filter(|key| !key.is_empty())
+}
+
+#[test]
+fn a_pk_can_come_from_the_key_the_entity_is_found_under() {
+    let mut state = State::default();
+    let people = json!({ "ada": { "name": "Ada" }, "bo": { "name": "Bo" } });
+    state
+        .write_result("GET /people", &Schema::values(Person::schema()), people, &Value::Null, WriteMeta::at(0, 1000))
+        .unwrap();
+    assert_eq!(state.entity("Person", "ada").unwrap().value.as_ref().unwrap()["name"], "Ada");
+    assert_eq!(*state.result("GET /people").unwrap().value, json!({ "ada": "ada", "bo": "bo" }));
+    let read: std::collections::BTreeMap<String, Person> =
+        denormalize(&state, &Schema::values(Person::schema()), &state.result("GET /people").unwrap().value)
+            .unwrap()
+            .unwrap();
+    assert_eq!(read["bo"].name, "Bo");
+    // At the top of a response there is no key: no pk, and nothing stored.
+    let before = state.version();
+    let err = state.write_entities(&Person::schema(), json!({ "name": "Cy" }), &Value::Null, WriteMeta::at(1, 1000));
+    assert!(matches!(err, Err(NormalizeError::MissingPrimaryKey { .. })), "{err:?}");
+    assert_eq!(state.version(), before);
+}
+
+/// A comment that takes its post's id from the post it is nested in, and
+/// its thread from the endpoint's args.
+#[derive(Debug, Deserialize, Entity)]
+#[entity(process_found = "comment_in_post")]
+#[allow(dead_code)]
+struct Remark {
+    id: u32,
+    #[serde(rename = "postId")]
+    post_id: u32,
+    thread: String,
+}
+
+fn comment_in_post(mut value: Value, found: &rdc_core::Found<'_>) -> Result<Value, String> {
+    let post =
+        found.parent.get("id").cloned().ok_or_else(|| format!("a remark outside a post (under {:?})", found.key))?;
+    let thread = found.args.get("thread").cloned().unwrap_or(json!("main"));
+    if let Value::Object(remark) = &mut value {
+        remark.insert("postId".to_owned(), post);
+        remark.insert("thread".to_owned(), thread);
+    }
+    Ok(value)
+}
+
+#[derive(Debug, Deserialize, Entity)]
+#[allow(dead_code)]
+struct Posting {
+    id: u32,
+    #[entity(nested)]
+    remarks: Vec<Remark>,
+}
+
+#[test]
+fn process_can_read_the_parent_object_and_the_args() {
+    let mut state = State::default();
+    let article = json!({ "id": 7, "remarks": [{ "id": 1 }, { "id": 2 }] });
+    let args = json!({ "thread": "side" });
+    state.write_result("GET /articles/7", &Posting::schema(), article, &args, WriteMeta::at(0, 1000)).unwrap();
+    let remark = MemoCache::default().entity::<Remark>(&state, "2").unwrap().unwrap();
+    assert_eq!((remark.post_id, remark.thread.as_str()), (7, "side"));
+    // Found at the top, a remark has no parent: the hook refuses it, naming the path.
+    let err =
+        state.write_entities(&Remark::schema(), json!({ "id": 3 }), &Value::Null, WriteMeta::at(1, 1000)).unwrap_err();
+    assert!(err.to_string().contains("a remark outside a post"), "{err}");
+    assert!(state.entity("Remark", "3").is_none());
+}

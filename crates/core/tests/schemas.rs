@@ -108,3 +108,50 @@ fn invalidate_deletes_by_object_or_pk() {
         state.write_result("d3", &Schema::invalidate::<User>(), json!({ "name": "?" }), NO_ARGS, meta(4)).unwrap_err();
     assert!(matches!(err, NormalizeError::MissingPrimaryKey { entity: "User", .. }));
 }
+
+fn feed_item() -> Schema {
+    Union::by_attribute("type", [entry::<Link>("link"), entry::<Post>("post")])
+}
+
+fn seed_feed() -> State {
+    let mut state = State::default();
+    let feed = json!([
+        { "id": 1, "type": "link", "url": "https://a.example", "title": "A" },
+        { "id": 1, "type": "post", "content": "one" },
+        { "id": 2, "type": "post", "content": "two" },
+    ]);
+    write(&mut state, "GET /feed", &Schema::array(feed_item()), feed, 1);
+    state
+}
+
+#[test]
+fn invalidate_of_a_union_deletes_the_entity_of_the_type_chosen() {
+    let mut state = seed_feed();
+    let delete = Union::invalidate(&feed_item());
+    let answer = state.write_entities(&delete, json!({ "id": 1, "type": "post" }), NO_ARGS, meta(2)).unwrap();
+    assert_eq!(answer, json!({ "id": "1", "schema": "post" }));
+    assert!(state.entity("Post", "1").is_none(), "the post is deleted");
+    assert!(state.entity("Link", "1").is_some(), "the link of the same pk stays");
+    // The feed reads without it.
+    let feed: Vec<FeedItem> =
+        denormalize(&state, &Schema::array(feed_item()), &state.result("GET /feed").unwrap().value).unwrap().unwrap();
+    assert_eq!(feed.len(), 2);
+    assert!(!feed.iter().any(|item| matches!(item, FeedItem::Post(post) if post.id == 1)));
+}
+
+#[test]
+fn invalidate_of_a_union_refuses_no_pk_and_passes_an_unmapped_choice_through() {
+    let mut state = seed_feed();
+    let delete = Union::invalidate(&feed_item());
+    let version = state.version();
+    let err = state.write_entities(&delete, json!({ "type": "post" }), NO_ARGS, meta(2)).unwrap_err();
+    assert!(matches!(err, NormalizeError::MissingPrimaryKey { entity: "Post", .. }), "{err:?}");
+    assert_eq!(state.version(), version, "nothing changed");
+    let odd = json!({ "id": 2, "type": "video" });
+    assert_eq!(state.write_entities(&delete, odd.clone(), NO_ARGS, meta(3)).unwrap(), odd);
+    assert!(state.entity("Post", "2").is_some());
+    // A list of them deletes each.
+    let many = json!([{ "id": 1, "type": "link" }, { "id": 2, "type": "post" }]);
+    state.write_entities(&Schema::array(delete), many, NO_ARGS, meta(4)).unwrap();
+    assert!(state.entity("Link", "1").is_none() && state.entity("Post", "2").is_none());
+}

@@ -9,9 +9,15 @@ pub struct ContainerAttrs {
     pub pk: Option<String>,
     pub pk_with: Option<syn::Path>,
     pub process: Option<syn::Path>,
+    /// `#[entity(pk_found = "path")]`: the pk given where the object was found.
+    pub pk_found: Option<syn::Path>,
+    /// `#[entity(process_found = "path")]`: `process` given where the value was found.
+    pub process_found: Option<syn::Path>,
     pub validate: Option<syn::Path>,
     pub merge: Option<syn::Path>,
     pub should_update: Option<syn::Path>,
+    /// `#[entity(index = "email, slug")]`: unique fields looked up by value.
+    pub index: Option<String>,
     pub rename_all: Option<String>,
     /// `#[entity(serde_read)]`: reads go through serde's visitor only.
     pub serde_read: bool,
@@ -46,8 +52,11 @@ pub fn container(attrs: &[Attribute]) -> syn::Result<ContainerAttrs> {
                     "merge" => out.merge = Some(string_value(&meta)?.parse()?),
                     "should_update" => out.should_update = Some(string_value(&meta)?.parse()?),
                     "serde_read" => out.serde_read = true,
+                    "index" => out.index = Some(string_value(&meta)?.value()),
+                    "pk_found" => out.pk_found = Some(string_value(&meta)?.parse()?),
+                    "process_found" => out.process_found = Some(string_value(&meta)?.parse()?),
                     _ => return Err(meta.error(
-                        "unknown entity option; expected key, pk, pk_with, process, validate, merge, should_update or serde_read",
+                        "unknown entity option; expected key, pk, pk_with, pk_found, process, process_found, validate, merge, should_update, index or serde_read",
                     )),
                 }
                 Ok(())

@@ -108,10 +108,13 @@ pub fn expand_object(input: DeriveInput) -> syn::Result<TokenStream> {
         || container.validate.is_some()
         || container.merge.is_some()
         || container.should_update.is_some()
+        || container.index.is_some()
+        || container.pk_found.is_some()
+        || container.process_found.is_some()
     {
         return Err(syn::Error::new_spanned(
             &input.ident,
-            "#[derive(Schema)] takes only #[entity(serde_read)]; key, pk and the hooks belong to entities",
+            "#[derive(Schema)] takes only #[entity(serde_read)]; key, pk, index and the hooks belong to entities",
         ));
     }
     let name = &input.ident;
@@ -164,6 +167,10 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
     // references to the entity without a copy).
     let mut pk_field = quote!(::std::option::Option::None);
     let pk_body = match (&container.pk_with, &container.pk) {
+        _ if container.pk_found.is_some() => {
+            let path = &container.pk_found;
+            quote!(#path(value, &#core::Found::NOWHERE))
+        }
         (Some(path), _) => quote!(#path(value)),
         (None, pk) => {
             let names: Vec<String> =
@@ -186,6 +193,21 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
             }
         }
     };
+
+    // Declared unique indexes, by wire name; a name no field has is taken as
+    // a wire name (as `pk` does).
+    let wire_of =
+        |n: &str| fields.iter().find(|f| f.ident == n).map(|f| f.wire.clone()).unwrap_or_else(|| n.to_owned());
+    let indexes: Vec<String> = container
+        .index
+        .iter()
+        .flat_map(|list| list.split(','))
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(wire_of)
+        .collect();
+    let indexes_const =
+        (!indexes.is_empty()).then(|| quote!(const INDEXES: &'static [&'static str] = &[#(#indexes),*];));
 
     let nested_entries = fields.iter().filter(|f| f.nested).map(|f| {
         let wire = &f.wire;
@@ -230,6 +252,14 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         &container.process,
         quote!(fn process(value: #core::json::Value, args: &#core::json::Value) -> ::std::result::Result<#core::json::Value, ::std::string::String> { HOOK(value, args) }),
     );
+    let pk_found = hook(
+        &container.pk_found,
+        quote!(fn pk_found(value: &#core::Object, found: &#core::Found<'_>) -> ::std::option::Option<::std::string::String> { HOOK(value, found) }),
+    );
+    let process_found = hook(
+        &container.process_found,
+        quote!(fn process_found(value: #core::json::Value, found: &#core::Found<'_>) -> ::std::result::Result<#core::json::Value, ::std::string::String> { HOOK(value, found) }),
+    );
     let validate = hook(
         &container.validate,
         quote!(fn validate(value: &#core::Object) -> ::std::result::Result<(), ::std::string::String> { HOOK(value) }),
@@ -273,6 +303,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
                 #reader_const
                 const KEY: &'static str = #key;
                 const PK_FIELD: ::std::option::Option<&'static str> = #pk_field;
+                #indexes_const
 
                 fn pk_of(value: &#core::Object) -> ::std::option::Option<::std::string::String> {
                     #pk_body
@@ -293,6 +324,8 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
                 }
 
                 #process
+                #pk_found
+                #process_found
                 #validate
                 #merge
                 #default_merge

@@ -17,9 +17,13 @@
 //!
 //! Container options: `key`, `pk` (a field, or several separated by commas for a
 //! composite key, joined by `rdc_core::composite_pk`), `pk_with` (a function `fn(&Object) -> Option<String>`), the
-//! lifecycle hooks `process`, `validate`, `merge`, `should_update` (function paths
-//! with the signatures of the `Entity` methods of the same names), and
-//! `serde_read` (reads go through serde's visitor, not the generated reader:
+//! lifecycle hooks `process`, `validate`, `merge`, `should_update`, and `pk_found`
+//! and `process_found` (the pk and `process` given the parent and key the
+//! value was found under) (function paths with the signatures of the `Entity`
+//! methods of the same names), `index`
+//! (unique fields other than the pk, separated by commas, that
+//! `State::pk_where` and `Controller::entity_by` look up in constant time:
+//! `rdc_core::Entity::INDEXES`), and `serde_read` (reads go through serde's visitor, not the generated reader:
 //! required with a hand-written `Deserialize`, which the derive cannot see).
 //!
 //! Both derives generate a reader that builds the struct from its stored object

@@ -45,6 +45,7 @@ impl All {
         All::Poly(Polymorphic {
             mapping: mapping.into_iter().collect(),
             chooser: Chooser::Attribute(attribute.to_owned()),
+            invalidates: false,
         })
     }
 
@@ -53,7 +54,11 @@ impl All {
         mapping: impl IntoIterator<Item = (String, &'static EntityDef)>,
         choose: impl Fn(&Value, &Value, &str) -> Option<String> + Send + Sync + 'static,
     ) -> All {
-        All::Poly(Polymorphic { mapping: mapping.into_iter().collect(), chooser: Chooser::Function(Arc::new(choose)) })
+        All::Poly(Polymorphic {
+            mapping: mapping.into_iter().collect(),
+            chooser: Chooser::Function(Arc::new(choose)),
+            invalidates: false,
+        })
     }
 
     /// Merges more mapping entries into a polymorphic `All` (for definitions that
@@ -64,7 +69,11 @@ impl All {
         match self {
             All::Poly(poly) => poly.define(more),
             All::Single(_) => {
-                *self = All::Poly(Polymorphic { mapping: more, chooser: Chooser::Attribute("type".to_owned()) })
+                *self = All::Poly(Polymorphic {
+                    mapping: more,
+                    chooser: Chooser::Attribute("type".to_owned()),
+                    invalidates: false,
+                })
             }
         }
         self

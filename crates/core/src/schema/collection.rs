@@ -38,6 +38,34 @@ pub struct Collection {
     /// For a collection of maps ([`Collection::of_values`]), `Values(item)`:
     /// how its stored items are read; `None` for lists.
     map: Option<Schema>,
+    /// Whether a new item joins a list, in place of matching its args
+    /// (see [`Collection::filtered_by`]).
+    filter: Option<ListFilter>,
+    /// The args of the list held by a parent's member (see
+    /// [`Collection::nested_by`]).
+    nest: Option<NestKey>,
+}
+
+/// A nested collection's key (see [`Collection::nested_by`]): from the
+/// parent object and the member's name, the args of the list it holds.
+#[derive(Clone)]
+pub(crate) struct NestKey(Arc<dyn Fn(&Object, &str) -> Object + Send + Sync>);
+
+impl std::fmt::Debug for NestKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NestKey(..)")
+    }
+}
+
+/// A collection's filter (see [`Collection::filtered_by`]): given a list's
+/// args and a new item's fields, whether the item joins the list.
+#[derive(Clone)]
+pub(crate) struct ListFilter(Arc<dyn Fn(&Object, &Object) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for ListFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ListFilter(..)")
+    }
 }
 
 impl Collection {
@@ -50,6 +78,8 @@ impl Collection {
             non_filter: Arc::new([]),
             page_field: None,
             map: None,
+            filter: None,
+            nest: None,
         })))
     }
 
@@ -78,6 +108,8 @@ impl Collection {
             item,
             non_filter: Arc::new([]),
             page_field: None,
+            filter: None,
+            nest: None,
         })))
     }
 
@@ -130,6 +162,91 @@ impl Collection {
             non_filter: c.non_filter.iter().cloned().chain(names.iter().map(|n| (*n).to_owned())).collect(),
             ..c.clone()
         }))
+    }
+
+    /// `collection` with `filter` deciding which lists a new item joins (a
+    /// push, unshift, move or assign), in place of the default rule that each
+    /// filtering arg equals the item's field of the same name (data-client's
+    /// `createCollectionFilter`). It is given the list's args (as fetched,
+    /// without a page arg: a sort or limit among them) and the item's fields
+    /// (for an assign, the write's args), and says whether the item belongs.
+    /// Use it for ranges, sets or args named otherwise than the fields.
+    ///
+    /// ```
+    /// use rdc_core::{json, Collection, Entity, MemoCache, State, WriteMeta};
+    /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Todo { id: u32, priority: u32 }
+    /// // Lists fetched with `maxPriority`: an item joins those it fits under.
+    /// let todos = Collection::filtered_by(&Collection::of("TodoList", Todo::schema()), |args, item| {
+    ///     let at_most = args.get("maxPriority").and_then(|v| v.as_u64());
+    ///     let priority = item.get("priority").and_then(|v| v.as_u64());
+    ///     matches!((at_most, priority), (Some(max), Some(p)) if p <= max)
+    /// });
+    /// let mut state = State::default();
+    /// let (urgent, most) = (json!({ "maxPriority": 1 }), json!({ "maxPriority": 3 }));
+    /// state.write_result("urgent", &todos, json!([]), &urgent, WriteMeta::at(0, 1000))?;
+    /// state.write_result("most", &todos, json!([]), &most, WriteMeta::at(0, 1000))?;
+    /// state.collection_push(&todos, json!({ "id": 1, "priority": 2 }), WriteMeta::at(1, 1000))?;
+    /// let len = |key| -> Result<usize, rdc_core::ReadError> {
+    ///     Ok(MemoCache::default().read_result::<Vec<Todo>>(&state, key, &todos)?.map_or(0, |l| l.len()))
+    /// };
+    /// assert_eq!((len("urgent")?, len("most")?), (0, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn filtered_by<L>(
+        collection: &SchemaOf<L>,
+        filter: impl Fn(&Object, &Object) -> bool + Send + Sync + 'static,
+    ) -> SchemaOf<L> {
+        let filter = ListFilter(Arc::new(filter));
+        SchemaOf::unchecked(Collection::changed(collection, &|c| Collection {
+            filter: Some(filter.clone()),
+            ..c.clone()
+        }))
+    }
+
+    /// `collection` held by a member of a parent entity (data-client's
+    /// `nestKey`): where it is normalized as a member of an object, the list
+    /// it holds is keyed by `nest(parent, member)` (the parent's other fields
+    /// and the member's name) rather than by the endpoint's args; at the top
+    /// of a response, by the args as ever. So a user's `todos` and the
+    /// answer of `GET /todos?userId=1` are one list, and a todo pushed for
+    /// user 1 joins both.
+    ///
+    /// ```
+    /// use rdc_core::{json, Collection, Entity, MemoCache, Object, SchemaOf, State, WriteMeta};
+    /// #[derive(Debug, serde::Deserialize, Entity)]
+    /// struct Todo { id: u32, #[serde(rename = "userId")] user_id: u32 }
+    /// fn user_todos() -> SchemaOf<Vec<Todo>> {
+    ///     Collection::nested_by(&Collection::of("TodoList", Todo::schema()), |user, _| {
+    ///         let mut args = Object::new();
+    ///         args.insert("userId".to_owned(), user.get("id").cloned().unwrap_or_default());
+    ///         args
+    ///     })
+    /// }
+    /// #[derive(Debug, serde::Deserialize, Entity)]
+    /// struct User { id: u32, #[entity(schema = "user_todos()")] todos: Vec<Todo> }
+    ///
+    /// let mut state = State::default();
+    /// let meta = |at| WriteMeta::at(at, 1000);
+    /// state.write_result("GET /users/1", &User::schema(), json!({ "id": 1, "todos": [{ "id": 1, "userId": 1 }] }), &json!({ "id": 1 }), meta(0))?;
+    /// state.collection_push(&user_todos(), json!({ "id": 2, "userId": 1 }), meta(1))?;
+    /// let user = MemoCache::default().read_result::<User>(&state, "GET /users/1", &User::schema())?.unwrap();
+    /// assert_eq!(user.todos.iter().map(|t| t.id).collect::<Vec<_>>(), [1, 2]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn nested_by<L>(
+        collection: &SchemaOf<L>,
+        nest: impl Fn(&Object, &str) -> Object + Send + Sync + 'static,
+    ) -> SchemaOf<L> {
+        let nest = NestKey(Arc::new(nest));
+        SchemaOf::unchecked(Collection::changed(collection, &|c| Collection { nest: Some(nest.clone()), ..c.clone() }))
+    }
+
+    /// The args of the list this collection holds where it is found under
+    /// `key` of `parent`: [`Collection::nested_by`]'s, as a member of an
+    /// object; else `None` (the endpoint's args).
+    pub(crate) fn nested_args(&self, parent: &Value, key: &str) -> Option<Value> {
+        let NestKey(nest) = self.nest.as_ref()?;
+        Some(Value::Object(nest(parent.as_object()?, key)))
     }
 
     /// The schema of an endpoint that fetches a further page of
@@ -221,8 +338,12 @@ impl Collection {
     /// Whether a new item (its fields) belongs in the list fetched with
     /// `args`: every arg that filters must equal the item's field of the same
     /// name (numbers and strings compare by text, so `"1"` matches `1`). A list
-    /// fetched without filtering args takes everything.
+    /// fetched without filtering args takes everything. A collection's own
+    /// filter ([`Collection::filtered_by`]) decides in place of this rule.
     pub(crate) fn accepts(&self, args: &Object, item: &Object) -> bool {
+        if let Some(ListFilter(filter)) = &self.filter {
+            return filter(args, item);
+        }
         let filters =
             |name: &str| !self.non_filter.iter().any(|n| n == name) && self.page_field.as_deref() != Some(name);
         args.iter().filter(|(k, _)| filters(k)).all(|(k, v)| item.get(k).is_some_and(|field| same_arg(field, v)))
@@ -355,9 +476,12 @@ fn table_def(name: &'static str, pages: bool) -> &'static EntityDef {
             key,
             pk: |_| None,
             pk_field: None,
+            indexes: &[],
             nested: || &[],
             check_fields: |_| Ok(()),
             process: |value, _| Ok(value),
+            pk_found: |_, _| None,
+            process_found: |value, _| Ok(value),
             validate: |_| Ok(()),
             merge: if pages { join_pages } else { |_, incoming| incoming.clone() },
             default_merge: false,

@@ -23,6 +23,34 @@ pub struct NestedField {
     pub required: bool,
 }
 
+/// Where an entity was found as a response is normalized: what
+/// [`Entity::pk_found`] and [`Entity::process_found`] are given beside the
+/// value (data-client's `parent`, `key` and `args`).
+///
+/// ```
+/// use rdc_core::{json, Found};
+/// let found = Found { parent: &json!(null), key: "ada", args: &json!({ "team": 1 }) };
+/// assert_eq!(found.key, "ada");
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Found<'a> {
+    /// The object the entity is a member of (without that member), or the
+    /// list's parent for a list's items; `null` at the top of a response and
+    /// for the members of a map (`Schema::values`).
+    pub parent: &'a Value,
+    /// The member's name (a map's key, for an entity in a map; the list's
+    /// member name for a list's items; `""` at the top).
+    pub key: &'a str,
+    /// The endpoint's args.
+    pub args: &'a Value,
+}
+
+impl Found<'static> {
+    /// Found nowhere in particular: at the top, without args (what
+    /// [`Entity::pk_of`] stands for).
+    pub const NOWHERE: Found<'static> = Found { parent: &Value::Null, key: "", args: &Value::Null };
+}
+
 /// Where a field failed to deserialize, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldError {
@@ -58,12 +86,18 @@ pub struct EntityDef {
     /// assert_eq!(User::DEF.pk_field, Some("id"));
     /// ```
     pub pk_field: Option<&'static str>,
+    /// The wire fields declared unique indexes ([`Entity::INDEXES`]).
+    pub indexes: &'static [&'static str],
     /// Nested schema fields.
     pub nested: fn() -> &'static [NestedField],
     /// Checks every non-nested field against its Rust type.
     pub check_fields: fn(&Value) -> Result<(), FieldError>,
     /// The `process` hook.
     pub process: fn(Value, &Value) -> Result<Value, String>,
+    /// The primary key of a wire object where it was found ([`Entity::pk_found`]).
+    pub pk_found: fn(&Object, &Found<'_>) -> Option<String>,
+    /// The `process` hook given where the value was found ([`Entity::process_found`]).
+    pub process_found: fn(Value, &Found<'_>) -> Result<Value, String>,
     /// The `validate` hook.
     pub validate: fn(&Object) -> Result<(), String>,
     /// The `merge` hook.
@@ -143,6 +177,31 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
     /// ```
     const PK_FIELD: Option<&'static str> = None;
 
+    /// Wire fields that are unique among the entities of the type (an email,
+    /// a slug): the store keeps an index of each, so
+    /// [`State::pk_where`](crate::State::pk_where) (and the controller's
+    /// `entity_by`) finds an entity by one in constant time instead of
+    /// scanning its table. The derive sets it from `#[entity(index = "..")]`
+    /// (field names, separated by commas). The index follows every write:
+    /// a field that changes, a deletion, an optimistic layer taken back, a
+    /// sweep, a reset. Should two live entities share a value, the one stored
+    /// first is found (as the scan finds it); an entity without the field, or
+    /// with a list or object in it, is not in the index.
+    ///
+    /// ```
+    /// use rdc_core::{json, Entity, State, WriteMeta};
+    /// #[derive(serde::Deserialize, rdc_core::Entity)]
+    /// #[entity(index = "email")]
+    /// struct User { id: u32, email: String }
+    /// assert_eq!(User::INDEXES, ["email"]);
+    /// let mut state = State::default();
+    /// state.write_entities(&User::schema(), json!({ "id": 1, "email": "ada@example.com" }), &json!(null), WriteMeta::at(0, 1000))?;
+    /// assert!(state.is_indexed("User", "email"));
+    /// assert_eq!(state.pk_where("User", "email", &json!("ada@example.com")).map(|pk| pk.as_str()), Some("1"));
+    /// # Ok::<(), rdc_core::NormalizeError>(())
+    /// ```
+    const INDEXES: &'static [&'static str] = &[];
+
     /// Fields holding nested schemas. The derive fills this from `#[entity(nested)]`.
     fn nested_fields() -> &'static [NestedField] {
         &[]
@@ -158,6 +217,62 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
     /// endpoint's arguments. An `Err` rejects the whole response.
     fn process(value: Value, _args: &Value) -> Result<Value, String> {
         Ok(value)
+    }
+
+    /// The primary key of a wire object given where it was found: the
+    /// object it is a member of, the key it is found under (a map's key, a
+    /// member's name) and the args (data-client's `pk(value, parent, key,
+    /// args)`). By default [`Entity::pk_of`]. Override it (the derive's
+    /// `#[entity(pk_found = "path")]`) for entities keyed by where they sit,
+    /// such as the members of a map keyed by id; leave [`Entity::PK_FIELD`]
+    /// `None` then.
+    ///
+    /// ```
+    /// use rdc_core::{json, Entity, Found, Object, Schema, State, WriteMeta};
+    /// #[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+    /// #[entity(pk_found = "map_key")]
+    /// struct Person { name: String }
+    /// fn map_key(_: &Object, found: &Found<'_>) -> Option<String> {
+    ///     Some(found.key.to_owned()).filter(|key| !key.is_empty())
+    /// }
+    /// let mut state = State::default();
+    /// let people = json!({ "ada": { "name": "Ada" }, "bo": { "name": "Bo" } });
+    /// state.write_entities(&Schema::values(Person::schema()), people, &json!(null), WriteMeta::at(0, 1000))?;
+    /// assert!(state.entity("Person", "ada").is_some() && state.entity("Person", "bo").is_some());
+    /// # Ok::<(), rdc_core::NormalizeError>(())
+    /// ```
+    fn pk_found(value: &Object, _found: &Found<'_>) -> Option<String> {
+        Self::pk_of(value)
+    }
+
+    /// [`Entity::process`] given where the value was found (data-client's
+    /// `process(input, parent, key, args)`): to copy the parent's id into a
+    /// child, say. By default [`Entity::process`] with the args. The derive's
+    /// `#[entity(process_found = "path")]` sets it.
+    ///
+    /// ```
+    /// use rdc_core::{json, Entity, Found, MemoCache, Schema, State, WriteMeta};
+    /// use rdc_core::json::Value;
+    /// #[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+    /// #[entity(process_found = "with_post")]
+    /// struct Comment { id: u32, #[serde(rename = "postId")] post_id: u32 }
+    /// fn with_post(mut value: Value, found: &Found<'_>) -> Result<Value, String> {
+    ///     let post = found.parent.get("id").cloned().ok_or("a comment outside a post")?;
+    ///     if let Value::Object(comment) = &mut value { comment.insert("postId".to_owned(), post); }
+    ///     Ok(value)
+    /// }
+    /// #[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+    /// struct Post { id: u32, #[entity(nested)] comments: Vec<Comment> }
+    ///
+    /// let mut state = State::default();
+    /// let post = json!({ "id": 7, "comments": [{ "id": 1 }] });
+    /// state.write_result("GET /posts/7", &Post::schema(), post, &json!(null), WriteMeta::at(0, 1000))?;
+    /// let read = MemoCache::default().entity::<Comment>(&state, "1")?.unwrap();
+    /// assert_eq!(read.post_id, 7);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn process_found(value: Value, found: &Found<'_>) -> Result<Value, String> {
+        Self::process(value, found.args)
     }
 
     /// Validates the processed value; an `Err` rejects the whole response.
@@ -226,9 +341,12 @@ pub trait Entity: DeserializeOwned + Send + Sync + 'static {
         key: Self::KEY,
         pk: Self::pk_of,
         pk_field: Self::PK_FIELD,
+        indexes: Self::INDEXES,
         nested: Self::nested_fields,
         check_fields: Self::check_fields,
         process: Self::process,
+        pk_found: Self::pk_found,
+        process_found: Self::process_found,
         validate: Self::validate,
         merge: Self::merge,
         default_merge: Self::DEFAULT_MERGE,

@@ -21,7 +21,7 @@ pub use meta::{EntityMeta, Millis};
 
 pub(crate) use collection::{args_key, join_pages, same_arg};
 pub use entity::{
-    canonical_text, composite_pk, json_text, pk_string, Entity, EntityDef, FieldError, NestedField, Object,
+    canonical_text, composite_pk, json_text, pk_string, Entity, EntityDef, FieldError, Found, NestedField, Object,
 };
 pub(crate) use entity::{integer_text, pk_string_ref};
 pub use polymorphic::{entry, ChooseFn, Chooser, Polymorphic, Union};

@@ -36,6 +36,9 @@ impl fmt::Debug for Chooser {
 pub struct Polymorphic {
     pub(crate) mapping: Vec<(String, &'static EntityDef)>,
     pub(crate) chooser: Chooser,
+    /// Whether the chosen entity is deleted rather than stored (see
+    /// [`Union::invalidate`]).
+    pub(crate) invalidates: bool,
 }
 
 impl Polymorphic {
@@ -103,6 +106,7 @@ impl Union {
         Schema::Union(Arc::new(Polymorphic {
             mapping: mapping.into_iter().collect(),
             chooser: Chooser::Attribute(attribute.to_owned()),
+            invalidates: false,
         }))
     }
 
@@ -114,6 +118,36 @@ impl Union {
         Schema::Union(Arc::new(Polymorphic {
             mapping: mapping.into_iter().collect(),
             chooser: Chooser::Function(Arc::new(choose)),
+            invalidates: false,
         }))
+    }
+
+    /// The schema of an endpoint that deletes one entity of several types
+    /// (data-client's `Invalidate` of a `Union`): `union`'s choice picks the
+    /// type of the value answered (the entity, or enough of it for its pk and
+    /// the choice), and that entity is deleted, as [`Schema::invalidate`]
+    /// deletes one of a single type. A value whose choice is not mapped
+    /// deletes nothing and passes through; one without a pk is refused
+    /// (`MissingPrimaryKey`) and nothing changes. An entity schema gives its
+    /// `Invalidate`; other schemas come back unchanged.
+    ///
+    /// ```
+    /// use rdc_core::{entry, json, Entity, Schema, State, Union, WriteMeta};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Link { id: u64 }
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Post { id: u64 }
+    /// let item = Union::by_attribute("type", [entry::<Link>("link"), entry::<Post>("post")]);
+    /// let mut state = State::default();
+    /// let feed = json!([{ "id": 1, "type": "link" }, { "id": 1, "type": "post" }]);
+    /// state.write_entities(&Schema::array(item.clone()), feed, &json!(null), WriteMeta::at(0, 1000))?;
+    /// state.write_entities(&Union::invalidate(&item), json!({ "id": 1, "type": "post" }), &json!(null), WriteMeta::at(1, 1000))?;
+    /// assert!(state.entity("Link", "1").is_some() && state.entity("Post", "1").is_none());
+    /// # Ok::<(), rdc_core::NormalizeError>(())
+    /// ```
+    pub fn invalidate(union: &Schema) -> Schema {
+        match union {
+            Schema::Union(poly) => Schema::Union(Arc::new(Polymorphic { invalidates: true, ..(**poly).clone() })),
+            Schema::Entity(def) => Schema::Invalidate(def),
+            other => other.clone(),
+        }
     }
 }

@@ -2,6 +2,7 @@
 
 mod changes;
 mod collection_ops;
+mod index;
 mod journal;
 mod lookup;
 mod page;

@@ -33,6 +33,7 @@ impl State {
             changes: None,
             undo: None,
             journal: Default::default(),
+            indexes: self.indexes.clone(),
         }
     }
 
@@ -121,7 +122,7 @@ impl State {
         self.version += 1;
         let version = self.version;
         for (type_key, table) in page.entities {
-            let own = self.entities.entry(type_key).or_default();
+            let own = self.entities.entry(type_key.clone()).or_default();
             for (pk, mut row) in table.rows {
                 let meta = &mut row.meta;
                 let ahead = rebase([&mut meta.fetched_at, &mut meta.date, &mut meta.expires_at]);
@@ -132,7 +133,11 @@ impl State {
                     continue;
                 }
                 row.version = version;
-                own.rows.insert(pk, row);
+                let new = self.indexes.covers(&type_key).then(|| (pk.clone(), row.value.clone()));
+                let old = own.rows.insert(pk, row);
+                if let Some((pk, new)) = new {
+                    self.indexes.update(&type_key, &pk, old.and_then(|o| o.value).as_deref(), new.as_deref());
+                }
             }
             own.version = version;
         }

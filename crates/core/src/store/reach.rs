@@ -61,11 +61,15 @@ impl State {
             let seen = reached.rows_of(table_key);
             // `retain` visits rows in order: `index` is each row's index.
             let mut index = 0;
+            let indexes = &mut self.indexes;
             table.rows.retain(|pk, row| {
                 let keep = now < row.meta.expires_at
                     || seen.is_some_and(|rows| rows[index])
                     || (row.value.is_some() && keep_row(table_key, pk.as_ref(), row.meta.fetched_at));
                 index += 1;
+                if !keep {
+                    indexes.update(table_key, pk, row.value.as_deref(), None);
+                }
                 keep
             });
             entities += before - table.rows.len();

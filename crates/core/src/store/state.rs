@@ -146,6 +146,9 @@ pub struct State {
     /// The rows the last writes changed (see [`State::rows_changed_since`]).
     #[serde(skip)]
     pub(crate) journal: super::journal::Journal,
+    /// Declared unique indexes, kept by every write (see `index.rs`).
+    #[serde(skip)]
+    pub(crate) indexes: super::index::Indexes,
 }
 
 impl State {

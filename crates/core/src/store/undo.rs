@@ -117,12 +117,20 @@ impl State {
                     }
                     let (old, new) = match prior {
                         Some(prior) => match rows.get_index_mut(index) {
-                            Some((_, row)) => (std::mem::replace(row, prior).value, row.value.clone()),
+                            Some((pk, row)) => {
+                                let old = std::mem::replace(row, prior).value;
+                                self.indexes.update(table, pk, old.as_deref(), row.value.as_deref());
+                                (old, row.value.clone())
+                            }
                             None => continue,
                         },
                         None => {
                             debug_assert_eq!(index + 1, rows.len(), "appended rows are taken back last first");
-                            (rows.pop().and_then(|(_, row)| row.value), None)
+                            let popped = rows.pop();
+                            if let Some((pk, row)) = &popped {
+                                self.indexes.update(table, pk, row.value.as_deref(), None);
+                            }
+                            (popped.and_then(|(_, row)| row.value), None)
                         }
                     };
                     if let Some(log) = changes.as_mut() {
@@ -142,6 +150,7 @@ impl State {
                 }
                 Step::Table { table, prior: None } => {
                     self.entities.remove(table);
+                    self.indexes.clear_table(table);
                 }
                 Step::Result { key, prior } => {
                     match prior {

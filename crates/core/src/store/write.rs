@@ -145,7 +145,15 @@ impl State {
                         Some(existing) if newer && def.default_merge => {
                             if existing.includes(&object) {
                                 // Nothing a reader sees changes; only the times move forward.
-                                writes.push(Write { key, pk, value: None, newer, new: false, unfetched });
+                                writes.push(Write {
+                                    key,
+                                    pk,
+                                    value: None,
+                                    newer,
+                                    new: false,
+                                    unfetched,
+                                    indexes: def.indexes,
+                                });
                                 continue;
                             }
                             (Some(existing.overlaid(&object)), true, true)
@@ -176,7 +184,7 @@ impl State {
             let Some(merged) = merged else { continue };
             if !changed && row.and_then(|r| r.value.as_deref()) == Some(&merged) {
                 // Nothing a reader sees changes; only the times move forward.
-                writes.push(Write { key, pk, value: None, newer, new: false, unfetched });
+                writes.push(Write { key, pk, value: None, newer, new: false, unfetched, indexes: def.indexes });
                 continue;
             }
             let merged = Value::Object(merged);
@@ -186,7 +194,15 @@ impl State {
                 message: e.message,
             })?;
             let Value::Object(merged) = merged else { continue };
-            writes.push(Write { key, pk, value: Some(Arc::new(merged)), newer, new: row.is_none(), unfetched });
+            writes.push(Write {
+                key,
+                pk,
+                value: Some(Arc::new(merged)),
+                newer,
+                new: row.is_none(),
+                unfetched,
+                indexes: def.indexes,
+            });
         }
         // A moving item's lists are decided by what it matched before this write.
         let list_edits = list_edits
@@ -218,12 +234,17 @@ impl State {
         for (key, mut group) in groups {
             self.note_table(key);
             detach_new_keys(&mut group);
+            // A type's first write into this store builds the indexes it declares.
+            if let Some(fields) = group.iter().map(|w| w.indexes).find(|f| !f.is_empty()) {
+                self.indexes.ensure(key, fields, self.entities.get(key));
+            }
             let table = table_mut(&mut self.entities, key);
             // A response of many new entities grows the table once.
             table.rows.reserve(group.iter().filter(|w| w.new).count());
             for write in group {
                 let undo = self.undo.as_deref_mut();
-                Self::apply(table, write, plan.meta, version, log.as_deref_mut(), undo, &mut self.journal);
+                let out = (log.as_deref_mut(), undo, &mut self.journal, &mut self.indexes);
+                Self::apply(table, write, plan.meta, version, out);
             }
         }
         for (key, pk) in plan.deletes {
@@ -233,9 +254,11 @@ impl State {
             let undo = self.undo.as_deref_mut();
             let (index, was_alive) = match table.rows.get_full_mut(&pk) {
                 Some((_, _, row)) if !plan.meta.not_older_than(&row.meta) => continue,
-                Some((index, _, row)) => {
+                Some((index, pk, row)) => {
                     Self::note_row(undo, key, index, Some(row));
-                    (index, std::mem::replace(row, tombstone).value.is_some())
+                    let old = std::mem::replace(row, tombstone).value;
+                    self.indexes.update(key, pk, old.as_deref(), None);
+                    (index, old.is_some())
                 }
                 None => {
                     Self::note_row(undo, key, table.rows.len(), None);
@@ -260,16 +283,13 @@ impl State {
 }
 
 impl State {
-    /// Applies one planned write to its table, logging what changed.
-    fn apply(
-        table: &mut EntityTable,
-        write: Write,
-        meta: EntityMeta,
-        version: u64,
-        log: Option<&mut Changes>,
-        undo: Option<&mut UndoLog>,
-        journal: &mut super::journal::Journal,
-    ) {
+    /// Applies one planned write to its table, logging what changed (in the
+    /// change log, undo log and journal, when kept) and keeping the indexes.
+    fn apply(table: &mut EntityTable, write: Write, meta: EntityMeta, version: u64, out: ApplyOut<'_>) {
+        let (log, undo, journal, indexes) = out;
+        // Only a table with indexes needs the key past the entry.
+        let indexed = write.value.is_some() && indexes.covers(write.key);
+        let pk = indexed.then(|| write.pk.clone());
         // A new row's key was copied out of the response's text already
         // (`detach_new_keys`); a row that exists keeps its own key.
         let entry = table.rows.entry(write.pk);
@@ -291,6 +311,9 @@ impl State {
         }
         if let Some(value) = write.value {
             let old = row.value.replace(value);
+            if let Some(pk) = &pk {
+                indexes.update(write.key, pk, old.as_deref(), row.value.as_deref());
+            }
             row.version = version;
             table.version = version;
             journal.row(version, Row { table: write.key, index });
@@ -331,6 +354,11 @@ fn table_mut<'a>(entities: &'a mut FastMap<String, EntityTable>, key: &str) -> &
     entities.entry_ref(key).or_default()
 }
 
+/// Where [`State::apply`] records what it changed: the change log, the undo
+/// log, the journal and the indexes.
+type ApplyOut<'a> =
+    (Option<&'a mut Changes>, Option<&'a mut UndoLog>, &'a mut super::journal::Journal, &'a mut super::index::Indexes);
+
 /// One entity write decided by `plan`.
 struct Write {
     key: &'static str,
@@ -343,6 +371,8 @@ struct Write {
     new: bool,
     /// A page written to a list no fetch has written whole (see [`NEVER_FETCHED`]).
     unfetched: bool,
+    /// The unique indexes its type declares.
+    indexes: &'static [&'static str],
 }
 
 /// The `listed` of a list only pages have written: its own fetch, whenever it
