@@ -31,6 +31,8 @@ mod form;
 mod http;
 mod http_date;
 mod link;
+#[cfg(all(feature = "live", target_arch = "wasm32"))]
+mod listening;
 mod logout;
 mod media;
 #[cfg(feature = "multipart")]
@@ -43,6 +45,8 @@ pub mod recipes;
 mod request_body;
 mod resource;
 mod retry;
+#[cfg(feature = "live")]
+mod stream_url;
 pub mod transform;
 #[cfg(all(feature = "live", target_arch = "wasm32"))]
 mod web_socket;

@@ -3,9 +3,10 @@
 use std::rc::Rc;
 
 use rdc_controller::{StreamEvent, StreamSource};
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
+use crate::listening::Listening;
+use crate::stream_url::web_socket_url;
 use crate::ws_frame::{stream_event, SocketEvent};
 
 /// A WebSocket at a URL (the browser's `WebSocket`) whose text frames are
@@ -65,30 +66,14 @@ impl WebSocketStream {
         self.max_frame_bytes = bytes;
         self
     }
-
-    /// The socket's absolute `ws(s)` URL, resuming after `after`.
-    fn resolved(&self, after: Option<u64>) -> Result<String, String> {
-        let base = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
-        let url = web_sys::Url::new_with_base(&self.url, &base).map_err(|_| format!("{}: not a URL", self.url))?;
-        match url.protocol().as_str() {
-            "ws:" | "wss:" => {}
-            "http:" => url.set_protocol("ws:"),
-            "https:" => url.set_protocol("wss:"),
-            other => return Err(format!("{}: a WebSocket cannot use {other}", self.url)),
-        }
-        if let Some(id) = after {
-            url.search_params().set("lastEventId", &id.to_string());
-        }
-        Ok(url.href())
-    }
 }
 
 impl StreamSource for WebSocketStream {
     fn open(&self, after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> {
-        let socket = match self
-            .resolved(after)
-            .and_then(|url| web_sys::WebSocket::new(&url).map_err(|error| format!("{}: {error:?}", self.url)))
-        {
+        let base = web_sys::window().and_then(|w| w.location().href().ok());
+        let socket = web_socket_url(&self.url, base.as_deref(), after)
+            .and_then(|url| web_sys::WebSocket::new(&url).map_err(|error| format!("{}: {error:?}", self.url)));
+        let socket = match socket {
             Ok(socket) => socket,
             Err(error) => {
                 events(StreamEvent::Failed(error));
@@ -98,40 +83,27 @@ impl StreamSource for WebSocketStream {
         // Binary frames stay out of reach (rejected unread) rather than built as Blobs.
         socket.set_binary_type(web_sys::BinaryType::Arraybuffer);
         let (url, max) = (Rc::<str>::from(socket.url()), self.max_frame_bytes);
-        let send = {
-            let url = url.clone();
-            move |event: SocketEvent<'_>| events(stream_event(&url, max, event))
-        };
-        let send = Rc::new(send);
-        let opened = send.clone();
-        let on_open = Closure::<dyn Fn()>::new(move || opened(SocketEvent::Open));
-        let received = send.clone();
-        let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |message: web_sys::MessageEvent| {
-            let data = message.data();
-            match data.dyn_ref::<js_sys::JsString>() {
-                // Too long even as UTF-16 units: not copied out of the browser.
-                Some(text) if text.length() as usize > max => received(SocketEvent::TooLong(text.length() as usize)),
-                Some(text) => received(SocketEvent::Text(&String::from(text))),
-                None => received(SocketEvent::Binary),
-            }
-        });
-        let closed = send.clone();
-        let on_close = Closure::<dyn Fn(web_sys::CloseEvent)>::new(move |event: web_sys::CloseEvent| {
-            closed(SocketEvent::Closed { code: event.code(), reason: event.reason() });
-        });
-        let on_error = Closure::<dyn Fn()>::new(move || send(SocketEvent::Error));
-        socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
-        socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
-        socket.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        Box::new(move || {
-            socket.set_onopen(None);
-            socket.set_onmessage(None);
-            socket.set_onclose(None);
-            socket.set_onerror(None);
-            // Closing a socket still connecting is allowed; nothing listens any more.
-            let _ = socket.close();
-            drop((on_open, on_message, on_close, on_error));
-        })
+        let send = Rc::new(move |event: SocketEvent<'_>| events(stream_event(&url, max, event)));
+        let (opened, received, closed, errored) = (send.clone(), send.clone(), send.clone(), send);
+        Listening::new(socket)
+            .on("onopen", move |_| opened(SocketEvent::Open))
+            .on("onmessage", move |message| {
+                let Ok(message) = message.dyn_into::<web_sys::MessageEvent>() else { return };
+                let data = message.data();
+                match data.dyn_ref::<js_sys::JsString>() {
+                    // Too long even as UTF-16 units: not copied out of the browser.
+                    Some(text) if text.length() as usize > max => {
+                        received(SocketEvent::TooLong(text.length() as usize))
+                    }
+                    Some(text) => received(SocketEvent::Text(&String::from(text))),
+                    None => received(SocketEvent::Binary),
+                }
+            })
+            .on("onclose", move |event| {
+                let Ok(event) = event.dyn_into::<web_sys::CloseEvent>() else { return };
+                closed(SocketEvent::Closed { code: event.code(), reason: event.reason() });
+            })
+            .on("onerror", move |_| errored(SocketEvent::Error))
+            .closer()
     }
 }
