@@ -14,8 +14,9 @@ use rdc_core::Schema;
 
 use super::{Action, Controller, Manager};
 
-/// What an open stream reports.
+/// What an open stream reports (more kinds may come: match with a `_` arm).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StreamEvent {
     /// The stream is open.
     Opened,

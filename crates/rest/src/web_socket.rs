@@ -20,7 +20,9 @@ use crate::ws_frame::{stream_event, SocketEvent};
 /// A frame that is no JSON, has no whole-number `id` or no `data`, is binary
 /// or longer than [`max_frame_bytes`](WebSocketStream::max_frame_bytes) is
 /// rejected (counted in the feed's `rejected`) and the socket stays open; a
-/// close or an error ends the connection and the feed reopens it.
+/// close ends the connection (its code, and whether it was clean, in the
+/// feed's `Failed`; an error is always followed by a close, which alone is
+/// reported) and the feed reopens it.
 ///
 /// ```no_run
 /// use rdc_controller::LiveFeed;
@@ -84,7 +86,7 @@ impl StreamSource for WebSocketStream {
         socket.set_binary_type(web_sys::BinaryType::Arraybuffer);
         let (url, max) = (Rc::<str>::from(socket.url()), self.max_frame_bytes);
         let send = Rc::new(move |event: SocketEvent<'_>| events(stream_event(&url, max, event)));
-        let (opened, received, closed, errored) = (send.clone(), send.clone(), send.clone(), send);
+        let (opened, received, closed) = (send.clone(), send.clone(), send);
         Listening::new(socket)
             .on("onopen", move |_| opened(SocketEvent::Open))
             .on("onmessage", move |message| {
@@ -101,9 +103,9 @@ impl StreamSource for WebSocketStream {
             })
             .on("onclose", move |event| {
                 let Ok(event) = event.dyn_into::<web_sys::CloseEvent>() else { return };
-                closed(SocketEvent::Closed { code: event.code(), reason: event.reason() });
+                let (code, reason, was_clean) = (event.code(), event.reason(), event.was_clean());
+                closed(SocketEvent::Closed { code, reason, was_clean });
             })
-            .on("onerror", move |_| errored(SocketEvent::Error))
             .closer()
     }
 }
