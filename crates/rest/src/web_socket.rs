@@ -12,8 +12,10 @@ use crate::ws_frame::{stream_event, SocketEvent};
 /// A WebSocket at a URL (the browser's `WebSocket`) whose text frames are
 /// [`WebSocketFrame`](crate::WebSocketFrame)s, `{"id": 12, "data": <JSON>}`:
 /// the same ids and data as an [`EventSourceStream`](crate::EventSourceStream)'s
-/// events, under the same rules of the feed (order by id, reconnect with
-/// backoff, resume). A reopened socket asks to resume with `lastEventId=<id>`
+/// events, ordered by id, reconnected with backoff and resumed as they are,
+/// with two differences: every frame needs an id (one without is rejected,
+/// where an event without one is dropped), and frames have a size cap
+/// ([`max_frame_bytes`](WebSocketStream::max_frame_bytes), 1 MiB by default). A reopened socket asks to resume with `lastEventId=<id>`
 /// in the query, as the Server-Sent Events stream does. The URL may be
 /// relative to the page, and `http(s)` is taken as `ws(s)`.
 ///
@@ -57,7 +59,9 @@ impl WebSocketStream {
         WebSocketStream { url: url.to_owned(), max_frame_bytes: Self::MAX_FRAME_BYTES }
     }
 
-    /// Rejects frames longer than `bytes` without reading them.
+    /// Rejects frames longer than `bytes` bytes of UTF-8. The browser still
+    /// receives every frame; one over `bytes` UTF-16 units is rejected
+    /// without being copied into wasm, a shorter one is copied and measured.
     ///
     /// ```no_run
     /// let stream = rdc_rest::WebSocketStream::new("/api/live/prices/ws").max_frame_bytes(64 * 1024);

@@ -174,7 +174,7 @@ mod tests {
     }
 
     #[test]
-    fn hostile_sizes_and_depths_are_rejected_without_panicking() {
+    fn long_and_binary_frames_are_rejected_and_deeply_nested_data_is_read_without_panicking() {
         let long = format!(r#"{{"id": 1, "data": "{}"}}"#, "x".repeat(300));
         assert!(rejected(&long).contains("over the 256 allowed"), "{}", rejected(&long));
         assert_eq!(
