@@ -48,7 +48,7 @@ mod retry;
 #[cfg(feature = "live")]
 mod stream_url;
 pub mod transform;
-#[cfg(all(feature = "live", target_arch = "wasm32"))]
+#[cfg(feature = "live")]
 mod web_socket;
 #[cfg(feature = "live")]
 mod ws_frame;
@@ -74,7 +74,7 @@ pub use path::{encode, ParamError, PathTemplate};
 pub use request_body::{IntoRequestBody, RequestBody};
 pub use resource::{resource, Resource};
 pub use retry::Retry;
-#[cfg(all(feature = "live", target_arch = "wasm32"))]
+#[cfg(feature = "live")]
 pub use web_socket::WebSocketStream;
 #[cfg(feature = "live")]
 pub use ws_frame::{FrameError, WebSocketFrame};

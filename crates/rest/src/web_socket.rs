@@ -1,12 +1,20 @@
-//! A WebSocket in the browser as a [`StreamSource`] for a [`LiveFeed`](rdc_controller::LiveFeed).
+//! A WebSocket in the browser as a [`StreamSource`](rdc_controller::StreamSource)
+//! for a [`LiveFeed`](rdc_controller::LiveFeed). The type builds on every
+//! target (so its examples compile natively); it streams in the browser only.
 
+#[cfg(target_arch = "wasm32")]
 use std::rc::Rc;
 
+#[cfg(target_arch = "wasm32")]
 use rdc_controller::{StreamEvent, StreamSource};
+#[cfg(target_arch = "wasm32")]
 use wasm_bindgen::JsCast;
 
+#[cfg(target_arch = "wasm32")]
 use crate::listening::Listening;
+#[cfg(target_arch = "wasm32")]
 use crate::stream_url::web_socket_url;
+#[cfg(target_arch = "wasm32")]
 use crate::ws_frame::{stream_event, SocketEvent};
 
 /// A WebSocket at a URL (the browser's `WebSocket`) whose text frames are
@@ -26,16 +34,19 @@ use crate::ws_frame::{stream_event, SocketEvent};
 /// feed's `Failed`; an error is always followed by a close, which alone is
 /// reported) and the feed reopens it.
 ///
-/// ```no_run
-/// use rdc_controller::LiveFeed;
+/// ```
 /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Price { id: String }
 /// use rdc_core::Entity;
-/// let feed = LiveFeed::new(rdc_rest::WebSocketStream::new("/api/live/prices/ws"), Price::schema().into(), |key| {
-///     key.starts_with("GET /api/price/")
-/// });
-/// # let _ = feed;
+/// let socket = rdc_rest::WebSocketStream::new("/api/live/prices/ws");
+/// // A source in the browser (a server has no WebSocket to give).
+/// #[cfg(target_arch = "wasm32")]
+/// let feed = rdc_controller::LiveFeed::new(socket, Price::schema().into(), |key| key.starts_with("GET /api/price/"));
+/// # #[cfg(target_arch = "wasm32")] let _ = feed;
+/// # #[cfg(not(target_arch = "wasm32"))] let _ = (socket, Price::schema());
 /// ```
 #[derive(Debug, Clone)]
+// Read when it streams, in the browser.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub struct WebSocketStream {
     url: String,
     max_frame_bytes: usize,
@@ -51,7 +62,7 @@ impl WebSocketStream {
 
     /// The socket at `url`.
     ///
-    /// ```no_run
+    /// ```
     /// let stream = rdc_rest::WebSocketStream::new("wss://example.com/prices");
     /// # let _ = stream;
     /// ```
@@ -63,7 +74,7 @@ impl WebSocketStream {
     /// receives every frame; one over `bytes` UTF-16 units is rejected
     /// without being copied into wasm, a shorter one is copied and measured.
     ///
-    /// ```no_run
+    /// ```
     /// let stream = rdc_rest::WebSocketStream::new("/api/live/prices/ws").max_frame_bytes(64 * 1024);
     /// # let _ = stream;
     /// ```
@@ -74,6 +85,7 @@ impl WebSocketStream {
     }
 }
 
+#[cfg(target_arch = "wasm32")]
 impl StreamSource for WebSocketStream {
     fn open(&self, after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> {
         let base = web_sys::window().and_then(|w| w.location().href().ok());
