@@ -149,3 +149,15 @@ async fn prices_stream_in_over_a_websocket_in_order_resuming_after_the_server_cl
     assert!(stats.dropped >= stats.applied, "every message came twice: {stats:?}");
     assert!(stats.rejected >= 3, "bad frames (no JSON, no id, binary) are rejected: {stats:?}");
 }
+
+#[wasm_bindgen_test]
+async fn a_websocket_needing_a_subscription_gets_it_on_every_reconnect_with_where_to_resume() {
+    // With `subscribe=1` the server sends nothing before a subscription
+    // message, and resumes after the id it names (not the query's).
+    let url = api_url("/live/prices/ws?subscribe=1&drop_after=3&interval_ms=40");
+    let socket = WebSocketStream::new(&url).on_open(|after| {
+        vec![format!(r#"{{"subscribe": "prices", "after": {}}}"#, after.map_or("null".into(), |id| id.to_string()))]
+    });
+    let (_, stats) = stream_prices(socket).await;
+    assert!(stats.opened >= 5, "subscribed again on each of the reopened sockets: {stats:?}");
+}

@@ -78,11 +78,40 @@ pub async fn prices(
 /// frame `{"id": N, "data": <price>}`, after the query's `lastEventId`, with
 /// the same options. The server closes the socket (code 1000) where the
 /// event stream ends. With `junk=1`, frames a client must reject come before
-/// every third message: text that is no JSON, a frame without an id, a binary one.
+/// every third message: text that is no JSON, a frame without an id, a binary
+/// one. With `subscribe=1`, nothing is sent before the client sends
+/// `{"subscribe": "prices", "after": N}` (as APIs that need a subscription
+/// on each connection do), and the messages resume after its `after` (`null`: from the start).
 pub async fn prices_ws(Query(query): Query<BTreeMap<String, String>>, upgrade: WebSocketUpgrade) -> Response {
-    let ids = message_ids(resume_after(&query, None), &query);
+    upgrade.on_upgrade(move |socket| serve_prices(socket, query))
+}
+
+async fn serve_prices(mut socket: WebSocket, query: BTreeMap<String, String>) {
+    let after = match query.get("subscribe").is_some_and(|v| v == "1") {
+        true => match subscription(&mut socket).await {
+            Some(after) => after,
+            None => return, // The client went away first.
+        },
+        false => resume_after(&query, None),
+    };
     let junk = query.get("junk").is_some_and(|v| v == "1");
-    upgrade.on_upgrade(move |socket| send_prices(socket, ids, junk))
+    send_prices(socket, message_ids(after, &query), junk).await;
+}
+
+/// Waits for the client's `{"subscribe": "prices", "after": N}`: where to resume.
+async fn subscription(socket: &mut WebSocket) -> Option<u64> {
+    loop {
+        match socket.recv().await? {
+            Ok(Message::Text(text)) => {
+                let asked: Value = serde_json::from_str(text.as_str()).unwrap_or_default();
+                if asked["subscribe"] == "prices" {
+                    return Some(asked["after"].as_u64().unwrap_or(0));
+                }
+            }
+            Ok(Message::Close(_)) | Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
 }
 
 /// Sends the frames of `ids` while reading the socket: a close from the

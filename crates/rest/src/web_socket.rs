@@ -2,7 +2,6 @@
 //! for a [`LiveFeed`](rdc_controller::LiveFeed). The type builds on every
 //! target (so its examples compile natively); it streams in the browser only.
 
-#[cfg(target_arch = "wasm32")]
 use std::rc::Rc;
 
 #[cfg(target_arch = "wasm32")]
@@ -44,12 +43,23 @@ use crate::ws_frame::{stream_event, SocketEvent};
 /// # #[cfg(target_arch = "wasm32")] let _ = feed;
 /// # #[cfg(not(target_arch = "wasm32"))] let _ = (socket, Price::schema());
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 // Read when it streams, in the browser.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub struct WebSocketStream {
     url: String,
     max_frame_bytes: usize,
+    on_open: Option<Rc<dyn Fn(Option<u64>) -> Vec<String>>>,
+}
+
+impl std::fmt::Debug for WebSocketStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebSocketStream")
+            .field("url", &self.url)
+            .field("max_frame_bytes", &self.max_frame_bytes)
+            .field("on_open", &self.on_open.is_some())
+            .finish()
+    }
 }
 
 impl WebSocketStream {
@@ -67,7 +77,7 @@ impl WebSocketStream {
     /// # let _ = stream;
     /// ```
     pub fn new(url: &str) -> WebSocketStream {
-        WebSocketStream { url: url.to_owned(), max_frame_bytes: Self::MAX_FRAME_BYTES }
+        WebSocketStream { url: url.to_owned(), max_frame_bytes: Self::MAX_FRAME_BYTES, on_open: None }
     }
 
     /// Rejects frames longer than `bytes` bytes of UTF-8. The browser still
@@ -81,6 +91,25 @@ impl WebSocketStream {
     #[must_use]
     pub fn max_frame_bytes(mut self, bytes: usize) -> WebSocketStream {
         self.max_frame_bytes = bytes;
+        self
+    }
+
+    /// Sends the text frames `messages` returns as soon as the socket opens,
+    /// on every connection, reopened ones too: the subscription some APIs
+    /// ask for on each connection. It is given the id the connection
+    /// resumes after (`None` on the first), for APIs that take it there
+    /// rather than in the URL's `lastEventId`.
+    ///
+    /// ```
+    /// let stream = rdc_rest::WebSocketStream::new("wss://example.com/feed").on_open(|after| {
+    ///     let after = after.map_or("null".to_owned(), |id| id.to_string());
+    ///     vec![format!(r#"{{"type": "subscribe", "channels": ["ticker"], "after": {after}}}"#)]
+    /// });
+    /// # let _ = stream;
+    /// ```
+    #[must_use]
+    pub fn on_open(mut self, messages: impl Fn(Option<u64>) -> Vec<String> + 'static) -> WebSocketStream {
+        self.on_open = Some(Rc::new(messages));
         self
     }
 }
@@ -103,8 +132,16 @@ impl StreamSource for WebSocketStream {
         let (url, max) = (Rc::<str>::from(socket.url()), self.max_frame_bytes);
         let send = Rc::new(move |event: SocketEvent<'_>| events(stream_event(&url, max, event)));
         let (opened, received, closed) = (send.clone(), send.clone(), send);
+        // Sent first on the connection, before any frame is read.
+        let (greeting, sender) =
+            (self.on_open.as_ref().map(|messages| messages(after)).unwrap_or_default(), socket.clone());
         Listening::new(socket)
-            .on("onopen", move |_| opened(SocketEvent::Open))
+            .on("onopen", move |_| {
+                for message in &greeting {
+                    let _ = sender.send_with_str(message);
+                }
+                opened(SocketEvent::Open);
+            })
             .on("onmessage", move |message| {
                 let Ok(message) = message.dyn_into::<web_sys::MessageEvent>() else { return };
                 let data = message.data();
