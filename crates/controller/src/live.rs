@@ -14,8 +14,9 @@ use rdc_core::Schema;
 
 use super::{Action, Controller, Manager};
 
-/// What an open stream reports.
+/// What an open stream reports (more kinds may come: match with a `_` arm).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StreamEvent {
     /// The stream is open.
     Opened,
@@ -121,7 +122,12 @@ struct FeedState {
     /// The last id taken on this connection: its first numbered message sets
     /// where ids count from (a restarted server numbers anew).
     counted: Option<u64>,
+    /// Failed connections in a row: reset once one proves good (a message
+    /// applied, or open for the first wait), so a server that accepts and
+    /// closes at once is reopened with a growing backoff.
     failures: u32,
+    /// When this connection opened (ms), if it did.
+    opened_at: Option<u64>,
     stats: LiveStats,
 }
 
@@ -171,6 +177,10 @@ impl LiveFeed {
     }
 
     /// Reopens after `first_ms`, doubling up to `max_ms` while it keeps failing.
+    /// A connection stops the doubling (the next wait is `first_ms` again)
+    /// once a message of it is applied or it stayed open `first_ms`: opening
+    /// alone does not, so a server that accepts and closes at once is not
+    /// reopened in a loop.
     /// A `first_ms` of 0 is refused (the backoff stays as it was), as a poll
     /// frequency of 0 is; a wait is never under [`LiveFeed::MIN_BACKOFF_MS`].
     ///
@@ -235,6 +245,7 @@ fn open(feed: &Rc<Feed>, controller: &Controller) {
         state.connection += 1;
         state.stats.connected = true;
         state.counted = None;
+        state.opened_at = None;
         (state.connection, state.last_id)
     };
     let (weak, controller) = (Rc::downgrade(feed), controller.clone());
@@ -277,7 +288,7 @@ fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
     match event {
         StreamEvent::Opened => {
             let mut state = feed.state.borrow_mut();
-            state.failures = 0;
+            state.opened_at = Some(controller.now());
             state.stats.opened += 1;
         }
         StreamEvent::Message { id, data } => {
@@ -303,7 +314,10 @@ fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
                 .and_then(|value| controller.set(&feed.schema, value).map_err(|e| e.to_string()));
             let mut state = feed.state.borrow_mut();
             match written {
-                Ok(()) => state.stats.applied += 1,
+                Ok(()) => {
+                    state.stats.applied += 1;
+                    state.failures = 0;
+                }
                 Err(_) => state.stats.rejected += 1,
             }
         }
@@ -312,8 +326,11 @@ fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
             close(feed, controller);
             let wait = {
                 let mut state = feed.state.borrow_mut();
-                state.failures = state.failures.saturating_add(1);
                 let (first, max) = feed.backoff.get();
+                if state.opened_at.is_some_and(|at| controller.now().saturating_sub(at) >= first) {
+                    state.failures = 0;
+                }
+                state.failures = state.failures.saturating_add(1);
                 let doubled = first.saturating_mul(1u64 << (state.failures - 1).min(32)).min(max);
                 // Up to a quarter less, at random, so clients that lost the
                 // stream together do not all come back at once.

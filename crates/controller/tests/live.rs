@@ -120,14 +120,34 @@ fn a_dropped_stream_reopens_after_a_doubling_backoff_resuming_after_the_last_mes
         reopens_within(&time, &fake, wait);
     }
     fake.send(StreamEvent::Opened);
+    fake.price(8, 80);
     fake.send(StreamEvent::Failed("dropped again".into()));
     time.advance(1_000);
-    assert_eq!(fake.opens.borrow().len(), 6, "opening reset the backoff to 1 s");
+    assert_eq!(fake.opens.borrow().len(), 6, "a message taken reset the backoff to 1 s");
     fake.send(StreamEvent::Failed("once more".into()));
     controller.release("GET /prices/BTC");
     time.advance(10_000);
     assert_eq!(fake.opens.borrow().len(), 6, "no reopen once the last reader left");
-    assert_eq!(feed.stats(), LiveStats { opened: 2, applied: 1, dropped: 0, rejected: 0, connected: false });
+    assert_eq!(feed.stats(), LiveStats { opened: 2, applied: 2, dropped: 0, rejected: 0, connected: false });
+}
+
+#[test]
+fn a_stream_that_closes_as_soon_as_it_opens_backs_off_further_each_time() {
+    // A server refusing the client (a WebSocket closed with 1008 or 4401
+    // right after it opened) must not be reopened every first wait forever.
+    let (controller, time, fake) = failed_with_backoff(1_000, 16_000);
+    for wait in [1_000, 2_000, 4_000, 8_000, 16_000] {
+        reopens_within(&time, &fake, wait);
+        fake.send(StreamEvent::Opened);
+        fake.send(StreamEvent::Failed("closed (code 4401)".into()));
+    }
+    reopens_within(&time, &fake, 16_000);
+    // A connection that stayed open for the first wait proved good.
+    fake.send(StreamEvent::Opened);
+    time.advance(1_000);
+    fake.send(StreamEvent::Failed("closed after a while".into()));
+    reopens_within(&time, &fake, 1_000);
+    drop(controller);
 }
 
 #[test]

@@ -25,12 +25,12 @@ fn price(id: u64) -> Value {
 }
 
 /// The ids of the messages to send, after `after`: one every `interval_ms`
-/// (default 400); with `drop_after=N` the stream ends after N; with
+/// (default 400, 20..=10 000); with `drop_after=N` the stream ends after N; with
 /// `faulty=1` each comes twice and every third is followed by one two ids older.
 fn message_ids(after: u64, query: &BTreeMap<String, String>) -> impl Stream<Item = u64> + use<> {
     let number = |name: &str| query.get(name).and_then(|v| v.parse::<u64>().ok());
     let drop_after = number("drop_after");
-    let interval = Duration::from_millis(number("interval_ms").unwrap_or(400).max(20));
+    let interval = interval(query);
     let faulty = query.get("faulty").is_some_and(|v| v == "1");
     let ids = stream::unfold((after, 0u64), move |(last, sent)| async move {
         if drop_after.is_some_and(|most| sent >= most) {
@@ -48,6 +48,13 @@ fn message_ids(after: u64, query: &BTreeMap<String, String>) -> impl Stream<Item
         Some((stream::iter(ids), (id, sent + 1)))
     });
     ids.flatten()
+}
+
+/// The wait between messages: the query's `interval_ms` (default 400), kept
+/// within 20 ms..=10 s so a stream neither floods nor waits forever.
+fn interval(query: &BTreeMap<String, String>) -> Duration {
+    let ms = query.get("interval_ms").and_then(|v| v.parse::<u64>().ok()).unwrap_or(400);
+    Duration::from_millis(ms.clamp(20, 10_000))
 }
 
 /// Where a stream resumes: after the query's `lastEventId` (else `header`'s), or from the start.
@@ -71,23 +78,61 @@ pub async fn prices(
 /// frame `{"id": N, "data": <price>}`, after the query's `lastEventId`, with
 /// the same options. The server closes the socket (code 1000) where the
 /// event stream ends. With `junk=1`, frames a client must reject come before
-/// every third message: text that is no JSON, a frame without an id, a binary one.
+/// every third message: text that is no JSON, a frame without an id, a binary
+/// one. With `subscribe=1`, nothing is sent before the client sends
+/// `{"subscribe": "prices", "after": N}` (as APIs that need a subscription
+/// on each connection do), and the messages resume after its `after` (`null`: from the start).
 pub async fn prices_ws(Query(query): Query<BTreeMap<String, String>>, upgrade: WebSocketUpgrade) -> Response {
-    let ids = message_ids(resume_after(&query, None), &query);
-    let junk = query.get("junk").is_some_and(|v| v == "1");
-    upgrade.on_upgrade(move |socket| send_prices(socket, ids, junk))
+    upgrade.on_upgrade(move |socket| serve_prices(socket, query))
 }
 
+async fn serve_prices(mut socket: WebSocket, query: BTreeMap<String, String>) {
+    let after = match query.get("subscribe").is_some_and(|v| v == "1") {
+        true => match subscription(&mut socket).await {
+            Some(after) => after,
+            None => return, // The client went away first.
+        },
+        false => resume_after(&query, None),
+    };
+    let junk = query.get("junk").is_some_and(|v| v == "1");
+    send_prices(socket, message_ids(after, &query), junk).await;
+}
+
+/// Waits for the client's `{"subscribe": "prices", "after": N}`: where to resume.
+async fn subscription(socket: &mut WebSocket) -> Option<u64> {
+    loop {
+        match socket.recv().await? {
+            Ok(Message::Text(text)) => {
+                let asked: Value = serde_json::from_str(text.as_str()).unwrap_or_default();
+                if asked["subscribe"] == "prices" {
+                    return Some(asked["after"].as_u64().unwrap_or(0));
+                }
+            }
+            Ok(Message::Close(_)) | Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
+}
+
+/// Sends the frames of `ids` while reading the socket: a close from the
+/// client (or its going away) ends the task at once, and a ping every 15 s
+/// keeps an idle socket from being dropped by proxies.
 async fn send_prices(mut socket: WebSocket, ids: impl Stream<Item = u64>, junk: bool) {
     let mut ids = std::pin::pin!(ids);
-    while let Some(id) = ids.next().await {
-        let mut frames = Vec::new();
-        if junk && id % 3 == 0 {
-            frames.push(Message::Text("not json".into()));
-            frames.push(Message::Text(json!({ "data": price(id) }).to_string().into()));
-            frames.push(Message::Binary(vec![1, 2, 3].into()));
-        }
-        frames.push(Message::Text(json!({ "id": id, "data": price(id) }).to_string().into()));
+    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
+    loop {
+        let frames = tokio::select! {
+            id = ids.next() => match id {
+                Some(id) => frames(id, junk),
+                None => break,
+            },
+            received = socket.recv() => match received {
+                // Pongs and anything the client sends are ignored.
+                Some(Ok(Message::Close(_)) | Err(_)) | None => return,
+                Some(Ok(_)) => continue,
+            },
+            _ = ping.tick() => vec![Message::Ping(Default::default())],
+        };
         for frame in frames {
             if socket.send(frame).await.is_err() {
                 return; // The client went away.
@@ -95,4 +140,55 @@ async fn send_prices(mut socket: WebSocket, ids: impl Stream<Item = u64>, junk: 
         }
     }
     let _ = socket.send(Message::Close(Some(axum::extract::ws::CloseFrame { code: 1000, reason: "".into() }))).await;
+}
+
+const PING_EVERY: Duration = Duration::from_secs(15);
+
+/// Message `id`'s frames: with `junk`, every third comes after three a client must reject.
+fn frames(id: u64, junk: bool) -> Vec<Message> {
+    let mut frames = Vec::new();
+    if junk && id.is_multiple_of(3) {
+        frames.push(Message::Text("not json".into()));
+        frames.push(Message::Text(json!({ "data": price(id) }).to_string().into()));
+        frames.push(Message::Binary(vec![1, 2, 3].into()));
+    }
+    frames.push(Message::Text(json!({ "id": id, "data": price(id) }).to_string().into()));
+    frames
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    /// The live routes on a free port; returns the socket's `ws://` URL.
+    async fn serve() -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}/ws", listener.local_addr().unwrap());
+        let app = axum::Router::new().route("/ws", axum::routing::get(super::prices_ws));
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        url
+    }
+
+    #[tokio::test]
+    async fn a_socket_closed_by_the_client_ends_even_while_waiting_for_a_message() {
+        // An interval far too long to wait: the server must still see the close.
+        let url = serve().await;
+        let (mut socket, _) = tokio_tungstenite::connect_async(format!("{url}?interval_ms=99999999999")).await.unwrap();
+        socket.send(Message::Close(None)).await.unwrap();
+        let ended =
+            tokio::time::timeout(Duration::from_secs(10), async { while let Some(Ok(_)) = socket.next().await {} });
+        assert!(ended.await.is_ok(), "the server answered the close and ended the socket");
+    }
+
+    #[test]
+    fn the_interval_between_messages_stays_within_bounds() {
+        let interval = |value: &str| super::interval(&[("interval_ms".to_owned(), value.to_owned())].into());
+        assert_eq!(interval("0"), Duration::from_millis(20));
+        assert_eq!(interval("40"), Duration::from_millis(40));
+        assert_eq!(interval("99999999999"), Duration::from_secs(10), "a huge interval would never end");
+        assert_eq!(super::interval(&Default::default()), Duration::from_millis(400));
+    }
 }

@@ -3,14 +3,17 @@
 use std::rc::Rc;
 
 use rdc_controller::{StreamEvent, StreamSource};
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
+
+use crate::listening::Listening;
+use crate::stream_url::resume_url;
 
 /// A Server-Sent Events stream at a URL (the browser's `EventSource`). Each
 /// message's `id:` is its id: give every message one, as a message without
 /// one carries the stream's last id (the browser's `lastEventId`) and is
 /// dropped as a duplicate. A reopened stream asks to resume with
-/// `lastEventId=<id>` in the query (an `EventSource` cannot set headers). The
+/// `lastEventId=<id>` in the query (an `EventSource` cannot set headers),
+/// replacing any there. A relative URL resolves against the page. The
 /// browser's own reconnecting is stopped: the feed reopens with its backoff.
 ///
 /// ```no_run
@@ -36,36 +39,27 @@ impl EventSourceStream {
 
 impl StreamSource for EventSourceStream {
     fn open(&self, after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> {
-        let url = match after {
-            Some(id) => format!("{}{}lastEventId={id}", self.url, if self.url.contains('?') { '&' } else { '?' }),
-            None => self.url.clone(),
-        };
-        let source = match web_sys::EventSource::new(&url) {
+        let base = web_sys::window().and_then(|w| w.location().href().ok());
+        let source = resume_url(&self.url, base.as_deref(), after).and_then(|url| {
+            web_sys::EventSource::new(url.as_str()).map_err(|error| format!("{}: {error:?}", self.url))
+        });
+        let source = match source {
             Ok(source) => source,
             Err(error) => {
-                events(StreamEvent::Failed(format!("{error:?}")));
+                events(StreamEvent::Failed(error));
                 return Box::new(|| ());
             }
         };
-        let opened = events.clone();
-        let on_open = Closure::<dyn Fn()>::new(move || opened(StreamEvent::Opened));
-        let received = events.clone();
-        let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |message: web_sys::MessageEvent| {
-            let id = message.last_event_id().parse().ok();
-            let data = message.data().as_string().unwrap_or_default();
-            received(StreamEvent::Message { id, data });
-        });
-        let on_error =
-            Closure::<dyn Fn()>::new(move || events(StreamEvent::Failed("the stream failed or ended".into())));
-        source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
-        source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        Box::new(move || {
-            source.close();
-            source.set_onopen(None);
-            source.set_onmessage(None);
-            source.set_onerror(None);
-            drop((on_open, on_message, on_error));
-        })
+        let (opened, received) = (events.clone(), events.clone());
+        Listening::new(source)
+            .on("onopen", move |_| opened(StreamEvent::Opened))
+            .on("onmessage", move |message| {
+                let Ok(message) = message.dyn_into::<web_sys::MessageEvent>() else { return };
+                let id = message.last_event_id().parse().ok();
+                let data = message.data().as_string().unwrap_or_default();
+                received(StreamEvent::Message { id, data });
+            })
+            .on("onerror", move |_| events(StreamEvent::Failed("the stream failed or ended".into())))
+            .closer()
     }
 }

@@ -31,6 +31,8 @@ mod form;
 mod http;
 mod http_date;
 mod link;
+#[cfg(all(feature = "live", target_arch = "wasm32"))]
+mod listening;
 mod logout;
 mod media;
 #[cfg(feature = "multipart")]
@@ -43,8 +45,10 @@ pub mod recipes;
 mod request_body;
 mod resource;
 mod retry;
+#[cfg(feature = "live")]
+mod stream_url;
 pub mod transform;
-#[cfg(all(feature = "live", target_arch = "wasm32"))]
+#[cfg(feature = "live")]
 mod web_socket;
 #[cfg(feature = "live")]
 mod ws_frame;
@@ -70,7 +74,7 @@ pub use path::{encode, ParamError, PathTemplate};
 pub use request_body::{IntoRequestBody, RequestBody};
 pub use resource::{resource, Resource};
 pub use retry::Retry;
-#[cfg(all(feature = "live", target_arch = "wasm32"))]
+#[cfg(feature = "live")]
 pub use web_socket::WebSocketStream;
 #[cfg(feature = "live")]
 pub use ws_frame::{FrameError, WebSocketFrame};

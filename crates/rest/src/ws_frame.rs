@@ -90,15 +90,18 @@ pub(crate) enum SocketEvent<'a> {
     /// units (each at least one byte of UTF-8).
     TooLong(usize),
     Binary,
+    /// The socket closed: by the server, or after an error (not cleanly,
+    /// code 1006). The browser's `error` event always comes before a
+    /// `close`, so only the close is reported.
     Closed {
         code: u16,
         reason: String,
+        was_clean: bool,
     },
-    Error,
 }
 
-/// The event a socket's report is to the feed: a close or an error ends the
-/// connection (the feed reopens it with its backoff), a bad frame is rejected.
+/// The event a socket's report is to the feed: a close (after an error too)
+/// ends the connection (the feed reopens it with its backoff), a bad frame is rejected.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) fn stream_event(url: &str, max_bytes: usize, event: SocketEvent<'_>) -> StreamEvent {
     let rejected = |error: FrameError| StreamEvent::Rejected(format!("{url}: {error}"));
@@ -110,10 +113,10 @@ pub(crate) fn stream_event(url: &str, max_bytes: usize, event: SocketEvent<'_>) 
         },
         SocketEvent::TooLong(units) => rejected(FrameError::TooLarge { size: units, max: max_bytes }),
         SocketEvent::Binary => rejected(FrameError::Binary),
-        SocketEvent::Closed { code, reason } => StreamEvent::Failed(
-            format!("{url}: the server closed the stream (code {code}) {reason}").trim_end().to_owned(),
-        ),
-        SocketEvent::Error => StreamEvent::Failed(format!("{url}: the WebSocket failed")),
+        SocketEvent::Closed { code, reason, was_clean } => {
+            let how = if was_clean { "" } else { ", not cleanly" };
+            StreamEvent::Failed(format!("{url}: the socket closed (code {code}{how}) {reason}").trim_end().to_owned())
+        }
     }
 }
 
@@ -171,7 +174,7 @@ mod tests {
     }
 
     #[test]
-    fn hostile_sizes_and_depths_are_rejected_without_panicking() {
+    fn long_and_binary_frames_are_rejected_and_deeply_nested_data_is_read_without_panicking() {
         let long = format!(r#"{{"id": 1, "data": "{}"}}"#, "x".repeat(300));
         assert!(rejected(&long).contains("over the 256 allowed"), "{}", rejected(&long));
         assert_eq!(
@@ -193,16 +196,21 @@ mod tests {
     }
 
     #[test]
-    fn opens_closes_and_errors_map_to_what_the_feed_reconnects_on() {
+    fn opens_and_closes_map_to_what_the_feed_reconnects_on() {
         assert_eq!(event(SocketEvent::Open), StreamEvent::Opened);
         assert_eq!(
-            event(SocketEvent::Closed { code: 1000, reason: String::new() }),
-            StreamEvent::Failed(format!("{URL}: the server closed the stream (code 1000)"))
+            event(SocketEvent::Closed { code: 1000, reason: String::new(), was_clean: true }),
+            StreamEvent::Failed(format!("{URL}: the socket closed (code 1000)"))
         );
         assert_eq!(
-            event(SocketEvent::Closed { code: 1011, reason: "restarting".into() }),
-            StreamEvent::Failed(format!("{URL}: the server closed the stream (code 1011) restarting"))
+            event(SocketEvent::Closed { code: 4401, reason: "unauthorized".into(), was_clean: true }),
+            StreamEvent::Failed(format!("{URL}: the socket closed (code 4401) unauthorized"))
         );
-        assert_eq!(event(SocketEvent::Error), StreamEvent::Failed(format!("{URL}: the WebSocket failed")));
+        // An error (a refused or broken connection) is followed by a close
+        // saying so: the feed hears of it once.
+        assert_eq!(
+            event(SocketEvent::Closed { code: 1006, reason: String::new(), was_clean: false }),
+            StreamEvent::Failed(format!("{URL}: the socket closed (code 1006, not cleanly)"))
+        );
     }
 }
