@@ -316,3 +316,28 @@ fn an_edit_while_an_optimistic_update_shows_reads_that_row_alone() {
     assert_eq!(ran, [3, 699], "the rows of items 4 and 700 re-rendered, once each");
     assert_eq!(counts(&renders)[3], 2);
 }
+
+/// A change to a field no listed entity reads (a nested author's `bio`, which
+/// `Author` leaves out) reads no row again: a row follows the fields its
+/// entity read, not the whole store rows.
+#[test]
+fn a_change_to_a_field_no_row_reads_reads_no_row_again() {
+    let app = app_with_three();
+    let author = |bio: &str| rdc::json!({ "id": 1, "name": "author 1", "bio": bio });
+    app.controller().set(&Author::schema(), author("first")).unwrap();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let renders = count_renders(&app, &list);
+
+    let reads = app.controller().read_count();
+    app.controller().set(&Author::schema(), author("second")).unwrap();
+    app.run();
+    assert_eq!(app.controller().read_count() - reads, 0, "no row read its author's bio");
+    assert_eq!(counts(&renders), [1, 1, 1]);
+
+    // Its name, which they read: the rows of items 1 and 3, once each.
+    let reads = app.controller().read_count();
+    app.controller().set(&Author::schema(), rdc::json!({ "id": 1, "name": "author one", "bio": "second" })).unwrap();
+    app.run();
+    assert_eq!(app.controller().read_count() - reads, 2, "items 1 and 3 read their author again");
+    assert_eq!(counts(&renders), [2, 1, 2]);
+}
