@@ -138,7 +138,7 @@ fn rows_keep_their_ids_through_delete_unshift_and_move_and_new_rows_get_new_ones
 }
 
 #[test]
-fn one_listener_per_list_and_none_left_after_unmounting() {
+fn two_listeners_per_list_and_none_left_after_unmounting() {
     let app = app_with_three();
     // Mounts once through the mock app (its executor then runs Leptos' tasks).
     app.hooks(|| ());

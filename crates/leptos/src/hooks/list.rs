@@ -269,8 +269,8 @@ impl<E: Entity> ListState<E> {
 
     /// Reads again the entities of the rows that depended on a store row
     /// `changes` names, on a field it changed (any, for a row that came or
-    /// went or a table; every row after a reset or a sweep), but for rows
-    /// read at store `version` or later (they saw it).
+    /// went or a table; every row after a reset, a sweep or a store taken
+    /// up), but for rows read at store `version` or later (they saw it).
     fn follow(&mut self, controller: &Controller, changes: &Changes, version: u64) {
         // (A list just read whole, by the change that brought it.)
         if version <= self.fresh_at {
