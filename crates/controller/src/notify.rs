@@ -69,7 +69,7 @@ impl Controller {
                 listener(&changes, version);
             }
         });
-        self.inner.change_feeds.borrow_mut().push((id, feed));
+        self.inner.change_feeds.borrow_mut().insert(id, feed);
         id
     }
 
@@ -171,10 +171,7 @@ impl Controller {
     /// Stops calling a listener.
     pub fn unlisten(&self, id: u64) {
         self.inner.listeners.borrow_mut().remove(id);
-        let mut feeds = self.inner.change_feeds.borrow_mut();
-        if !feeds.is_empty() {
-            feeds.retain(|(feed, _)| *feed != id);
-        }
+        self.inner.change_feeds.borrow_mut().remove(&id);
     }
 
     /// Number of listeners (for leak checks).
@@ -263,7 +260,7 @@ impl Controller {
         let feeds = self.inner.change_feeds.borrow();
         if !feeds.is_empty() && !changes.is_empty() {
             let (version, changes) = (self.inner.base.borrow().version(), Rc::new(changes));
-            for (_, feed) in feeds.iter() {
+            for feed in feeds.values() {
                 feed.borrow_mut().push_back((version, Rc::clone(&changes)));
             }
         }

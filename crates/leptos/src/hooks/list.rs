@@ -213,7 +213,7 @@ struct ListState<E> {
     by_pk: FastMap<Pk, Kept<E>>,
     /// The listed keys whose entity read depended on each store row or
     /// table, with the fields it looked at there.
-    feeds: FastMap<StoreRow, Vec<(Pk, FieldMask)>>,
+    feeds: FastMap<StoreRow, FastMap<Pk, FieldMask>>,
     /// Every row was read at this store version or later (all rows were
     /// new then): a change up to it concerns none of them.
     fresh_at: u64,
@@ -282,7 +282,7 @@ impl<E: Entity> ListState<E> {
         } else {
             let mut wake = |at: StoreRow, changed: FieldMask| {
                 let fed = self.feeds.get(&at).into_iter().flatten();
-                dirty.extend(fed.filter(|(_, read)| read & changed != 0).map(|(pk, _)| pk.clone()));
+                dirty.extend(fed.filter(|(_, read)| **read & changed != 0).map(|(pk, _)| pk.clone()));
             };
             for change in &changes.rows {
                 wake((change.row.table, change.row.index), change.fields);
@@ -407,19 +407,17 @@ fn deps_of<E: Entity>(controller: &Controller, pk: &Pk) -> Vec<Dep> {
 }
 
 /// Notes that the row of `pk` depends on `deps`.
-fn feed(feeds: &mut FastMap<StoreRow, Vec<(Pk, FieldMask)>>, pk: &Pk, deps: &[Dep]) {
+fn feed(feeds: &mut FastMap<StoreRow, FastMap<Pk, FieldMask>>, pk: &Pk, deps: &[Dep]) {
     for (at, fields) in deps {
-        feeds.entry(*at).or_default().push((pk.clone(), *fields));
+        feeds.entry(*at).or_default().insert(pk.clone(), *fields);
     }
 }
 
 /// Takes the row of `pk` off the store rows of `deps`.
-fn unfeed(feeds: &mut FastMap<StoreRow, Vec<(Pk, FieldMask)>>, pk: &Pk, deps: &[Dep]) {
+fn unfeed(feeds: &mut FastMap<StoreRow, FastMap<Pk, FieldMask>>, pk: &Pk, deps: &[Dep]) {
     for (dep, _) in deps {
         if let Some(pks) = feeds.get_mut(dep) {
-            if let Some(at) = pks.iter().position(|(p, _)| p == pk) {
-                pks.swap_remove(at);
-            }
+            pks.remove(pk);
             if pks.is_empty() {
                 feeds.remove(dep);
             }
