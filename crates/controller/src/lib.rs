@@ -171,7 +171,7 @@ struct Inner {
     /// rest here, and the next change runs them first.
     waking: RefCell<std::collections::VecDeque<u64>>,
     /// What each `listen_changes` listener has yet to be told, by its id.
-    change_feeds: RefCell<Vec<(u64, notify::ChangeFeed)>>,
+    change_feeds: RefCell<rdc_core::FastMap<u64, notify::ChangeFeed>>,
     /// When each answer counts as fetched (`order.rs`).
     order: order::Order,
     /// The clock read as one that never goes back (`Controller::now`).

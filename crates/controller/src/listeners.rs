@@ -21,7 +21,8 @@ struct Listener {
 pub(crate) struct Listeners {
     all: FastMap<u64, Listener>,
     /// Ids of the listeners that hear every change, in order (so a write does
-    /// not walk every listener to find them; hooks never listen so).
+    /// not walk every listener to find them): `listen`'s and `listen_changes`'s
+    /// (a list's rows).
     broad: Vec<u64>,
     by_key: FastMap<String, Readers<()>>,
     /// Entries carry the address of the type key their topic used (a key may

@@ -11,7 +11,7 @@ use rdc_core::{Changes, State, TakenBack, WriteMeta};
 
 /// The changes a `listen_changes` listener has yet to be told, each with the
 /// store version after it.
-pub(super) type ChangeFeed = Rc<std::cell::RefCell<Vec<(u64, Rc<Changes>)>>>;
+pub(super) type ChangeFeed = Rc<std::cell::RefCell<std::collections::VecDeque<(u64, Rc<Changes>)>>>;
 
 impl Controller {
     /// Calls `listener` after every change to the store; returns an id for
@@ -42,7 +42,8 @@ impl Controller {
     /// a sweep); and the store version after it (what was read at that
     /// version or later saw it). Returns an id for [`Controller::unlisten`]. For a reader that
     /// works out itself which of its parts a change touched (a list's rows),
-    /// at the cost of what changed.
+    /// at the cost of what changed. Should it panic, the changes after the
+    /// one it panicked on are told at its next run.
     ///
     /// ```
     /// # use rdc_core::Entity;
@@ -61,13 +62,14 @@ impl Controller {
         let feed = ChangeFeed::default();
         let told = Rc::clone(&feed);
         let id = self.listen(move || {
-            // (Taken first: the listener may write, and be told of that later.)
-            let batch = std::mem::take(&mut *told.borrow_mut());
-            for (version, changes) in &batch {
-                listener(changes, *version);
+            // One at a time, popped before the call (the listener may write,
+            // and be told of that in turn; should it panic, the rest stay queued).
+            loop {
+                let Some((version, changes)) = told.borrow_mut().pop_front() else { break };
+                listener(&changes, version);
             }
         });
-        self.inner.change_feeds.borrow_mut().push((id, feed));
+        self.inner.change_feeds.borrow_mut().insert(id, feed);
         id
     }
 
@@ -169,10 +171,7 @@ impl Controller {
     /// Stops calling a listener.
     pub fn unlisten(&self, id: u64) {
         self.inner.listeners.borrow_mut().remove(id);
-        let mut feeds = self.inner.change_feeds.borrow_mut();
-        if !feeds.is_empty() {
-            feeds.retain(|(feed, _)| *feed != id);
-        }
+        self.inner.change_feeds.borrow_mut().remove(&id);
     }
 
     /// Number of listeners (for leak checks).
@@ -261,8 +260,8 @@ impl Controller {
         let feeds = self.inner.change_feeds.borrow();
         if !feeds.is_empty() && !changes.is_empty() {
             let (version, changes) = (self.inner.base.borrow().version(), Rc::new(changes));
-            for (_, feed) in feeds.iter() {
-                feed.borrow_mut().push((version, Rc::clone(&changes)));
+            for feed in feeds.values() {
+                feed.borrow_mut().push_back((version, Rc::clone(&changes)));
             }
         }
         drop(feeds);

@@ -226,8 +226,9 @@ impl Controller {
     }
 
     /// What the last [`Controller::entity`] read of `E` at `pk` depended on
-    /// (its rows, nested entities' rows, whole tables), without reading again
-    /// or recording anything; empty when it was not read.
+    /// (its rows, nested entities' rows, whole tables), each with the fields
+    /// it looked at (a change to no other field can change it), without
+    /// reading again or recording anything; empty when it was not read.
     ///
     /// ```
     /// # use rdc_core::Entity;
@@ -239,11 +240,11 @@ impl Controller {
     /// assert!(controller.entity_topics::<User>("1").is_empty());
     /// let _ = controller.entity::<User>("1");
     /// let topics = controller.entity_topics::<User>("1");
-    /// assert!(!topics.is_empty() && topics.iter().all(|t| t.table_key() == "User"));
+    /// assert!(!topics.is_empty() && topics.iter().all(|t| t.topic.table_key() == "User"));
     /// ```
-    pub fn entity_topics<E: rdc_core::Entity>(&self, pk: &str) -> Vec<rdc_core::Topic> {
+    pub fn entity_topics<E: rdc_core::Entity>(&self, pk: &str) -> Vec<rdc_core::TopicFields> {
         let memo = self.inner.memo.borrow();
-        memo.topics(std::any::TypeId::of::<E>(), pk).map(|t| t.topic).collect()
+        memo.topics(std::any::TypeId::of::<E>(), pk).collect()
     }
 
     /// Entity `E` whose field `field` is `value`, a unique field other than its

@@ -413,3 +413,33 @@ fn a_read_by_email_follows_whichever_member_holds_it() {
     c.set(&Member::schema(), member(2, "ada@example.com")).unwrap();
     assert_eq!(*seen.borrow(), [Some(1), None, Some(2)]);
 }
+
+/// A `listen_changes` listener that panics on one change is told the changes
+/// queued after it at its next run: none is lost with the panic.
+#[test]
+fn a_change_listener_that_panics_is_told_the_rest_of_its_batch_later() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let time = rdc_controller::FakeTime::default();
+    let c = Controller::new(time.clone(), time, rdc_controller::LocalTasks::default());
+    // Woken first; panics once, so the change listener stays queued with a change.
+    let armed = Rc::new(Cell::new(true));
+    let arm = Rc::clone(&armed);
+    c.listen(move || assert!(!arm.replace(false), "the first listener panics once"));
+    let told: Rc<RefCell<Vec<u64>>> = Rc::default();
+    let (seen, panicked) = (Rc::clone(&told), Cell::new(false));
+    c.listen_changes(move |_, version| {
+        seen.borrow_mut().push(version);
+        assert!(panicked.replace(true), "the change listener panics on its first change");
+    });
+    let write = |name: &str| {
+        catch_unwind(AssertUnwindSafe(|| c.set(&Author::schema(), json!({ "id": 1, "name": name })).map(|_| ())))
+    };
+    assert!(write("a").is_err(), "the first listener panicked");
+    assert!(told.borrow().is_empty(), "the change listener is still queued");
+    assert!(write("b").is_err(), "the change listener panicked on the first of its two changes");
+    assert_eq!(told.borrow().len(), 1);
+    assert!(matches!(write("c"), Ok(Ok(()))));
+    let told = told.borrow();
+    assert_eq!(told.len(), 3, "told of the second change after all, then the third: {told:?}");
+    assert!(told.windows(2).all(|w| w[0] < w[1]), "in order: {told:?}");
+}

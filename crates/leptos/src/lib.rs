@@ -24,8 +24,8 @@ mod watch;
 pub use hooks::use_queued_mutations;
 pub use hooks::{
     use_cache, use_cancelling, use_dle, use_entity, use_entity_by, use_keys, use_list, use_live, use_loading,
-    use_mutation, use_pages, use_query, use_subscription, use_suspense, use_suspense_optional, DataResult, Dle,
-    EntityKey, Loading, Mutation, Pages, Readable, Row, RowId,
+    use_mutation, use_pages, use_query, use_subscription, use_suspense, use_suspense_keys, use_suspense_optional,
+    DataResult, Dle, EntityKey, Loading, Mutation, Pages, Readable, Row, RowId,
 };
 pub use hooks::{
     use_dle_each, use_error, use_fetch, use_keep_previous, use_placeholder, use_prefetch, use_query_select, use_select,

@@ -35,8 +35,8 @@ pub mod prelude {
     pub use rdc_leptos::use_queued_mutations;
     pub use rdc_leptos::{
         use_cache, use_cancelling, use_controller, use_dle, use_entity, use_entity_by, use_keys, use_list, use_live,
-        use_loading, use_mutation, use_pages, use_query, use_subscription, use_suspense, use_suspense_optional,
-        DataProvider, EntityKey, Row,
+        use_loading, use_mutation, use_pages, use_query, use_subscription, use_suspense, use_suspense_keys,
+        use_suspense_optional, DataProvider, EntityKey, Row,
     };
     pub use rdc_leptos::{
         use_dle_each, use_error, use_fetch, use_keep_previous, use_placeholder, use_prefetch, use_query_select,

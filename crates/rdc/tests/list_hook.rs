@@ -78,6 +78,11 @@ fn counts(counters: &[Arc<AtomicUsize>]) -> Vec<usize> {
     counters.iter().map(|c| c.load(Ordering::Relaxed)).collect()
 }
 
+/// The positions of the rows whose render ran again since mounting.
+fn ran(counters: &[Arc<AtomicUsize>]) -> Vec<usize> {
+    counts(counters).iter().enumerate().filter(|(_, n)| **n != 1).map(|(at, _)| at).collect()
+}
+
 #[test]
 fn a_rename_sets_its_rows_signal_only_and_keeps_the_list() {
     let app = app_with_three();
@@ -133,7 +138,7 @@ fn rows_keep_their_ids_through_delete_unshift_and_move_and_new_rows_get_new_ones
 }
 
 #[test]
-fn one_listener_per_list_and_none_left_after_unmounting() {
+fn two_listeners_per_list_and_none_left_after_unmounting() {
     let app = app_with_three();
     // Mounts once through the mock app (its executor then runs Leptos' tasks).
     app.hooks(|| ());
@@ -221,16 +226,16 @@ fn a_thousand_row_lists_listeners_do_not_grow_with_rows_and_an_edit_sets_one_row
 
     app.controller().set(&Item::schema(), item(700, "renamed")).unwrap();
     app.run();
-    let ran: Vec<usize> = counts(&renders).iter().enumerate().filter(|(_, n)| **n != 1).map(|(at, _)| at).collect();
-    assert_eq!(ran, [699], "only row 700's signal was set");
+    assert_eq!(ran(&renders), [699], "only row 700's signal was set");
     assert_eq!(rows(&list)[699].get_untracked().name, "renamed");
     let kept = rows(&list).iter().zip(&items).filter(|(row, item)| Arc::ptr_eq(&row.get_untracked(), item)).count();
     assert_eq!(kept, 999, "the other rows keep their Arc");
     assert_eq!(app.controller().listener_count(), listeners + 2);
 }
 
-/// A list's answer set again (1,100 rows written) reads the rows it wrote
-/// again, and still sets only a changed row's signal.
+/// A list's answer set again (1,100 rows written, one of them changed) reads
+/// the keys and the changed row again (a row written as it was changes no
+/// field), and sets only that row's signal.
 #[test]
 fn an_answer_set_again_sets_only_the_changed_rows_signal() {
     let app = MockApp::new();
@@ -242,10 +247,11 @@ fn an_answer_set_again_sets_only_the_changed_rows_signal() {
     let json = rdc::json::Value::Array(
         (1..=1100).map(|id| item(id, &if id == 3 { "three".to_owned() } else { format!("item {id}") })).collect(),
     );
+    let reads = app.controller().read_count();
     app.controller().set_response(&list_endpoint(), &(), json).unwrap();
     app.run();
-    let ran: Vec<usize> = counts(&renders).iter().enumerate().filter(|(_, n)| **n != 1).map(|(at, _)| at).collect();
-    assert_eq!(ran, [2], "only item 3's signal was set");
+    assert_eq!(app.controller().read_count() - reads, 2, "the keys and item 3 read again");
+    assert_eq!(ran(&renders), [2], "only item 3's signal was set");
     assert_eq!(rows(&list)[2].get_untracked().name, "three");
 }
 
@@ -262,8 +268,10 @@ fn a_row_follows_its_new_author_and_leaves_its_old_one() {
     app.run();
     assert_eq!(counts(&renders), [1, 2, 1]);
 
+    let reads = app.controller().read_count();
     app.controller().set(&Author::schema(), rdc::json!({ "id": 0, "name": "author zero" })).unwrap();
     app.run();
+    assert_eq!(app.controller().read_count() - reads, 0, "no row reads its old author: none read again");
     assert_eq!(counts(&renders), [1, 2, 1], "its old author no longer re-renders it");
 
     app.controller().set(&Author::schema(), rdc::json!({ "id": 1, "name": "author one" })).unwrap();
@@ -312,7 +320,31 @@ fn an_edit_while_an_optimistic_update_shows_reads_that_row_alone() {
     assert!(read <= 2, "the renamed row (and at most the one under the layer) read again, not {read}");
     assert_eq!(rows(&list)[699].get_untracked().name, "renamed");
     assert_eq!(rows(&list)[3].get_untracked().name, "four, soon", "the optimistic name still shows");
-    let ran: Vec<usize> = counts(&renders).iter().enumerate().filter(|(_, n)| **n != 1).map(|(at, _)| at).collect();
-    assert_eq!(ran, [3, 699], "the rows of items 4 and 700 re-rendered, once each");
+    assert_eq!(ran(&renders), [3, 699], "the rows of items 4 and 700 re-rendered, once each");
     assert_eq!(counts(&renders)[3], 2);
+}
+
+/// A change to a field no listed entity reads (a nested author's `bio`, which
+/// `Author` leaves out) reads no row again: a row follows the fields its
+/// entity read, not the whole store rows.
+#[test]
+fn a_change_to_a_field_no_row_reads_reads_no_row_again() {
+    let app = app_with_three();
+    let author = |bio: &str| rdc::json!({ "id": 1, "name": "author 1", "bio": bio });
+    app.controller().set(&Author::schema(), author("first")).unwrap();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let renders = count_renders(&app, &list);
+
+    let reads = app.controller().read_count();
+    app.controller().set(&Author::schema(), author("second")).unwrap();
+    app.run();
+    assert_eq!(app.controller().read_count() - reads, 0, "no row read its author's bio");
+    assert_eq!(counts(&renders), [1, 1, 1]);
+
+    // Its name, which they read: the rows of items 1 and 3, once each.
+    let reads = app.controller().read_count();
+    app.controller().set(&Author::schema(), rdc::json!({ "id": 1, "name": "author one", "bio": "second" })).unwrap();
+    app.run();
+    assert_eq!(app.controller().read_count() - reads, 2, "items 1 and 3 read their author again");
+    assert_eq!(counts(&renders), [2, 1, 2]);
 }

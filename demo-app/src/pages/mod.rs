@@ -18,6 +18,29 @@ pub mod uploads;
 pub mod users;
 
 use leptos::prelude::*;
+use rdc::controller::FetchError;
+use rdc::leptos::{use_list, use_suspense_keys, Readable, Row};
+use rdc::prelude::Entity;
+
+/// The list of `endpoint` on a page, inside a `<Suspense>`: suspends until
+/// the list is fetched (reading its keys alone, for its status and error),
+/// then renders each entity with `row`, from `use_list` (one reader for every
+/// row; a row re-renders when its entity changes).
+pub fn list_rows<C, E, V>(endpoint: C, row: fn(Row<E>) -> V) -> impl IntoView
+where
+    C: Readable<Args = (), Result = Vec<E>>,
+    E: Entity,
+    V: IntoView + 'static,
+    Result<(), FetchError<C::Error>>: IntoView,
+{
+    let fetched = use_suspense_keys(endpoint.clone(), ());
+    let rows = use_list(endpoint, Signal::derive(|| Some(())));
+    let each = move || rows.get().map(|rows| rows.to_vec()).unwrap_or_default();
+    view! {
+        {move || Suspend::new(async move { fetched.await.map(|_| ()) })}
+        <For each=each key=|row| row.id() children=row/>
+    }
+}
 
 /// Shows a fetch error the way every page does.
 pub fn error_view(errors: ArcRwSignal<Errors>) -> impl IntoView {

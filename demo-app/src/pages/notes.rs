@@ -1,8 +1,8 @@
 //! Notes: the key-rename recipe (2). The app's `text` is the API's `body`,
-//! renamed on the way out and back. `use_list` hands each row its note.
+//! renamed on the way out and back. `list_rows` hands each row its note.
 
 use leptos::prelude::*;
-use rdc::leptos::{use_list, use_mutation, use_suspense, Row};
+use rdc::leptos::{use_mutation, Row};
 
 use crate::api::{create_note, notes, NewNote, Note};
 
@@ -14,9 +14,8 @@ fn note_row(row: Row<Note>) -> impl IntoView {
 
 #[component]
 pub fn Notes() -> impl IntoView {
-    let list = use_suspense(notes(), ());
-    let rows = use_list(notes(), Signal::derive(|| Some(())));
-    let each = move || rows.get().map(|rows| rows.to_vec()).unwrap_or_default();
+    // (Suspends until the list is fetched; one reader for its rows.)
+    let list = super::list_rows(notes(), note_row);
     let create = use_mutation(create_note());
     let text = RwSignal::new(String::new());
     view! {
@@ -26,9 +25,7 @@ pub fn Notes() -> impl IntoView {
             <ErrorBoundary fallback=super::error_view>
                 <Suspense fallback=|| view! { <p class="loading">"Loading notes…"</p> }>
                     <ul class="notes">
-                        // (Suspends until the list is fetched; the rows come from `use_list`.)
-                        {move || Suspend::new(async move { list.await.map(|_| ()) })}
-                        <For each=each key=|row| row.id() children=note_row/>
+                        {list}
                     </ul>
                 </Suspense>
             </ErrorBoundary>

@@ -1,8 +1,8 @@
 //! Uploads: a picked file sent as a multipart form; the server's answer joins
-//! the `UploadList` collection without a refetch. `use_list` hands each row its upload.
+//! the `UploadList` collection without a refetch. `list_rows` hands each row its upload.
 
 use leptos::prelude::*;
-use rdc::leptos::{use_list, use_mutation, use_suspense, Row};
+use rdc::leptos::{use_mutation, Row};
 use rdc::rest::Multipart;
 
 use crate::api::{upload, uploads, Upload};
@@ -42,9 +42,8 @@ fn upload_item(u: &Upload) -> impl IntoView {
 
 #[component]
 pub fn Uploads() -> impl IntoView {
-    let list = use_suspense(uploads(), ());
-    let rows = use_list(uploads(), Signal::derive(|| Some(())));
-    let each = move || rows.get().map(|rows| rows.to_vec()).unwrap_or_default();
+    // (Suspends until the list is fetched; one reader for its rows.)
+    let list = super::list_rows(uploads(), upload_view);
     let send = use_mutation(upload());
     let title = RwSignal::new(String::new());
     let picker = NodeRef::<leptos::html::Input>::new();
@@ -70,9 +69,7 @@ pub fn Uploads() -> impl IntoView {
             <ErrorBoundary fallback=super::error_view>
                 <Suspense fallback=|| view! { <p class="loading">"Loading uploads…"</p> }>
                     <ul class="uploads">
-                        // (Suspends until the list is fetched; the rows come from `use_list`.)
-                        {move || Suspend::new(async move { list.await.map(|_| ()) })}
-                        <For each=each key=|row| row.id() children=upload_view/>
+                        {list}
                     </ul>
                 </Suspense>
             </ErrorBoundary>

@@ -1,8 +1,8 @@
 //! Users: `All(User)` and a create form; the new user appears without a refetch.
-//! `use_suspense` fetches the list, `use_list` hands each row its user.
+//! `list_rows` fetches the list and hands each row its user.
 
 use leptos::prelude::*;
-use rdc::leptos::{use_list, use_mutation, use_suspense, Row};
+use rdc::leptos::{use_mutation, Row};
 
 use crate::api::{all_users, users, NewUser, User};
 
@@ -14,9 +14,8 @@ fn user_row(row: Row<User>) -> impl IntoView {
 
 #[component]
 pub fn Users() -> impl IntoView {
-    let list = use_suspense(all_users(), ());
-    let rows = use_list(all_users(), Signal::derive(|| Some(())));
-    let each = move || rows.get().map(|rows| rows.to_vec()).unwrap_or_default();
+    // (Suspends until the list is fetched; one reader for its rows.)
+    let list = super::list_rows(all_users(), user_row);
     let create = use_mutation(users().create);
     let name = RwSignal::new(String::new());
     view! {
@@ -26,9 +25,7 @@ pub fn Users() -> impl IntoView {
             <ErrorBoundary fallback=super::error_view>
                 <Suspense fallback=|| view! { <p class="loading">"Loading users…"</p> }>
                     <ul class="users">
-                        // (Suspends until the list is fetched; the rows come from `use_list`.)
-                        {move || Suspend::new(async move { list.await.map(|_| ()) })}
-                        <For each=each key=|row| row.id() children=user_row/>
+                        {list}
                     </ul>
                 </Suspense>
             </ErrorBoundary>

@@ -1,7 +1,7 @@
 //! `use_list`: one reader for a list of entities, handing each row its item
 //! through a signal of its own: a listener for the keys and one for the rows
-//! (none and no Leptos memo per row), told which store rows each change
-//! changed: only the rows that read those are read again.
+//! (none and no Leptos memo per row), told which store rows (and fields) each
+//! change changed: only the rows that read those fields are read again.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use rdc_controller::Controller;
-use rdc_core::{Changes, Entity, FastMap, Pk, State, TopicKind};
+use rdc_core::{Changes, Entity, FastMap, FieldMask, Pk, State, TopicFields, TopicKind};
 use send_wrapper::SendWrapper;
 
 use crate::hooks::suspense::Readable;
@@ -131,8 +131,8 @@ impl<E: Send + Sync + 'static> Row<E> {
 /// the list with [`use_suspense`](crate::use_suspense) or `Controller::fetch`).
 /// Two controller listeners per list, none per row (and no Leptos memo): one
 /// follows the list's keys; the other, told after each store change which
-/// store rows changed, reads again only the listed entities that depended on
-/// them (nested entities included) and sets a row's signal
+/// store rows and fields changed, reads again only the listed entities that
+/// read those fields (nested entities included) and sets a row's signal
 /// only when its entity's `Arc` changed: an edit costs what it changed and
 /// re-renders the rows it touched, not every row. Key `<For>` by [`Row::id`]:
 /// a rename re-renders its row alone, and the list is rebuilt only when its
@@ -194,17 +194,26 @@ impl<E> PartialEq for Shown<E> {
     }
 }
 
-/// A store row or a whole table (index `usize::MAX`) a row's entity read
+/// A store row's fields (its index), whether it is live (its index with
+/// [`ALIVE`] set) or a whole table (`usize::MAX`) a row's entity read
 /// depended on, by the table key's text.
 type StoreRow = (&'static str, usize);
+
+/// The bit of a [`StoreRow`]'s index that makes it about the row being live.
+const ALIVE: usize = 1 << (usize::BITS - 1);
+
+/// What a row's entity read depended on, with the fields it looked at there
+/// (all of them for a table or a row being live).
+type Dep = (StoreRow, FieldMask);
 
 /// The list reader's own state: its rows in order, each row by key, which
 /// rows each store row feeds, and the next row id.
 struct ListState<E> {
     rows: Option<Arc<Vec<Row<E>>>>,
     by_pk: FastMap<Pk, Kept<E>>,
-    /// The listed keys whose entity read depended on each store row or table.
-    feeds: FastMap<StoreRow, Vec<Pk>>,
+    /// The listed keys whose entity read depended on each store row or
+    /// table, with the fields it looked at there.
+    feeds: FastMap<StoreRow, FastMap<Pk, FieldMask>>,
     /// Every row was read at this store version or later (all rows were
     /// new then): a change up to it concerns none of them.
     fresh_at: u64,
@@ -218,7 +227,7 @@ struct ListState<E> {
 /// it was read at, and the last rebuild that listed it.
 struct Kept<E> {
     row: Row<E>,
-    deps: Vec<StoreRow>,
+    deps: Vec<Dep>,
     read_at: u64,
     seen: u32,
 }
@@ -259,8 +268,9 @@ impl<E: Entity> ListState<E> {
     }
 
     /// Reads again the entities of the rows that depended on a store row
-    /// `changes` names (every row after a reset or a sweep), but for rows read
-    /// at store `version` or later (they saw it).
+    /// `changes` names, on a field it changed (any, for a row that came or
+    /// went or a table; every row after a reset, a sweep or a store taken
+    /// up), but for rows read at store `version` or later (they saw it).
     fn follow(&mut self, controller: &Controller, changes: &Changes, version: u64) {
         // (A list just read whole, by the change that brought it.)
         if version <= self.fresh_at {
@@ -270,10 +280,17 @@ impl<E: Entity> ListState<E> {
         if changes.everything {
             dirty.extend(self.by_pk.keys().cloned());
         } else {
-            let rows = changes.rows.iter().map(|change| change.row).chain(changes.alive.iter().copied());
-            for row in rows {
-                for at in [(row.table, row.index), (row.table, usize::MAX)] {
-                    dirty.extend(self.feeds.get(&at).into_iter().flatten().cloned());
+            let mut wake = |at: StoreRow, changed: FieldMask| {
+                let fed = self.feeds.get(&at).into_iter().flatten();
+                dirty.extend(fed.filter(|(_, read)| **read & changed != 0).map(|(pk, _)| pk.clone()));
+            };
+            for change in &changes.rows {
+                wake((change.row.table, change.row.index), change.fields);
+                wake((change.row.table, usize::MAX), FieldMask::MAX);
+            }
+            for row in &changes.alive {
+                for at in [row.index, row.index | ALIVE, usize::MAX] {
+                    wake((row.table, at), FieldMask::MAX);
                 }
             }
         }
@@ -366,35 +383,41 @@ impl<E: Entity> ListState<E> {
     }
 }
 
-/// The store rows and tables the last read of `E` at `pk` depended on.
-fn deps_of<E: Entity>(controller: &Controller, pk: &Pk) -> Vec<StoreRow> {
-    let mut deps: Vec<StoreRow> = controller
+/// The store rows and tables the last read of `E` at `pk` depended on, each
+/// once, with the fields it looked at there (joined).
+fn deps_of<E: Entity>(controller: &Controller, pk: &Pk) -> Vec<Dep> {
+    let mut deps: Vec<Dep> = controller
         .entity_topics::<E>(pk.as_str())
         .into_iter()
-        .map(|topic| match topic.kind() {
-            TopicKind::Fields(index) | TopicKind::Alive(index) => (topic.table_key(), index),
-            TopicKind::Table => (topic.table_key(), usize::MAX),
+        .map(|TopicFields { topic, fields }| match topic.kind() {
+            TopicKind::Fields(index) => ((topic.table_key(), index), fields),
+            TopicKind::Alive(index) => ((topic.table_key(), index | ALIVE), fields),
+            TopicKind::Table => ((topic.table_key(), usize::MAX), fields),
         })
         .collect();
     deps.sort_unstable();
-    deps.dedup();
+    deps.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 |= later.1;
+        }
+        same
+    });
     deps
 }
 
 /// Notes that the row of `pk` depends on `deps`.
-fn feed(feeds: &mut FastMap<StoreRow, Vec<Pk>>, pk: &Pk, deps: &[StoreRow]) {
-    for dep in deps {
-        feeds.entry(*dep).or_default().push(pk.clone());
+fn feed(feeds: &mut FastMap<StoreRow, FastMap<Pk, FieldMask>>, pk: &Pk, deps: &[Dep]) {
+    for (at, fields) in deps {
+        feeds.entry(*at).or_default().insert(pk.clone(), *fields);
     }
 }
 
 /// Takes the row of `pk` off the store rows of `deps`.
-fn unfeed(feeds: &mut FastMap<StoreRow, Vec<Pk>>, pk: &Pk, deps: &[StoreRow]) {
-    for dep in deps {
+fn unfeed(feeds: &mut FastMap<StoreRow, FastMap<Pk, FieldMask>>, pk: &Pk, deps: &[Dep]) {
+    for (dep, _) in deps {
         if let Some(pks) = feeds.get_mut(dep) {
-            if let Some(at) = pks.iter().position(|p| p == pk) {
-                pks.swap_remove(at);
-            }
+            pks.remove(pk);
             if pks.is_empty() {
                 feeds.remove(dep);
             }

@@ -31,4 +31,4 @@ pub use pages::{use_pages, Pages};
 pub use previous::{use_keep_previous, use_placeholder, Shown};
 pub use select::{use_query_select, use_select};
 pub use server_action::{use_server_action, use_server_action_with, ServerForm, ServerFormError};
-pub use suspense::{use_cancelling, use_suspense, use_suspense_optional, DataResult, Readable};
+pub use suspense::{use_cancelling, use_suspense, use_suspense_keys, use_suspense_optional, DataResult, Readable};

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use rdc_controller::{Abort, Controller, Endpoint, ExpiryStatus, FetchError, LocalFuture, TypedEndpoint};
+use rdc_core::Pk;
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
@@ -74,7 +75,7 @@ where
 {
     let args: Signal<C::Args> = args.into();
     let optional = Signal::derive(move || Some(args.get()));
-    let (controller, state, carried) = watched(&endpoint, optional);
+    let (controller, state, carried) = watched::<C, C::Result>(&endpoint, optional);
     carried.after(AsyncDerived::new_unsync(move || {
         let args = args.get();
         state.track();
@@ -104,7 +105,7 @@ where
 {
     let args: Signal<C::Args> = args.into();
     let optional = Signal::derive(move || Some(args.get()));
-    let (controller, state, carried) = watched(&endpoint, optional);
+    let (controller, state, carried) = watched::<C, C::Result>(&endpoint, optional);
     // The one request this hook has in flight, by key.
     let pending: Rc<RefCell<Option<(String, Abort)>>> = Rc::default();
     // Args changed: abort the request for the old ones at once (an async read
@@ -159,6 +160,51 @@ where
     }))
 }
 
+/// Like [`use_suspense`] for a list shown with [`use_list`](crate::use_list):
+/// fetches and suspends the same way (and puts the list into a server-rendered
+/// page), but reads only the list's keys, its entities' primary keys in order,
+/// so it follows the list's status, error and members, not every row's
+/// content (`use_list` follows the rows, with one reader for them all).
+///
+/// ```no_run
+/// use leptos::prelude::*;
+/// use rdc_core::{Entity, SchemaOf};
+/// use rdc_rest::RestEndpoint;
+/// # #[derive(Clone, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
+/// #[component]
+/// fn Users() -> impl IntoView {
+///     let page = RestEndpoint::get("/api/users").args::<()>().body::<()>().schema(SchemaOf::list(User::schema()));
+///     let fetched = rdc_leptos::use_suspense_keys(page.clone(), ());
+///     let rows = rdc_leptos::use_list(page, Signal::derive(|| Some(())));
+///     let each = move || rows.get().map(|rows| rows.to_vec()).unwrap_or_default();
+///     view! {
+///         <Suspense fallback=|| "Loading…"><ul>
+///             {move || Suspend::new(async move { fetched.await.map(|_| ()) })}
+///             <For each=each key=|row| row.id() let:row>
+///                 <li>{move || row.with(|user| user.name.clone())}</li>
+///             </For>
+///         </ul></Suspense>
+///     }
+/// }
+/// ```
+pub fn use_suspense_keys<C>(
+    endpoint: C,
+    args: impl Into<Signal<C::Args>>,
+) -> AsyncDerived<Result<Arc<Vec<Pk>>, FetchError<C::Error>>, LocalStorage>
+where
+    C: Readable,
+{
+    let args: Signal<C::Args> = args.into();
+    let optional = Signal::derive(move || Some(args.get()));
+    let (controller, state, carried) = watched::<C, Vec<Pk>>(&endpoint, optional);
+    carried.after(AsyncDerived::new_unsync(move || {
+        let args = args.get();
+        state.track();
+        crate::provider::track_revalidation();
+        resolve::<C, Vec<Pk>>((*controller).clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None))
+    }))
+}
+
 /// Like [`use_suspense`], with `None` args fetching nothing (resolving to `Ok(None)`).
 pub fn use_suspense_optional<C>(
     endpoint: C,
@@ -169,7 +215,7 @@ where
     C::Result: DeserializeOwned + Send + Sync,
 {
     let args: Signal<Option<C::Args>> = args.into();
-    let (controller, state, carried) = watched(&endpoint, args);
+    let (controller, state, carried) = watched::<C, C::Result>(&endpoint, args);
     carried.after(AsyncDerived::new_unsync(move || {
         let args = args.get();
         state.track();
@@ -185,15 +231,15 @@ where
     }))
 }
 
-/// The provider's controller, and the snapshot of `endpoint` for `args` it keeps
-/// current: where every Suspense read starts.
-fn watched<C>(
+/// The provider's controller, and the snapshot of `endpoint` for `args` (read
+/// as `T`) it keeps current: where every Suspense read starts.
+fn watched<C, T>(
     endpoint: &C,
     args: Signal<Option<C::Args>>,
-) -> (SendWrapper<Controller>, ArcRwSignal<Snapshot<C::Result>>, Carried)
+) -> (SendWrapper<Controller>, ArcRwSignal<Snapshot<T>>, Carried)
 where
     C: Readable,
-    C::Result: DeserializeOwned + Send + Sync,
+    T: DeserializeOwned + Send + Sync + 'static,
 {
     let controller = use_controller();
     // A hydrating page's slice goes into the store before anything reads it.
@@ -224,21 +270,21 @@ impl Carried {
 type FetchJson<C> =
     LocalFuture<Result<<<C as TypedEndpoint>::Endpoint as Endpoint>::Output, FetchError<<C as TypedEndpoint>::Error>>>;
 
-/// The read as a future that is ready at once when data can be shown.
-fn resolve<C>(
+/// The read (as `T`) as a future that is ready at once when data can be shown.
+fn resolve<C, T>(
     controller: Controller,
     endpoint: C,
     args: C::Args,
     fetch: impl FnOnce(&Controller, &C::Endpoint, rdc_core::json::Value) -> FetchJson<C> + 'static,
-) -> impl std::future::Future<Output = DataResult<C>>
+) -> impl std::future::Future<Output = Result<Arc<T>, FetchError<C::Error>>>
 where
     C: Readable,
-    C::Result: DeserializeOwned + Send + Sync,
+    T: DeserializeOwned + Send + Sync + 'static,
 {
     // The key once, and what the store shows for it now (before any await).
     let prepared = endpoint.json_and_key(&args).map(|(json, key)| {
         let target = Target::at(endpoint.endpoint(), key);
-        let now = read::<C::Result>(&controller, &target);
+        let now = read::<T>(&controller, &target);
         (json, target, now)
     });
     async move {
@@ -273,7 +319,7 @@ where
             }
         }
         fetch(&controller, &raw, json).await?;
-        let after = read::<C::Result>(&controller, &target);
+        let after = read::<T>(&controller, &target);
         match after.data {
             Some(data) => Ok(data),
             None => Err(controller
