@@ -102,13 +102,19 @@ impl Controller {
         abort: Option<Abort>,
     ) -> LocalFuture<()> {
         let this = self.clone();
+        // The session it was made in: a reset before it runs (a logout right
+        // after a reload replayed it) means it is never sent nor shown.
+        let epoch = self.inner.epoch.get();
         Box::pin(async move {
+            if epoch != this.inner.epoch.get() {
+                shared.resolve(Err(Rc::new(FetchError::<E::Error>::Reset) as Rc<dyn std::any::Any>));
+                return;
+            }
             let policy = endpoint.policy();
             this.note_args(&key, &args);
             let active = this.begin_activity(&key, &args, policy.mutation);
             let now = this.now();
             let sent = if policy.mutation { this.inner.order.mutation(now) } else { this.inner.order.now(now) };
-            let epoch = this.inner.epoch.get();
             let optimistic =
                 policy.mutation && this.with_state(|store| endpoint.optimistic(store, &args, body.as_ref())).is_some();
             let layer = match optimistic {

@@ -130,6 +130,9 @@ impl Controller {
     /// session's mutations do not wait for the last one's answer.
     pub(super) fn drop_held(&self) {
         self.inner.queue.sending.borrow_mut().take();
+        // The next session's first mutation is not one sent again after a reload.
+        #[cfg(feature = "persist")]
+        self.inner.queue.ticket_next.set(false);
         let held: Vec<Rc<Ticket>> = self.inner.queue.held.borrow_mut().drain(..).collect();
         if held.is_empty() {
             return;

@@ -303,3 +303,33 @@ fn a_saved_queue_that_does_not_read_is_unreadable_and_takes_up_nothing() {
         assert_eq!((page.c.queued_mutations(), storage.text()), (0, None));
     }
 }
+
+/// The mutations saved in `storage` now, none when nothing is saved.
+fn saved_queue_if_any(storage: &MemoryStorage) -> Vec<SavedMutation> {
+    storage.text().map_or_else(Vec::new, |_| saved_queue(storage))
+}
+
+#[test]
+fn a_reset_right_after_the_reload_sends_nothing_of_the_last_session() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    drop(two_added_offline(&time, &storage));
+    let page = load_offline(&time, &storage, false);
+    assert!(matches!(page.restored, Restored::Taken { replayed: 2, .. }), "{:?}", page.restored);
+    // A logout before the replayed requests ran.
+    page.c.reset_entire_store();
+    page.c.set_online(true);
+    page.tasks.run();
+    time.advance(100);
+    page.tasks.run();
+    assert!(page.server.borrow().requests.is_empty(), "nothing of the last user is sent");
+    assert_eq!((title(&page, "1"), title(&page, "2")), (None, None), "nor shown");
+    assert_eq!(page.c.queued_mutations(), 0);
+    assert!(saved_queue_if_any(&storage).is_empty());
+
+    // The next user's mutation goes at once, and is not saved as held.
+    let add = add_todo(&page.server);
+    spawn_fetch(&page.c, &page.tasks, &add, json!(null), Some(json!({ "id": 5, "title": "tea" })));
+    assert_eq!(page.server.borrow().requests.len(), 1);
+    time.advance(100);
+    assert!(saved_queue_if_any(&storage).is_empty(), "a mutation sent at once is never held");
+}
