@@ -62,9 +62,10 @@ impl Persist {
     /// Also keeps `endpoint`'s mutations held offline, under `name` (one
     /// name per endpoint, the same at every start, as TanStack's mutation
     /// keys): saved with the store in order, with their args and body as
-    /// JSON, until each answers (one on the wire when the page closed is
-    /// sent again: let the server take a repeat, e.g. an id made by the
-    /// client). At the next start they are taken up with the store, their
+    /// JSON, until its removal is saved (each change to the queue is saved
+    /// at once, not after [`Persist::save_after_ms`]; one on the wire when
+    /// the page closed is sent again: let the server take a repeat, e.g. an
+    /// id made by the client). At the next start they are taken up with the store, their
     /// optimistic layers shown at once, and sent again one after another
     /// once online. A mutation is saved under the first endpoint registered
     /// of its endpoint's type that makes its key from its args; a saved one
@@ -343,7 +344,7 @@ impl Controller {
             let sink = Rc::downgrade(&keeper);
             self.save_queue_of(&keeper.persist.replays, move || {
                 if let Some(keeper) = sink.upgrade() {
-                    keeper.wrote();
+                    keeper.queue_changed();
                 }
             });
         }
@@ -651,6 +652,25 @@ impl Keeper {
         if self.loaded.get() && self.timer.get().is_none() {
             self.schedule();
         }
+    }
+
+    /// A mutation was held, or left the queue (it answered): saved at once,
+    /// not after `save_after_ms`, so a page closed meanwhile neither loses a
+    /// held mutation nor sends an answered one again.
+    #[cfg(feature = "offline")]
+    fn queue_changed(self: &Rc<Self>) {
+        if !self.loaded.get() {
+            // Saved once what was kept is taken up.
+            self.dirty.set(true);
+            return;
+        }
+        if !self.saving.get() {
+            return;
+        }
+        if let (Some(timer), Some(controller)) = (self.timer.get(), self.controller()) {
+            controller.cancel_timer(timer);
+        }
+        self.save();
     }
 
     fn schedule(self: &Rc<Self>) {

@@ -333,3 +333,21 @@ fn a_reset_right_after_the_reload_sends_nothing_of_the_last_session() {
     time.advance(100);
     assert!(saved_queue_if_any(&storage).is_empty(), "a mutation sent at once is never held");
 }
+
+#[test]
+fn a_change_to_the_queue_is_saved_at_once_not_after_the_save_delay() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    let page = load_offline(&time, &storage, false);
+    let add = add_todo(&page.server);
+    spawn_fetch(&page.c, &page.tasks, &add, json!(null), Some(json!({ "id": 1, "title": "milk" })));
+    // No time passes: a page closed now keeps the held mutation.
+    assert_eq!(saved_queue_if_any(&storage).len(), 1, "held: saved at once");
+    page.c.set_online(true);
+    page.tasks.run();
+    assert_eq!(page.server.borrow().requests.len(), 1);
+    assert_eq!(saved_queue_if_any(&storage).len(), 1, "on the wire: still saved");
+    page.server.borrow_mut().answer("POST /todos", Ok(json!({ "id": 1, "title": "milk" })));
+    page.tasks.run();
+    // A page closed now does not send it again.
+    assert!(saved_queue_if_any(&storage).is_empty(), "answered: its removal saved at once");
+}
