@@ -147,7 +147,13 @@ where
         let key = self.0.key(&args).map_err(|error| Bad::Args(error.to_string()))?;
         let body = body.map(E::Body::from_saved).transpose().map_err(Bad::Body)?;
         let shared = Rc::new(Shared::of::<E>(args.clone()));
-        Ok(controller.request(self.0.clone(), key, args, body, shared, None))
+        let request = controller.request(self.0.clone(), key, args, body, Rc::clone(&shared), None);
+        // Its caller went with the last page: this task awaits the answer in
+        // its place, so a failure is tried again as it was before the reload.
+        Ok(Box::pin(async move {
+            let _awaited = shared;
+            request.await;
+        }))
     }
 }
 

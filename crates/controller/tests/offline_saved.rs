@@ -22,10 +22,12 @@ struct Todo {
     title: String,
 }
 
-/// `POST /todos`, shown at once as the todo it sends.
+/// `POST /todos`, shown at once as the todo it sends; tried again a second
+/// later after a `503`, up to 3 times.
 fn add_todo(server: &Rc<RefCell<Server>>) -> Api {
     let mut add = Api::new(server, "POST", "/todos", Some(Todo::schema().into()));
     add.optimistic = Some(|_, body| body.cloned().unwrap_or(Value::Null));
+    add.retry = Some(|error, attempt| (error == "503" && attempt < 3).then_some(1000));
     add
 }
 
@@ -350,4 +352,24 @@ fn a_change_to_the_queue_is_saved_at_once_not_after_the_save_delay() {
     page.tasks.run();
     // A page closed now does not send it again.
     assert!(saved_queue_if_any(&storage).is_empty(), "answered: its removal saved at once");
+}
+
+#[test]
+fn a_mutation_sent_again_after_a_reload_is_retried_as_before_it() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    drop(two_added_offline(&time, &storage));
+    let page = load_offline(&time, &storage, false);
+    page.c.set_online(true);
+    page.tasks.run();
+    page.server.borrow_mut().answer("POST /todos", Err("503".into()));
+    page.tasks.run();
+    assert_eq!(sent(&page).len(), 1);
+    time.advance(1000);
+    page.tasks.run();
+    assert_eq!(sent(&page), vec![Some(json!({ "id": 1, "title": "milk" })); 2], "tried again after a second");
+    assert_eq!(saved_queue(&storage).len(), 2, "still saved while it is retried");
+    page.server.borrow_mut().answer("POST /todos", Ok(json!({ "id": 1, "title": "milk" })));
+    page.tasks.run();
+    assert_eq!(sent(&page).len(), 3, "then the second goes");
+    assert_eq!(title(&page, "1"), Some("milk".into()));
 }
