@@ -106,7 +106,9 @@ impl Persist {
     }
 
     /// The most saved text: over it, the results (and rows) fetched longest
-    /// ago are left out until the rest fits.
+    /// ago are left out until the rest fits. Mutations held offline
+    /// (`Persist::replay`) are never left out: a queue alone over the cap
+    /// is saved without any fetched data (and taken up at the next start).
     ///
     /// ```
     /// let persist = rdc_controller::Persist::new(1).max_bytes(100_000);
@@ -287,6 +289,17 @@ struct Saved {
     #[cfg(feature = "offline")]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     queue: Vec<crate::SavedMutation>,
+}
+
+#[cfg(feature = "persist")]
+impl Saved {
+    /// Whether it holds no mutation held offline.
+    fn holds_no_mutation(&self) -> bool {
+        #[cfg(feature = "offline")]
+        return self.queue.is_empty();
+        #[cfg(not(feature = "offline"))]
+        true
+    }
 }
 
 #[cfg(feature = "persist")]
@@ -606,29 +619,28 @@ impl Keeper {
     }
 
     fn restore(&self, controller: &Controller, text: &str) -> Restored {
-        let restored = if text.len() > self.persist.max_bytes {
-            // Not saved here: a save never passes the cap.
-            Restored::Unreadable {
-                reason: format!("{} bytes, over the {} kept at most", text.len(), self.persist.max_bytes),
+        // A save passes the cap only with held mutations alone (never dropped to fit).
+        let over = (text.len() > self.persist.max_bytes)
+            .then(|| format!("{} bytes, over the {} kept at most", text.len(), self.persist.max_bytes));
+        let restored = match serde_json::from_str::<SavedVersion>(text) {
+            Err(error) => Restored::Unreadable { reason: over.unwrap_or_else(|| error.to_string()) },
+            Ok(found) if found.version > self.persist.version => {
+                // A newer version of the app keeps its data there: this tab leaves it alone.
+                self.saving.set(false);
+                controller.inner.kept_since.set(None);
+                return Restored::OtherVersion { found: found.version };
             }
-        } else {
-            match serde_json::from_str::<SavedVersion>(text) {
-                Err(error) => Restored::Unreadable { reason: error.to_string() },
-                Ok(found) if found.version > self.persist.version => {
-                    // A newer version of the app keeps its data there: this tab leaves it alone.
-                    self.saving.set(false);
-                    controller.inner.kept_since.set(None);
-                    return Restored::OtherVersion { found: found.version };
+            Ok(found) if found.version != self.persist.version => Restored::OtherVersion { found: found.version },
+            Ok(_) => match serde_json::from_str::<Saved>(text) {
+                Err(error) => Restored::Unreadable { reason: over.unwrap_or_else(|| error.to_string()) },
+                Ok(saved) if saved.holds_no_mutation() && over.is_some() => {
+                    Restored::Unreadable { reason: over.unwrap_or_default() }
                 }
-                Ok(found) if found.version != self.persist.version => Restored::OtherVersion { found: found.version },
-                Ok(_) => match serde_json::from_str::<Saved>(text) {
-                    Err(error) => Restored::Unreadable { reason: error.to_string() },
-                    Ok(saved) => match self.take_up(controller, saved) {
-                        Ok(taken) => return taken,
-                        Err(error) => Restored::QueueRejected { error },
-                    },
+                Ok(saved) => match self.take_up(controller, saved) {
+                    Ok(taken) => return taken,
+                    Err(error) => Restored::QueueRejected { error },
                 },
-            }
+            },
         };
         self.storage.clear();
         restored
@@ -696,7 +708,13 @@ impl Keeper {
         let Some(controller) = self.controller() else { return };
         let Some(kept) = controller.persisted_text(&self.persist, self.fitted.get()) else { return };
         self.fitted.set(kept.hint);
-        if kept.text.len() <= self.persist.max_bytes {
+        #[cfg(feature = "offline")]
+        let holds_mutations = !controller.saved_queue().is_empty();
+        #[cfg(not(feature = "offline"))]
+        let holds_mutations = false;
+        // Held mutations are never dropped to fit: over the cap, they are
+        // saved alone (`persisted_text` left every cached item out).
+        if kept.text.len() <= self.persist.max_bytes || holds_mutations {
             controller.inner.kept_since.set(Some(kept.since));
             self.storage.save(kept.text);
         } else {

@@ -373,3 +373,34 @@ fn a_mutation_sent_again_after_a_reload_is_retried_as_before_it() {
     assert_eq!(sent(&page).len(), 3, "then the second goes");
     assert_eq!(title(&page, "1"), Some("milk".into()));
 }
+
+#[test]
+fn a_queue_over_max_bytes_is_saved_without_the_cached_data_and_taken_up() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    let small = |server: &Rc<RefCell<Server>>| persist(server, false).max_bytes(400);
+    let (tasks, server) = (LocalTasks::default(), Rc::<RefCell<Server>>::default());
+    let c = Controller::new(time.clone(), time.clone(), tasks.clone());
+    c.set_online(false);
+    tasks.block_on(c.persist(small(&server), storage.clone()));
+    c.set(&Todo::schema().into(), json!({ "id": 9, "title": "cached" })).unwrap();
+    time.advance(100);
+    assert!(storage.text().is_some_and(|text| text.contains("cached")), "the cache fits alone");
+    let add = add_todo(&server);
+    for id in 1..=3 {
+        spawn_fetch(&c, &tasks, &add, json!(null), Some(json!({ "id": id, "title": "x".repeat(150) })));
+    }
+    time.advance(100);
+    let text = storage.text().expect("the queue is never dropped to fit the cap");
+    assert!(text.len() > 400 && !text.contains("cached"), "the queue alone, over the cap: {text}");
+    assert_eq!(saved_queue(&storage).len(), 3);
+    drop((c, tasks));
+
+    let (tasks, server) = (LocalTasks::default(), Rc::<RefCell<Server>>::default());
+    let next = Controller::new(time.clone(), time.clone(), tasks.clone());
+    next.set_online(false);
+    let restored = tasks.block_on(next.persist(small(&server), storage.clone()));
+    assert!(matches!(restored, Restored::Taken { replayed: 3, .. }), "{restored:?}");
+    next.set_online(true);
+    tasks.run();
+    assert_eq!(server.borrow().requests.len(), 1, "sent again in turn");
+}
