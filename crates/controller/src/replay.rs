@@ -34,7 +34,14 @@ pub struct SavedMutation {
     /// Its args as JSON.
     pub args: Value,
     /// Its body as saved ([`SavedBody`](crate::SavedBody)); `None`: no body, or not saved.
+    /// Saved only when there is one (so a `null` body reads back as `Some(Null)`).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
     pub body: Option<Value>,
+}
+
+/// A field that is there, even `null`: `Some`.
+fn present<'de, D: serde::Deserializer<'de>>(field: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(field).map(Some)
 }
 
 /// Why a saved queue of mutations was not taken up (the saved store was

@@ -404,3 +404,20 @@ fn a_queue_over_max_bytes_is_saved_without_the_cached_data_and_taken_up() {
     tasks.run();
     assert_eq!(server.borrow().requests.len(), 1, "sent again in turn");
 }
+
+#[test]
+fn a_held_null_body_is_sent_again_as_null_not_as_no_body() {
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    let first = load_offline(&time, &storage, false);
+    let add = add_todo(&first.server);
+    spawn_fetch(&first.c, &first.tasks, &add, json!(null), Some(Value::Null));
+    spawn_fetch(&first.c, &first.tasks, &add, json!(null), None);
+    assert_eq!(saved_queue(&storage).into_iter().map(|m| m.body).collect::<Vec<_>>(), [Some(Value::Null), None]);
+    drop(first);
+    let page = load_offline(&time, &storage, false);
+    page.c.set_online(true);
+    page.tasks.run();
+    page.server.borrow_mut().answer("POST /todos", Ok(json!({ "id": 1, "title": "milk" })));
+    page.tasks.run();
+    assert_eq!(sent(&page), [Some(Value::Null), None]);
+}
