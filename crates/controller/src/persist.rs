@@ -67,10 +67,15 @@ impl Persist {
     /// the page closed is sent again: let the server take a repeat, e.g. an
     /// id made by the client). At the next start they are taken up with the store, their
     /// optimistic layers shown at once, and sent again one after another
-    /// once online. A mutation is saved under the first endpoint registered
-    /// of its endpoint's type that makes its key from its args; a saved one
-    /// whose name is not registered here is reported in
-    /// [`Restored::Taken`]'s `unknown`, not sent.
+    /// once online. Only mutations of registered endpoints are saved, each
+    /// under the first endpoint registered of its endpoint's type that makes
+    /// its key from its args: two registered endpoints of one type making
+    /// the same key (two REST endpoints of one method and URL template) are
+    /// not told apart, so register one of them. A saved one whose name is
+    /// not registered here is reported in [`Restored::Taken`]'s `unknown`,
+    /// not sent. Names are unique and endpoints mutations: a name registered
+    /// twice or a read panics in debug builds. One tab at a time: each tab
+    /// saves its own queue over the other's (the last to save wins).
     ///
     /// ```
     /// # use rdc_core::json::Value;
@@ -90,6 +95,12 @@ impl Persist {
     where
         <C::Endpoint as crate::Endpoint>::Body: crate::SavedBody,
     {
+        use crate::Endpoint as _;
+        debug_assert!(
+            !self.replays.iter().any(|replayable| replayable.name() == name),
+            "Persist::replay: `{name}` registered twice"
+        );
+        debug_assert!(endpoint.endpoint().policy().mutation, "Persist::replay: `{name}` is not a mutation");
         self.replays.push(super::replay::Replayable::of(name, endpoint));
         self
     }
@@ -231,7 +242,8 @@ pub enum Restored {
         /// Mutations held offline, sent again in their turn ([`Persist::replay`]).
         replayed: usize,
         /// Mutations held offline whose endpoint is not registered here
-        /// (or whose body could not be saved): not sent nor kept, for the app to handle.
+        /// (registered by the page that saved them, not this one), or whose
+        /// body could not be saved: not sent nor kept, for the app to handle.
         unknown: Vec<crate::SavedMutation>,
     },
     /// It was saved under another version: dropped when older; left alone

@@ -26,8 +26,9 @@ use super::{shared::Shared, Controller, Endpoint, LocalFuture, SavedBody, TypedE
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SavedMutation {
     /// The name its endpoint was registered under ([`Persist::replay`](crate::Persist::replay));
-    /// `None` when none was, or its body cannot be saved (a file): it is
-    /// not sent again after a reload, only reported.
+    /// `None` when its body cannot be saved (a file): it is not sent again
+    /// after a reload, only reported. (A mutation of an endpoint not
+    /// registered is not saved.)
     pub name: Option<String>,
     /// Its endpoint key (method and URL for REST).
     pub key: String,
@@ -103,6 +104,11 @@ impl std::fmt::Debug for Replayable {
 
 #[cfg(feature = "offline")]
 impl Replayable {
+    /// The name it is saved under.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
     /// `endpoint`'s mutations, saved under `name`.
     pub(crate) fn of<C: TypedEndpoint>(name: &str, endpoint: &C) -> Replayable
     where
@@ -194,19 +200,23 @@ impl Controller {
     }
 
     /// A held mutation of endpoint type `E` as saved: under the name of the
-    /// first registered endpoint of that type making `key` from `args`.
-    pub(crate) fn describe_held<E: Endpoint>(&self, key: &str, args: &Value, body: Option<&E::Body>) -> SavedMutation {
+    /// first registered endpoint of that type making `key` from `args`
+    /// (with no name when its body cannot be saved); `None`, not saved, when
+    /// no registered endpoint makes it.
+    pub(crate) fn describe_held<E: Endpoint>(
+        &self,
+        key: &str,
+        args: &Value,
+        body: Option<&E::Body>,
+    ) -> Option<SavedMutation> {
         let registry = self.inner.replays.registry.borrow();
         let of = TypeId::of::<E>();
-        let named = registry.iter().find(|r| r.endpoint.owns(of, args, key)).and_then(|r| {
-            let body = r.endpoint.save_body(body.map(|body| body as &dyn Any))?;
-            Some((r.name.to_string(), body))
-        });
-        let (name, body) = match named {
-            Some((name, body)) => (Some(name), body),
+        let registered = registry.iter().find(|r| r.endpoint.owns(of, args, key))?;
+        let (name, body) = match registered.endpoint.save_body(body.map(|body| body as &dyn Any)) {
+            Some(body) => (Some(registered.name.to_string()), body),
             None => (None, None),
         };
-        SavedMutation { name, key: key.to_owned(), args: args.clone(), body }
+        Some(SavedMutation { name, key: key.to_owned(), args: args.clone(), body })
     }
 
     /// The requests sending `queue` again through `registry`, in order (none
