@@ -42,7 +42,8 @@ pub struct Persist {
 impl Persist {
     /// Keeps the results of endpoints that ask for it, saved 100 ms after a
     /// write, up to 2 MB. Raise `version` when the shape of the data changes:
-    /// data saved under another version is dropped, not read.
+    /// data saved under another version is dropped, not read, and so are the
+    /// mutations held offline saved with it (`Persist::replay`): not sent.
     ///
     /// ```
     /// assert_eq!(rdc_controller::Persist::new(1).version(), 1);
