@@ -435,3 +435,14 @@ fn a_read_registered_for_replay_is_refused() {
     let server = Rc::<RefCell<Server>>::default();
     let _ = persist(&server, false).replay("todos.list", &Api::new(&server, "GET", "/todos", None));
 }
+
+#[test]
+fn two_tabs_on_one_storage_keep_the_queue_of_the_last_to_save() {
+    // Documented: one tab at a time; each saves its own queue over the other's.
+    let (time, storage) = (FakeTime::default(), MemoryStorage::default());
+    let (a, b) = (load_offline(&time, &storage, false), load_offline(&time, &storage, false));
+    spawn_fetch(&a.c, &a.tasks, &add_todo(&a.server), json!(null), Some(json!({ "id": 1, "title": "milk" })));
+    spawn_fetch(&b.c, &b.tasks, &add_todo(&b.server), json!(null), Some(json!({ "id": 2, "title": "eggs" })));
+    let bodies: Vec<_> = saved_queue(&storage).into_iter().map(|m| m.body).collect();
+    assert_eq!(bodies, [Some(json!({ "id": 2, "title": "eggs" }))], "the last to save wins");
+}
