@@ -453,22 +453,7 @@ impl Controller {
     fn persisted_text(&self, persist: &Persist, hint: usize) -> Option<Kept> {
         let (now, index, taken) = (self.now(), self.inner.keys.borrow(), self.inner.taken_rows.borrow());
         self.write_base(|base| {
-            // Every item that may be kept, newest first.
-            let mut items: Vec<(Millis, Item)> = index
-                .iter()
-                .filter(|(_, state)| state.persist)
-                .filter_map(|(key, state)| {
-                    let result = base.result(key)?;
-                    Some((result.meta.fetched_at, Item::Result(key.as_str(), state.schema.is_none())))
-                })
-                .collect();
-            for table in &persist.entity_types {
-                let Some(rows) = base.tables().get(*table) else { continue };
-                // Live rows only: a deleted one's tombstone is not worth its bytes.
-                let live = rows.rows.iter().filter(|(_, row)| row.value.is_some());
-                items.extend(live.map(|(pk, row)| (row.meta.fetched_at, Item::Row(table, pk.as_ref()))));
-            }
-            items.sort_by_key(|item| std::cmp::Reverse(item.0));
+            let items = items_to_keep(&index, base, &persist.entity_types);
             let text_of = |count: usize| {
                 let picked = items.get(..count).unwrap_or(&items);
                 let keys = picked.iter().filter_map(|(_, item)| match item {
@@ -593,6 +578,28 @@ fn most_that_fit(
         None => text_of(0)?,
     };
     Some((fit, text))
+}
+
+#[cfg(feature = "persist")]
+/// Every item of `base` that may be kept, with when it was fetched, newest
+/// first: the results kept across page loads and the live rows of `tables`.
+fn items_to_keep<'a>(index: &'a keys::Keys, base: &'a State, tables: &'a [&'static str]) -> Vec<(Millis, Item<'a>)> {
+    let mut items: Vec<(Millis, Item)> = index
+        .iter()
+        .filter(|(_, state)| state.persist)
+        .filter_map(|(key, state)| {
+            let result = base.result(key)?;
+            Some((result.meta.fetched_at, Item::Result(key.as_str(), state.schema.is_none())))
+        })
+        .collect();
+    for table in tables {
+        let Some(rows) = base.tables().get(*table) else { continue };
+        // Live rows only: a deleted one's tombstone is not worth its bytes.
+        let live = rows.rows.iter().filter(|(_, row)| row.value.is_some());
+        items.extend(live.map(|(pk, row)| (row.meta.fetched_at, Item::Row(table, pk.as_ref()))));
+    }
+    items.sort_by_key(|item| std::cmp::Reverse(item.0));
+    items
 }
 
 #[cfg(feature = "persist")]
