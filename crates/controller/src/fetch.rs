@@ -102,36 +102,20 @@ impl Controller {
         abort: Option<Abort>,
     ) -> LocalFuture<()> {
         let this = self.clone();
+        // The session it was made in: a reset before it runs (a logout right
+        // after a reload replayed it) means it is never sent nor shown.
+        let epoch = self.inner.epoch.get();
         Box::pin(async move {
+            if epoch != this.inner.epoch.get() {
+                shared.resolve(Err(Rc::new(FetchError::<E::Error>::Reset) as Rc<dyn std::any::Any>));
+                return;
+            }
             let policy = endpoint.policy();
             this.note_args(&key, &args);
             let active = this.begin_activity(&key, &args, policy.mutation);
             let now = this.now();
             let sent = if policy.mutation { this.inner.order.mutation(now) } else { this.inner.order.now(now) };
-            let epoch = this.inner.epoch.get();
-            let optimistic =
-                policy.mutation && this.with_state(|store| endpoint.optimistic(store, &args, body.as_ref())).is_some();
-            let layer = match optimistic {
-                true => {
-                    let (optimist, sent_args, sent_body) = (endpoint.clone(), args.clone(), body.clone());
-                    let value: crate::Optimistic =
-                        Rc::new(move |store| optimist.optimistic(store, &sent_args, sent_body.as_ref()));
-                    let id = this.next_id();
-                    let schema = endpoint.schema();
-                    this.inner.layers.borrow_mut().push(Layer {
-                        id,
-                        key: key.clone(),
-                        schema,
-                        value,
-                        args: args.clone(),
-                        sent,
-                    });
-                    this.write_base(|_| ());
-                    this.changed();
-                    Some(id)
-                }
-                false => None,
-            };
+            let layer = policy.mutation.then(|| this.show_optimistic(&endpoint, &key, &args, &body, sent)).flatten();
             // A mutation waits its turn: offline, or behind mutations made offline.
             #[cfg(feature = "offline")]
             let on_the_wire = {
@@ -151,29 +135,9 @@ impl Controller {
             if !skipped {
                 this.dispatch(Action::Sent { key: &key });
             }
-            let mut attempt = 0;
-            let result = if skipped {
-                None
-            } else {
-                loop {
-                    let request = endpoint.fetch_in(&args, body.clone(), &this.fetch_context(abort.clone()));
-                    let result = match policy.timeout_ms {
-                        Some(ms) => deadline::within(this.inner.timers.as_ref(), ms, request).await,
-                        None => Some(request.await),
-                    };
-                    let wait = match &result {
-                        Some(Err(error)) if this.still_wanted(&key, &shared, &abort, epoch) => {
-                            endpoint.retry_after(error, attempt, &this.fetch_context(abort.clone()))
-                        }
-                        _ => None,
-                    };
-                    let Some(ms) = wait else { break result };
-                    deadline::sleep(this.inner.timers.as_ref(), ms).await;
-                    if !this.still_wanted(&key, &shared, &abort, epoch) {
-                        break result;
-                    }
-                    attempt += 1;
-                }
+            let result = match skipped {
+                true => None,
+                false => this.send_with_retries(&endpoint, &key, &args, &body, &shared, &abort, epoch).await,
             };
             let timed_out = result.is_none() && !skipped;
             if timed_out {
@@ -227,6 +191,62 @@ impl Controller {
             };
             shared.resolve(erased);
         })
+    }
+
+    /// Puts a mutation's optimistic layer on the store, when the endpoint
+    /// has one for it: its id.
+    fn show_optimistic<E: Endpoint + Clone>(
+        &self,
+        endpoint: &E,
+        key: &str,
+        args: &Value,
+        body: &Option<E::Body>,
+        sent: order::Stamp,
+    ) -> Option<u64> {
+        self.with_state(|store| endpoint.optimistic(store, args, body.as_ref()))?;
+        let (optimist, sent_args, sent_body) = (endpoint.clone(), args.clone(), body.clone());
+        let value: crate::Optimistic = Rc::new(move |store| optimist.optimistic(store, &sent_args, sent_body.as_ref()));
+        let id = self.next_id();
+        let (key, schema, args) = (key.to_owned(), endpoint.schema(), args.clone());
+        self.inner.layers.borrow_mut().push(Layer { id, key, schema, value, args, sent });
+        self.write_base(|_| ());
+        self.changed();
+        Some(id)
+    }
+
+    /// Sends a request, and again after a failure while it is still wanted
+    /// and the endpoint says when; `None` when it timed out.
+    #[allow(clippy::too_many_arguments)]
+    async fn send_with_retries<E: Endpoint + Clone>(
+        &self,
+        endpoint: &E,
+        key: &str,
+        args: &Value,
+        body: &Option<E::Body>,
+        shared: &Rc<Shared>,
+        abort: &Option<Abort>,
+        epoch: u64,
+    ) -> Option<Result<E::Output, E::Error>> {
+        let mut attempt = 0;
+        loop {
+            let request = endpoint.fetch_in(args, body.clone(), &self.fetch_context(abort.clone()));
+            let result = match endpoint.policy().timeout_ms {
+                Some(ms) => deadline::within(self.inner.timers.as_ref(), ms, request).await,
+                None => Some(request.await),
+            };
+            let wait = match &result {
+                Some(Err(error)) if self.still_wanted(key, shared, abort, epoch) => {
+                    endpoint.retry_after(error, attempt, &self.fetch_context(abort.clone()))
+                }
+                _ => None,
+            };
+            let Some(ms) = wait else { return result };
+            deadline::sleep(self.inner.timers.as_ref(), ms).await;
+            if !self.still_wanted(key, shared, abort, epoch) {
+                return result;
+            }
+            attempt += 1;
+        }
     }
 
     /// Whether a failed request of `key` is still wanted, so worth trying

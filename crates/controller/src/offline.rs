@@ -82,11 +82,11 @@ impl Controller {
 
     /// A mutation's turn to be sent: at once when online with none held or
     /// on the wire before it; else when the ones before it answered.
-    /// Held, it is saved with the store as `saved` makes it.
+    /// Held, it is saved with the store as `saved` makes it (not when `None`).
     pub(super) fn turn_to_send(
         &self,
         abort: Option<&Abort>,
-        #[cfg(feature = "persist")] saved: impl FnOnce() -> crate::SavedMutation,
+        #[cfg(feature = "persist")] saved: impl FnOnce() -> Option<crate::SavedMutation>,
     ) -> Turn {
         let queue = &self.inner.queue;
         #[cfg(feature = "persist")]
@@ -97,7 +97,7 @@ impl Controller {
             return Turn { ticket: None, abort: None, watching: Cell::new(false) };
         }
         #[cfg(feature = "persist")]
-        let ticket = Rc::new(Ticket { saved: Some(saved()), ..Ticket::default() });
+        let ticket = Rc::new(Ticket { saved: saved(), ..Ticket::default() });
         #[cfg(not(feature = "persist"))]
         let ticket = Rc::new(Ticket::default());
         queue.held.borrow_mut().push_back(Rc::clone(&ticket));
@@ -130,6 +130,9 @@ impl Controller {
     /// session's mutations do not wait for the last one's answer.
     pub(super) fn drop_held(&self) {
         self.inner.queue.sending.borrow_mut().take();
+        // The next session's first mutation is not one sent again after a reload.
+        #[cfg(feature = "persist")]
+        self.inner.queue.ticket_next.set(false);
         let held: Vec<Rc<Ticket>> = self.inner.queue.held.borrow_mut().drain(..).collect();
         if held.is_empty() {
             return;

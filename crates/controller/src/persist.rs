@@ -42,7 +42,8 @@ pub struct Persist {
 impl Persist {
     /// Keeps the results of endpoints that ask for it, saved 100 ms after a
     /// write, up to 2 MB. Raise `version` when the shape of the data changes:
-    /// data saved under another version is dropped, not read.
+    /// data saved under another version is dropped, not read, and so are the
+    /// mutations held offline saved with it (`Persist::replay`): not sent.
     ///
     /// ```
     /// assert_eq!(rdc_controller::Persist::new(1).version(), 1);
@@ -62,14 +63,20 @@ impl Persist {
     /// Also keeps `endpoint`'s mutations held offline, under `name` (one
     /// name per endpoint, the same at every start, as TanStack's mutation
     /// keys): saved with the store in order, with their args and body as
-    /// JSON, until each answers (one on the wire when the page closed is
-    /// sent again: let the server take a repeat, e.g. an id made by the
-    /// client). At the next start they are taken up with the store, their
+    /// JSON, until its removal is saved (each change to the queue is saved
+    /// at once, not after [`Persist::save_after_ms`]; one on the wire when
+    /// the page closed is sent again: let the server take a repeat, e.g. an
+    /// id made by the client). At the next start they are taken up with the store, their
     /// optimistic layers shown at once, and sent again one after another
-    /// once online. A mutation is saved under the first endpoint registered
-    /// of its endpoint's type that makes its key from its args; a saved one
-    /// whose name is not registered here is reported in
-    /// [`Restored::Taken`]'s `unknown`, not sent.
+    /// once online. Only mutations of registered endpoints are saved, each
+    /// under the first endpoint registered of its endpoint's type that makes
+    /// its key from its args: two registered endpoints of one type making
+    /// the same key (two REST endpoints of one method and URL template) are
+    /// not told apart, so register one of them. A saved one whose name is
+    /// not registered here is reported in [`Restored::Taken`]'s `unknown`,
+    /// not sent. Names are unique and endpoints mutations: a name registered
+    /// twice or a read panics in debug builds. One tab at a time: each tab
+    /// saves its own queue over the other's (the last to save wins).
     ///
     /// ```
     /// # use rdc_core::json::Value;
@@ -89,6 +96,12 @@ impl Persist {
     where
         <C::Endpoint as crate::Endpoint>::Body: crate::SavedBody,
     {
+        use crate::Endpoint as _;
+        debug_assert!(
+            !self.replays.iter().any(|replayable| replayable.name() == name),
+            "Persist::replay: `{name}` registered twice"
+        );
+        debug_assert!(endpoint.endpoint().policy().mutation, "Persist::replay: `{name}` is not a mutation");
         self.replays.push(super::replay::Replayable::of(name, endpoint));
         self
     }
@@ -105,7 +118,9 @@ impl Persist {
     }
 
     /// The most saved text: over it, the results (and rows) fetched longest
-    /// ago are left out until the rest fits.
+    /// ago are left out until the rest fits. Mutations held offline
+    /// (`Persist::replay`) are never left out: a queue alone over the cap
+    /// is saved without any fetched data (and taken up at the next start).
     ///
     /// ```
     /// let persist = rdc_controller::Persist::new(1).max_bytes(100_000);
@@ -228,7 +243,8 @@ pub enum Restored {
         /// Mutations held offline, sent again in their turn ([`Persist::replay`]).
         replayed: usize,
         /// Mutations held offline whose endpoint is not registered here
-        /// (or whose body could not be saved): not sent nor kept, for the app to handle.
+        /// (registered by the page that saved them, not this one), or whose
+        /// body could not be saved: not sent nor kept, for the app to handle.
         unknown: Vec<crate::SavedMutation>,
     },
     /// It was saved under another version: dropped when older; left alone
@@ -289,6 +305,17 @@ struct Saved {
 }
 
 #[cfg(feature = "persist")]
+impl Saved {
+    /// Whether it holds no mutation held offline.
+    fn holds_no_mutation(&self) -> bool {
+        #[cfg(feature = "offline")]
+        return self.queue.is_empty();
+        #[cfg(not(feature = "offline"))]
+        true
+    }
+}
+
+#[cfg(feature = "persist")]
 /// Only the version, read first so another version's shape is never parsed.
 #[derive(Deserialize)]
 struct SavedVersion {
@@ -343,7 +370,7 @@ impl Controller {
             let sink = Rc::downgrade(&keeper);
             self.save_queue_of(&keeper.persist.replays, move || {
                 if let Some(keeper) = sink.upgrade() {
-                    keeper.wrote();
+                    keeper.queue_changed();
                 }
             });
         }
@@ -426,22 +453,7 @@ impl Controller {
     fn persisted_text(&self, persist: &Persist, hint: usize) -> Option<Kept> {
         let (now, index, taken) = (self.now(), self.inner.keys.borrow(), self.inner.taken_rows.borrow());
         self.write_base(|base| {
-            // Every item that may be kept, newest first.
-            let mut items: Vec<(Millis, Item)> = index
-                .iter()
-                .filter(|(_, state)| state.persist)
-                .filter_map(|(key, state)| {
-                    let result = base.result(key)?;
-                    Some((result.meta.fetched_at, Item::Result(key.as_str(), state.schema.is_none())))
-                })
-                .collect();
-            for table in &persist.entity_types {
-                let Some(rows) = base.tables().get(*table) else { continue };
-                // Live rows only: a deleted one's tombstone is not worth its bytes.
-                let live = rows.rows.iter().filter(|(_, row)| row.value.is_some());
-                items.extend(live.map(|(pk, row)| (row.meta.fetched_at, Item::Row(table, pk.as_ref()))));
-            }
-            items.sort_by_key(|item| std::cmp::Reverse(item.0));
+            let items = items_to_keep(&index, base, &persist.entity_types);
             let text_of = |count: usize| {
                 let picked = items.get(..count).unwrap_or(&items);
                 let keys = picked.iter().filter_map(|(_, item)| match item {
@@ -569,6 +581,28 @@ fn most_that_fit(
 }
 
 #[cfg(feature = "persist")]
+/// Every item of `base` that may be kept, with when it was fetched, newest
+/// first: the results kept across page loads and the live rows of `tables`.
+fn items_to_keep<'a>(index: &'a keys::Keys, base: &'a State, tables: &'a [&'static str]) -> Vec<(Millis, Item<'a>)> {
+    let mut items: Vec<(Millis, Item)> = index
+        .iter()
+        .filter(|(_, state)| state.persist)
+        .filter_map(|(key, state)| {
+            let result = base.result(key)?;
+            Some((result.meta.fetched_at, Item::Result(key.as_str(), state.schema.is_none())))
+        })
+        .collect();
+    for table in tables {
+        let Some(rows) = base.tables().get(*table) else { continue };
+        // Live rows only: a deleted one's tombstone is not worth its bytes.
+        let live = rows.rows.iter().filter(|(_, row)| row.value.is_some());
+        items.extend(live.map(|(pk, row)| (row.meta.fetched_at, Item::Row(table, pk.as_ref()))));
+    }
+    items.sort_by_key(|item| std::cmp::Reverse(item.0));
+    items
+}
+
+#[cfg(feature = "persist")]
 /// One thing that may be kept: a result (with whether its schema is still
 /// unknown), or an entity row of a named type.
 enum Item<'a> {
@@ -605,29 +639,28 @@ impl Keeper {
     }
 
     fn restore(&self, controller: &Controller, text: &str) -> Restored {
-        let restored = if text.len() > self.persist.max_bytes {
-            // Not saved here: a save never passes the cap.
-            Restored::Unreadable {
-                reason: format!("{} bytes, over the {} kept at most", text.len(), self.persist.max_bytes),
+        // A save passes the cap only with held mutations alone (never dropped to fit).
+        let over = (text.len() > self.persist.max_bytes)
+            .then(|| format!("{} bytes, over the {} kept at most", text.len(), self.persist.max_bytes));
+        let restored = match serde_json::from_str::<SavedVersion>(text) {
+            Err(error) => Restored::Unreadable { reason: over.unwrap_or_else(|| error.to_string()) },
+            Ok(found) if found.version > self.persist.version => {
+                // A newer version of the app keeps its data there: this tab leaves it alone.
+                self.saving.set(false);
+                controller.inner.kept_since.set(None);
+                return Restored::OtherVersion { found: found.version };
             }
-        } else {
-            match serde_json::from_str::<SavedVersion>(text) {
-                Err(error) => Restored::Unreadable { reason: error.to_string() },
-                Ok(found) if found.version > self.persist.version => {
-                    // A newer version of the app keeps its data there: this tab leaves it alone.
-                    self.saving.set(false);
-                    controller.inner.kept_since.set(None);
-                    return Restored::OtherVersion { found: found.version };
+            Ok(found) if found.version != self.persist.version => Restored::OtherVersion { found: found.version },
+            Ok(_) => match serde_json::from_str::<Saved>(text) {
+                Err(error) => Restored::Unreadable { reason: over.unwrap_or_else(|| error.to_string()) },
+                Ok(saved) if saved.holds_no_mutation() && over.is_some() => {
+                    Restored::Unreadable { reason: over.unwrap_or_default() }
                 }
-                Ok(found) if found.version != self.persist.version => Restored::OtherVersion { found: found.version },
-                Ok(_) => match serde_json::from_str::<Saved>(text) {
-                    Err(error) => Restored::Unreadable { reason: error.to_string() },
-                    Ok(saved) => match self.take_up(controller, saved) {
-                        Ok(taken) => return taken,
-                        Err(error) => Restored::QueueRejected { error },
-                    },
+                Ok(saved) => match self.take_up(controller, saved) {
+                    Ok(taken) => return taken,
+                    Err(error) => Restored::QueueRejected { error },
                 },
-            }
+            },
         };
         self.storage.clear();
         restored
@@ -653,6 +686,25 @@ impl Keeper {
         }
     }
 
+    /// A mutation was held, or left the queue (it answered): saved at once,
+    /// not after `save_after_ms`, so a page closed meanwhile neither loses a
+    /// held mutation nor sends an answered one again.
+    #[cfg(feature = "offline")]
+    fn queue_changed(self: &Rc<Self>) {
+        if !self.loaded.get() {
+            // Saved once what was kept is taken up.
+            self.dirty.set(true);
+            return;
+        }
+        if !self.saving.get() {
+            return;
+        }
+        if let (Some(timer), Some(controller)) = (self.timer.get(), self.controller()) {
+            controller.cancel_timer(timer);
+        }
+        self.save();
+    }
+
     fn schedule(self: &Rc<Self>) {
         let Some(controller) = self.controller() else { return };
         if !self.saving.get() {
@@ -676,7 +728,13 @@ impl Keeper {
         let Some(controller) = self.controller() else { return };
         let Some(kept) = controller.persisted_text(&self.persist, self.fitted.get()) else { return };
         self.fitted.set(kept.hint);
-        if kept.text.len() <= self.persist.max_bytes {
+        #[cfg(feature = "offline")]
+        let holds_mutations = !controller.saved_queue().is_empty();
+        #[cfg(not(feature = "offline"))]
+        let holds_mutations = false;
+        // Held mutations are never dropped to fit: over the cap, they are
+        // saved alone (`persisted_text` left every cached item out).
+        if kept.text.len() <= self.persist.max_bytes || holds_mutations {
             controller.inner.kept_since.set(Some(kept.since));
             self.storage.save(kept.text);
         } else {

@@ -26,15 +26,23 @@ use super::{shared::Shared, Controller, Endpoint, LocalFuture, SavedBody, TypedE
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SavedMutation {
     /// The name its endpoint was registered under ([`Persist::replay`](crate::Persist::replay));
-    /// `None` when none was, or its body cannot be saved (a file): it is
-    /// not sent again after a reload, only reported.
+    /// `None` when its body cannot be saved (a file): it is not sent again
+    /// after a reload, only reported. (A mutation of an endpoint not
+    /// registered is not saved.)
     pub name: Option<String>,
     /// Its endpoint key (method and URL for REST).
     pub key: String,
     /// Its args as JSON.
     pub args: Value,
     /// Its body as saved ([`SavedBody`](crate::SavedBody)); `None`: no body, or not saved.
+    /// Saved only when there is one (so a `null` body reads back as `Some(Null)`).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
     pub body: Option<Value>,
+}
+
+/// A field that is there, even `null`: `Some`.
+fn present<'de, D: serde::Deserializer<'de>>(field: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(field).map(Some)
 }
 
 /// Why a saved queue of mutations was not taken up (the saved store was
@@ -96,6 +104,11 @@ impl std::fmt::Debug for Replayable {
 
 #[cfg(feature = "offline")]
 impl Replayable {
+    /// The name it is saved under.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
     /// `endpoint`'s mutations, saved under `name`.
     pub(crate) fn of<C: TypedEndpoint>(name: &str, endpoint: &C) -> Replayable
     where
@@ -147,7 +160,13 @@ where
         let key = self.0.key(&args).map_err(|error| Bad::Args(error.to_string()))?;
         let body = body.map(E::Body::from_saved).transpose().map_err(Bad::Body)?;
         let shared = Rc::new(Shared::of::<E>(args.clone()));
-        Ok(controller.request(self.0.clone(), key, args, body, shared, None))
+        let request = controller.request(self.0.clone(), key, args, body, Rc::clone(&shared), None);
+        // Its caller went with the last page: this task awaits the answer in
+        // its place, so a failure is tried again as it was before the reload.
+        Ok(Box::pin(async move {
+            let _awaited = shared;
+            request.await;
+        }))
     }
 }
 
@@ -181,19 +200,23 @@ impl Controller {
     }
 
     /// A held mutation of endpoint type `E` as saved: under the name of the
-    /// first registered endpoint of that type making `key` from `args`.
-    pub(crate) fn describe_held<E: Endpoint>(&self, key: &str, args: &Value, body: Option<&E::Body>) -> SavedMutation {
+    /// first registered endpoint of that type making `key` from `args`
+    /// (with no name when its body cannot be saved); `None`, not saved, when
+    /// no registered endpoint makes it.
+    pub(crate) fn describe_held<E: Endpoint>(
+        &self,
+        key: &str,
+        args: &Value,
+        body: Option<&E::Body>,
+    ) -> Option<SavedMutation> {
         let registry = self.inner.replays.registry.borrow();
         let of = TypeId::of::<E>();
-        let named = registry.iter().find(|r| r.endpoint.owns(of, args, key)).and_then(|r| {
-            let body = r.endpoint.save_body(body.map(|body| body as &dyn Any))?;
-            Some((r.name.to_string(), body))
-        });
-        let (name, body) = match named {
-            Some((name, body)) => (Some(name), body),
+        let registered = registry.iter().find(|r| r.endpoint.owns(of, args, key))?;
+        let (name, body) = match registered.endpoint.save_body(body.map(|body| body as &dyn Any)) {
+            Some(body) => (Some(registered.name.to_string()), body),
             None => (None, None),
         };
-        SavedMutation { name, key: key.to_owned(), args: args.clone(), body }
+        Some(SavedMutation { name, key: key.to_owned(), args: args.clone(), body })
     }
 
     /// The requests sending `queue` again through `registry`, in order (none

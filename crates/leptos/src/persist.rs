@@ -19,12 +19,8 @@ use rdc_controller::{Controller, LocalFuture, Persist, PersistStorage, Restored}
 /// rdc_leptos::mount_when_restored(restored, || "the app");
 /// ```
 pub fn persist(controller: &Controller, database: &str, persist: Persist) -> LocalFuture<Restored> {
-    // Mutations saved offline (`Persist::replay`) wait while the browser is
-    // offline from the start, before a `DataProvider` listens for it.
     #[cfg(all(target_arch = "wasm32", feature = "offline"))]
-    if web_sys::window().is_some_and(|window| !window.navigator().on_line()) {
-        controller.set_online(false);
-    }
+    offline_from_the_start(controller);
     #[cfg(target_arch = "wasm32")]
     return match indexed_db(database) {
         Some(storage) => controller.persist(persist, storage),
@@ -34,6 +30,29 @@ pub fn persist(controller: &Controller, database: &str, persist: Persist) -> Loc
     let _ = (controller, database, persist);
     #[cfg(not(target_arch = "wasm32"))]
     Box::pin(async { Restored::Nothing })
+}
+
+/// Mutations saved offline (`Persist::replay`) wait while the browser is
+/// offline from the start, before a `DataProvider` listens for it; its first
+/// `online` event sets the controller online again (with or without one).
+#[cfg(all(target_arch = "wasm32", feature = "offline"))]
+fn offline_from_the_start(controller: &Controller) {
+    use wasm_bindgen::JsCast;
+    let Some(window) = web_sys::window().filter(|window| !window.navigator().on_line()) else { return };
+    controller.set_online(false);
+    let back = controller.clone();
+    let online = wasm_bindgen::closure::Closure::once_into_js(move || back.set_online(true));
+    let options = web_sys::AddEventListenerOptions::new();
+    options.set_once(true);
+    let added = window.add_event_listener_with_callback_and_add_event_listener_options(
+        "online",
+        online.unchecked_ref(),
+        &options,
+    );
+    if added.is_err() {
+        // Not heard: never held forever.
+        controller.set_online(true);
+    }
 }
 
 /// The IndexedDB storage [`persist`] keeps the store in (the database

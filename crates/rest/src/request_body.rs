@@ -82,8 +82,9 @@ impl From<Value> for RequestBody {
 }
 
 /// A body saved with a mutation held offline (`rdc_controller::Persist::replay`):
-/// JSON as `{"json": ..}`, text as `{"text": ".."}`; a blob or a form with
-/// files is not saved (its mutation is reported after a reload, not sent).
+/// JSON as `{"json": ..}`, text as `{"text": ".."}`; a blob or a form
+/// (`RequestBody::Multipart`, with or without files) is not saved (its
+/// mutation is reported after a reload, not sent).
 ///
 /// ```
 /// use rdc_controller::SavedBody;
