@@ -289,10 +289,11 @@ impl State {
         let (log, undo, journal, indexes) = out;
         // Only a table with indexes needs the key past the entry.
         let indexed = write.value.is_some() && indexes.covers(write.key);
-        let pk = indexed.then(|| write.pk.clone());
         // A new row's key was copied out of the response's text already
-        // (`detach_new_keys`); a row that exists keeps its own key.
+        // (`detach_new_keys`); a row that exists keeps its own key, and the
+        // index holds that key, never the response's.
         let entry = table.rows.entry(write.pk);
+        let pk = indexed.then(|| entry.key().clone());
         let index = entry.index();
         if undo.is_some() {
             let prior = match &entry {
@@ -430,5 +431,30 @@ mod tests {
         let later = crate::json!({"id": "u-1", "name": "Bea"});
         state.write_entities(&Keyed::schema(), later, &Value::Null, WriteMeta::at(1, 1000)).unwrap();
         assert_eq!(Arc::strong_count(&buf), 1, "nothing in the store holds the first response's text");
+    }
+
+    /// As `Keyed`, with a unique index on its name.
+    #[derive(serde::Deserialize, crate::Entity)]
+    #[entity(key = "Indexed", merge = "newest", index = "name")]
+    #[allow(dead_code)]
+    struct Indexed {
+        id: String,
+        name: String,
+    }
+
+    #[test]
+    fn an_indexed_rows_key_does_not_keep_a_later_response_alive() {
+        let buf: Arc<str> = Arc::from("idu-1nameAda");
+        let mut state = State::default();
+        let first = crate::json!({"id": "u-1", "name": "Old"});
+        state.write_entities(&Indexed::schema(), first, &Value::Null, WriteMeta::at(0, 1000)).unwrap();
+        // The row exists: this response changes its indexed name.
+        state.write_entities(&Indexed::schema(), response(&buf), &Value::Null, WriteMeta::at(1, 1000)).unwrap();
+        assert_eq!(state.pk_where("Indexed", "name", &"Ada".into()).map(|pk| pk.to_string()).as_deref(), Some("u-1"));
+        // The same name again, in strings of their own: only the index could
+        // still hold the response's text.
+        let later = crate::json!({"id": "u-1", "name": "Ada", "seen": true});
+        state.write_entities(&Indexed::schema(), later, &Value::Null, WriteMeta::at(2, 1000)).unwrap();
+        assert_eq!(Arc::strong_count(&buf), 1, "the index holds the row's own key");
     }
 }
