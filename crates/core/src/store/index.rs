@@ -2,7 +2,8 @@
 //! each indexed table and field, the pks of the live rows holding each value.
 //! Every place that changes a row's object tells the index (`Indexes::update`),
 //! so a lookup by value is a hash lookup, not a scan. Derived data: not saved,
-//! rebuilt from the rows by the first write of the type after a load.
+//! rebuilt from the rows by the first write of the type after a load (or
+//! by `State::index_entity`, which `Controller::entity_by` calls).
 
 use std::borrow::Cow;
 
