@@ -13,7 +13,7 @@ use super::undo_log::UndoLog;
 use crate::error::NormalizeError;
 use crate::normalize::{join_path, Normalizer, Staged, StagedListEdit};
 use crate::schema::{join_pages, ListEdit, Object, Schema};
-use crate::{ByAddress, FieldMask, Row, RowChange};
+use crate::{ByAddress, EntityDef, FieldMask, Row, RowChange};
 
 impl State {
     /// Normalizes `value` (the response of endpoint `key`, called with `args`)
@@ -145,15 +145,7 @@ impl State {
                         Some(existing) if newer && def.default_merge => {
                             if existing.includes(&object) {
                                 // Nothing a reader sees changes; only the times move forward.
-                                writes.push(Write {
-                                    key,
-                                    pk,
-                                    value: None,
-                                    newer,
-                                    new: false,
-                                    unfetched,
-                                    indexes: def.indexes,
-                                });
+                                writes.push(Write { key, pk, value: None, newer, new: false, unfetched, def });
                                 continue;
                             }
                             (Some(existing.overlaid(&object)), true, true)
@@ -184,7 +176,7 @@ impl State {
             let Some(merged) = merged else { continue };
             if !changed && row.and_then(|r| r.value.as_deref()) == Some(&merged) {
                 // Nothing a reader sees changes; only the times move forward.
-                writes.push(Write { key, pk, value: None, newer, new: false, unfetched, indexes: def.indexes });
+                writes.push(Write { key, pk, value: None, newer, new: false, unfetched, def });
                 continue;
             }
             let merged = Value::Object(merged);
@@ -194,15 +186,7 @@ impl State {
                 message: e.message,
             })?;
             let Value::Object(merged) = merged else { continue };
-            writes.push(Write {
-                key,
-                pk,
-                value: Some(Arc::new(merged)),
-                newer,
-                new: row.is_none(),
-                unfetched,
-                indexes: def.indexes,
-            });
+            writes.push(Write { key, pk, value: Some(Arc::new(merged)), newer, new: row.is_none(), unfetched, def });
         }
         // A moving item's lists are decided by what it matched before this write.
         let list_edits = list_edits
@@ -234,17 +218,20 @@ impl State {
         for (key, mut group) in groups {
             self.note_table(key);
             detach_new_keys(&mut group);
-            // A type's first write into this store builds the indexes it declares.
-            if let Some(fields) = group.iter().map(|w| w.indexes).find(|f| !f.is_empty()) {
+            // A type's first write into this store builds the indexes it
+            // declares; whether the table has any is decided once for the group.
+            let fields = group.first().map_or(&[][..], |w| w.def.indexes);
+            if !fields.is_empty() {
                 self.indexes.ensure(key, fields, self.entities.get(key));
             }
+            let covered = self.indexes.covers(key);
             let table = table_mut(&mut self.entities, key);
             // A response of many new entities grows the table once.
             table.rows.reserve(group.iter().filter(|w| w.new).count());
             for write in group {
                 let undo = self.undo.as_deref_mut();
                 let out = (log.as_deref_mut(), undo, &mut self.journal, &mut self.indexes);
-                Self::apply(table, write, plan.meta, version, out);
+                Self::apply(table, write, (plan.meta, version, covered), out);
             }
         }
         for (key, pk) in plan.deletes {
@@ -285,10 +272,12 @@ impl State {
 impl State {
     /// Applies one planned write to its table, logging what changed (in the
     /// change log, undo log and journal, when kept) and keeping the indexes.
-    fn apply(table: &mut EntityTable, write: Write, meta: EntityMeta, version: u64, out: ApplyOut<'_>) {
+    /// `covered`: whether the table has indexes.
+    fn apply(table: &mut EntityTable, write: Write, at: (EntityMeta, u64, bool), out: ApplyOut<'_>) {
+        let (meta, version, covered) = at;
         let (log, undo, journal, indexes) = out;
         // Only a table with indexes needs the key past the entry.
-        let indexed = write.value.is_some() && indexes.covers(write.key);
+        let indexed = covered && write.value.is_some();
         // A new row's key was copied out of the response's text already
         // (`detach_new_keys`); a row that exists keeps its own key, and the
         // index holds that key, never the response's.
@@ -372,8 +361,8 @@ struct Write {
     new: bool,
     /// A page written to a list no fetch has written whole (see [`NEVER_FETCHED`]).
     unfetched: bool,
-    /// The unique indexes its type declares.
-    indexes: &'static [&'static str],
+    /// Its type (for the unique indexes it declares).
+    def: &'static EntityDef,
 }
 
 /// The `listed` of a list only pages have written: its own fetch, whenever it
