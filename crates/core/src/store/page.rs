@@ -33,7 +33,8 @@ impl State {
             changes: None,
             undo: None,
             journal: Default::default(),
-            indexes: self.indexes.clone(),
+            // Derived data: a copy builds its own when it needs them.
+            indexes: Default::default(),
         }
     }
 
