@@ -269,6 +269,13 @@ impl Controller {
     /// When the stored entity does not fit `E`.
     pub fn entity_by<E: rdc_core::Entity>(&self, field: &str, value: &Value) -> Result<Option<Arc<E>>, ReadError> {
         let key = E::DEF.key;
+        // A hydrated or taken-up store comes without indexes: the first
+        // lookup by a declared one builds it (a scan at most once).
+        if E::DEF.indexes.contains(&field) && !self.with_state(|state| state.is_indexed(key, field)) {
+            if let Ok(mut state) = self.inner.base.try_borrow_mut() {
+                state.index_entity(E::DEF);
+            }
+        }
         let pk = self.with_state(|state| state.pk_where(key, field, value).map(|pk| pk.as_str().to_owned()));
         self.note_topic(rdc_core::Topic::table(key));
         match pk {

@@ -183,3 +183,29 @@ fn the_newer_of_two_slices_rows_wins_whatever_order_they_are_taken_up_in() {
         assert_eq!(browser.entity::<User>("1").unwrap().unwrap().name, "Ada Lovelace");
     }
 }
+
+/// A user found by its unique email.
+#[derive(Debug, serde::Deserialize, rdc_core::Entity)]
+#[entity(index = "email")]
+#[allow(dead_code)]
+struct Account {
+    id: String,
+    email: String,
+}
+
+#[test]
+fn entity_by_on_a_hydrated_store_builds_the_index_it_looks_through() {
+    let (server, _, _) = at(1_000);
+    server.set(&Account::schema(), json!({ "id": "1", "email": "ada@example.com" })).unwrap();
+    let page = server.dehydrate().to_script_text();
+    let (c, _, _) = at(1_000);
+    c.hydrate(Dehydrated::from_script_text(&page).unwrap());
+    // The page carries rows, not indexes.
+    assert!(!c.with_state(|s| s.is_indexed("Account", "email")));
+    let ada = c.entity_by::<Account>("email", &json!("ada@example.com")).unwrap();
+    assert_eq!(ada.map(|a| a.id.clone()).as_deref(), Some("1"));
+    assert!(c.with_state(|s| s.is_indexed("Account", "email")), "the first lookup built the index");
+    // A field the type does not index is still scanned, and builds nothing.
+    assert!(c.entity_by::<Account>("id", &json!("1")).unwrap().is_some());
+    assert!(!c.with_state(|s| s.is_indexed("Account", "id")));
+}

@@ -165,6 +165,12 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
 
     // The one wire field the pk is, when it is one (its text becomes the
     // references to the entity without a copy).
+    if container.pk_found.is_some() && (container.pk.is_some() || container.pk_with.is_some()) {
+        return Err(syn::Error::new_spanned(name, "`pk_found` replaces `pk` and `pk_with`; give one of them"));
+    }
+    if container.process_found.is_some() && container.process.is_some() {
+        return Err(syn::Error::new_spanned(name, "`process_found` replaces `process`; give one of them"));
+    }
     let mut pk_field = quote!(::std::option::Option::None);
     let pk_body = match (&container.pk_with, &container.pk) {
         _ if container.pk_found.is_some() => {
@@ -194,18 +200,33 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         }
     };
 
-    // Declared unique indexes, by wire name; a name no field has is taken as
-    // a wire name (as `pk` does).
-    let wire_of =
-        |n: &str| fields.iter().find(|f| f.ident == n).map(|f| f.wire.clone()).unwrap_or_else(|| n.to_owned());
-    let indexes: Vec<String> = container
-        .index
-        .iter()
-        .flat_map(|list| list.split(','))
-        .map(str::trim)
-        .filter(|n| !n.is_empty())
-        .map(wire_of)
-        .collect();
+    // Declared unique indexes, by wire name: each a field's (by its name or
+    // wire name), not the pk's and not a nested entity's.
+    let pk_names: Vec<String> = match (&container.pk_with, &container.pk_found) {
+        (None, None) => {
+            container.pk.clone().unwrap_or_else(|| "id".to_owned()).split(',').map(|s| s.trim().to_owned()).collect()
+        }
+        _ => Vec::new(),
+    };
+    let mut indexes: Vec<String> = Vec::new();
+    for n in container.index.iter().flat_map(|list| list.split(',')).map(str::trim).filter(|n| !n.is_empty()) {
+        let Some(field) = fields.iter().find(|f| f.ident == n || f.wire == n) else {
+            return Err(syn::Error::new_spanned(name, format!("index `{n}` names no field of `{name}`")));
+        };
+        if field.nested {
+            return Err(syn::Error::new_spanned(
+                name,
+                format!("index `{n}` names a nested entity; index a scalar field"),
+            ));
+        }
+        if pk_names.iter().any(|p| field.ident == p.as_str() || field.wire == *p) {
+            return Err(syn::Error::new_spanned(
+                name,
+                format!("index `{n}` names the primary key, found without an index"),
+            ));
+        }
+        indexes.push(field.wire.clone());
+    }
     let indexes_const =
         (!indexes.is_empty()).then(|| quote!(const INDEXES: &'static [&'static str] = &[#(#indexes),*];));
 

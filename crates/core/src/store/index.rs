@@ -2,9 +2,12 @@
 //! each indexed table and field, the pks of the live rows holding each value.
 //! Every place that changes a row's object tells the index (`Indexes::update`),
 //! so a lookup by value is a hash lookup, not a scan. Derived data: not saved,
-//! rebuilt from the rows by the first write of the type after a load.
+//! rebuilt from the rows by the first write of the type after a load (or
+//! by `State::index_entity`, which `Controller::entity_by` calls).
 
 use std::borrow::Cow;
+
+use indexmap::IndexSet;
 
 use crate::json::{FastMap, Text, Value};
 use crate::schema::Object;
@@ -28,16 +31,20 @@ struct TableIndex {
 struct FieldIndex {
     field: &'static str,
     /// Value text -> the live rows holding it (one, unless the data breaks
-    /// the promise of uniqueness).
-    holders: FastMap<String, Vec<Text>>,
+    /// the promise of uniqueness): a set, so that many rows sharing a value
+    /// still join and leave in constant time.
+    holders: FastMap<String, Holders>,
 }
 
+/// The pks of the rows holding one value.
+type Holders = IndexSet<Text, foldhash::fast::RandomState>;
+
 /// The text a field's value is indexed under: a scalar's text (so `"7"` and
-/// `7` meet, as `State::pk_where` compares them); a list or object is not
-/// indexed.
+/// `7` meet, as `State::pk_where` compares them); null (which many rows
+/// share), a list or an object is not indexed, and a scan answers for it.
 pub(crate) fn value_key(value: &Value) -> Option<Cow<'_, str>> {
     match value {
-        Value::Array(_) | Value::Object(_) => None,
+        Value::Null | Value::Array(_) | Value::Object(_) => None,
         Value::String(s) => Some(Cow::Borrowed(s.as_str())),
         other => Some(Cow::Owned(crate::json_text(other))),
     }
@@ -49,15 +56,12 @@ impl FieldIndex {
     }
 
     fn add(&mut self, key: &str, pk: &Text) {
-        let holders = self.holders.entry_ref(key).or_default();
-        if !holders.contains(pk) {
-            holders.push(pk.clone());
-        }
+        self.holders.entry_ref(key).or_default().insert(pk.clone());
     }
 
     fn remove(&mut self, key: &str, pk: &Text) {
         if let Some(holders) = self.holders.get_mut(key) {
-            holders.retain(|held| held != pk);
+            holders.swap_remove(pk);
             if holders.is_empty() {
                 self.holders.remove(key);
             }
@@ -147,8 +151,8 @@ impl Indexes {
         let index = self.field(table_key, field)?;
         let key = value_key(value)?;
         let Some(table) = table else { return Some(None) };
-        let holders = index.holders.get(key.as_ref()).map_or(&[][..], Vec::as_slice);
-        let first = holders.iter().filter_map(|pk| table.rows.get_index_of(pk)).min();
+        let holders = index.holders.get(key.as_ref()).into_iter().flatten();
+        let first = holders.filter_map(|pk| table.rows.get_index_of(pk)).min();
         Some(first.and_then(|at| table.rows.get_index(at)).map(|(pk, _)| pk))
     }
 }

@@ -57,6 +57,19 @@ impl State {
         self.indexes.has(key, field)
     }
 
+    /// What the index alone answers for [`State::pk_where`] (for tests that
+    /// compare it with a scan): `None` when no index answers (none built, or
+    /// null, a list or an object asked for), `Some(None)` when none holds it.
+    ///
+    /// ```
+    /// use rdc_core::{json, State};
+    /// assert_eq!(State::default().pk_indexed("Post", "slug", &json!("hi")), None);
+    /// ```
+    #[doc(hidden)]
+    pub fn pk_indexed(&self, key: &str, field: &str, value: &Value) -> Option<Option<&Text>> {
+        self.indexes.find(key, field, value, self.entities.get(key))
+    }
+
     /// Builds the indexes entity type `def` declares that this store has not
     /// built yet, from the rows it holds (a write of the type builds them
     /// too; a store loaded, taken up or sliced has none until then). Changes

@@ -33,7 +33,8 @@ impl State {
             changes: None,
             undo: None,
             journal: Default::default(),
-            indexes: self.indexes.clone(),
+            // Derived data: a copy builds its own when it needs them.
+            indexes: Default::default(),
         }
     }
 
@@ -123,6 +124,7 @@ impl State {
         let version = self.version;
         for (type_key, table) in page.entities {
             let own = self.entities.entry(type_key.clone()).or_default();
+            let covered = self.indexes.covers(&type_key);
             for (pk, mut row) in table.rows {
                 let meta = &mut row.meta;
                 let ahead = rebase([&mut meta.fetched_at, &mut meta.date, &mut meta.expires_at]);
@@ -133,10 +135,11 @@ impl State {
                     continue;
                 }
                 row.version = version;
-                let new = self.indexes.covers(&type_key).then(|| (pk.clone(), row.value.clone()));
-                let old = own.rows.insert(pk, row);
-                if let Some((pk, new)) = new {
-                    self.indexes.update(&type_key, &pk, old.and_then(|o| o.value).as_deref(), new.as_deref());
+                let new = covered.then(|| row.value.clone());
+                let (at, old) = own.rows.insert_full(pk, row);
+                // The index holds the key the table keeps.
+                if let (Some(new), Some((pk, _))) = (new, own.rows.get_index(at)) {
+                    self.indexes.update(&type_key, pk, old.and_then(|o| o.value).as_deref(), new.as_deref());
                 }
             }
             own.version = version;

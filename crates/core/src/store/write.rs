@@ -13,7 +13,7 @@ use super::undo_log::UndoLog;
 use crate::error::NormalizeError;
 use crate::normalize::{join_path, Normalizer, Staged, StagedListEdit};
 use crate::schema::{join_pages, ListEdit, Object, Schema};
-use crate::{ByAddress, FieldMask, Row, RowChange};
+use crate::{ByAddress, EntityDef, FieldMask, Row, RowChange};
 
 impl State {
     /// Normalizes `value` (the response of endpoint `key`, called with `args`)
@@ -145,15 +145,7 @@ impl State {
                         Some(existing) if newer && def.default_merge => {
                             if existing.includes(&object) {
                                 // Nothing a reader sees changes; only the times move forward.
-                                writes.push(Write {
-                                    key,
-                                    pk,
-                                    value: None,
-                                    newer,
-                                    new: false,
-                                    unfetched,
-                                    indexes: def.indexes,
-                                });
+                                writes.push(Write { key, pk, value: None, newer, new: false, unfetched, def });
                                 continue;
                             }
                             (Some(existing.overlaid(&object)), true, true)
@@ -184,7 +176,7 @@ impl State {
             let Some(merged) = merged else { continue };
             if !changed && row.and_then(|r| r.value.as_deref()) == Some(&merged) {
                 // Nothing a reader sees changes; only the times move forward.
-                writes.push(Write { key, pk, value: None, newer, new: false, unfetched, indexes: def.indexes });
+                writes.push(Write { key, pk, value: None, newer, new: false, unfetched, def });
                 continue;
             }
             let merged = Value::Object(merged);
@@ -194,15 +186,7 @@ impl State {
                 message: e.message,
             })?;
             let Value::Object(merged) = merged else { continue };
-            writes.push(Write {
-                key,
-                pk,
-                value: Some(Arc::new(merged)),
-                newer,
-                new: row.is_none(),
-                unfetched,
-                indexes: def.indexes,
-            });
+            writes.push(Write { key, pk, value: Some(Arc::new(merged)), newer, new: row.is_none(), unfetched, def });
         }
         // A moving item's lists are decided by what it matched before this write.
         let list_edits = list_edits
@@ -234,17 +218,20 @@ impl State {
         for (key, mut group) in groups {
             self.note_table(key);
             detach_new_keys(&mut group);
-            // A type's first write into this store builds the indexes it declares.
-            if let Some(fields) = group.iter().map(|w| w.indexes).find(|f| !f.is_empty()) {
+            // A type's first write into this store builds the indexes it
+            // declares; whether the table has any is decided once for the group.
+            let fields = group.first().map_or(&[][..], |w| w.def.indexes);
+            if !fields.is_empty() {
                 self.indexes.ensure(key, fields, self.entities.get(key));
             }
+            let covered = self.indexes.covers(key);
             let table = table_mut(&mut self.entities, key);
             // A response of many new entities grows the table once.
             table.rows.reserve(group.iter().filter(|w| w.new).count());
             for write in group {
                 let undo = self.undo.as_deref_mut();
                 let out = (log.as_deref_mut(), undo, &mut self.journal, &mut self.indexes);
-                Self::apply(table, write, plan.meta, version, out);
+                Self::apply(table, write, (plan.meta, version, covered), out);
             }
         }
         for (key, pk) in plan.deletes {
@@ -285,14 +272,17 @@ impl State {
 impl State {
     /// Applies one planned write to its table, logging what changed (in the
     /// change log, undo log and journal, when kept) and keeping the indexes.
-    fn apply(table: &mut EntityTable, write: Write, meta: EntityMeta, version: u64, out: ApplyOut<'_>) {
+    /// `covered`: whether the table has indexes.
+    fn apply(table: &mut EntityTable, write: Write, at: (EntityMeta, u64, bool), out: ApplyOut<'_>) {
+        let (meta, version, covered) = at;
         let (log, undo, journal, indexes) = out;
         // Only a table with indexes needs the key past the entry.
-        let indexed = write.value.is_some() && indexes.covers(write.key);
-        let pk = indexed.then(|| write.pk.clone());
+        let indexed = covered && write.value.is_some();
         // A new row's key was copied out of the response's text already
-        // (`detach_new_keys`); a row that exists keeps its own key.
+        // (`detach_new_keys`); a row that exists keeps its own key, and the
+        // index holds that key, never the response's.
         let entry = table.rows.entry(write.pk);
+        let pk = indexed.then(|| entry.key().clone());
         let index = entry.index();
         if undo.is_some() {
             let prior = match &entry {
@@ -371,8 +361,8 @@ struct Write {
     new: bool,
     /// A page written to a list no fetch has written whole (see [`NEVER_FETCHED`]).
     unfetched: bool,
-    /// The unique indexes its type declares.
-    indexes: &'static [&'static str],
+    /// Its type (for the unique indexes it declares).
+    def: &'static EntityDef,
 }
 
 /// The `listed` of a list only pages have written: its own fetch, whenever it
@@ -430,5 +420,30 @@ mod tests {
         let later = crate::json!({"id": "u-1", "name": "Bea"});
         state.write_entities(&Keyed::schema(), later, &Value::Null, WriteMeta::at(1, 1000)).unwrap();
         assert_eq!(Arc::strong_count(&buf), 1, "nothing in the store holds the first response's text");
+    }
+
+    /// As `Keyed`, with a unique index on its name.
+    #[derive(serde::Deserialize, crate::Entity)]
+    #[entity(key = "Indexed", merge = "newest", index = "name")]
+    #[allow(dead_code)]
+    struct Indexed {
+        id: String,
+        name: String,
+    }
+
+    #[test]
+    fn an_indexed_rows_key_does_not_keep_a_later_response_alive() {
+        let buf: Arc<str> = Arc::from("idu-1nameAda");
+        let mut state = State::default();
+        let first = crate::json!({"id": "u-1", "name": "Old"});
+        state.write_entities(&Indexed::schema(), first, &Value::Null, WriteMeta::at(0, 1000)).unwrap();
+        // The row exists: this response changes its indexed name.
+        state.write_entities(&Indexed::schema(), response(&buf), &Value::Null, WriteMeta::at(1, 1000)).unwrap();
+        assert_eq!(state.pk_where("Indexed", "name", &"Ada".into()).map(|pk| pk.to_string()).as_deref(), Some("u-1"));
+        // The same name again, in strings of their own: only the index could
+        // still hold the response's text.
+        let later = crate::json!({"id": "u-1", "name": "Ada", "seen": true});
+        state.write_entities(&Indexed::schema(), later, &Value::Null, WriteMeta::at(2, 1000)).unwrap();
+        assert_eq!(Arc::strong_count(&buf), 1, "the index holds the row's own key");
     }
 }
