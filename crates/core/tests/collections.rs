@@ -609,3 +609,30 @@ fn a_nested_collection_is_keyed_by_its_parent_and_shared_with_the_list_of_those_
     // At the top of a response, the args key the list as ever.
     assert_eq!(ids(&state, "GET /todos?userId=2"), [3, 4]);
 }
+
+#[derive(Debug, Clone, serde::Deserialize, Entity)]
+struct Loner {
+    id: u32,
+    #[entity(schema = "unnested_todos()")]
+    todos: Vec<Todo>,
+}
+
+/// A nest that names no args (the parent lacks the field it reads).
+fn unnested_todos() -> SchemaOf<Vec<Todo>> {
+    Collection::nested_by(&todos(), |_, _| rdc_core::Object::new())
+}
+
+#[test]
+fn a_nest_that_names_no_args_keys_the_list_by_the_endpoints_args_not_as_the_list_of_everything() {
+    let mut state = State::default();
+    let loner = json!({ "id": 1, "todos": [{ "id": 1, "userId": 1, "title": "a" }] });
+    state.write_result("GET /loners/1", &Loner::schema(), loner, &json!({ "id": 1 }), meta(1)).unwrap();
+    // The list of every todo (no args) is another list.
+    state
+        .write_result("GET /todos", &todos(), json!([{ "id": 9, "userId": 2, "title": "z" }]), &json!({}), meta(2))
+        .unwrap();
+    let read = MemoCache::default().read_result::<Loner>(&state, "GET /loners/1", &Loner::schema()).unwrap().unwrap();
+    assert_eq!(read.id, 1);
+    assert_eq!(read.todos.iter().map(|t| t.id).collect::<Vec<_>>(), [1]);
+    assert_eq!(ids(&state, "GET /todos"), [9]);
+}

@@ -207,7 +207,8 @@ impl Collection {
     /// `nestKey`): where it is normalized as a member of an object, the list
     /// it holds is keyed by `nest(parent, member)` (the parent's other fields
     /// and the member's name) rather than by the endpoint's args; at the top
-    /// of a response, by the args as ever. So a user's `todos` and the
+    /// of a response, or where `nest` names no args (the parent lacks the
+    /// field it reads), by the endpoint's args as ever. So a user's `todos` and the
     /// answer of `GET /todos?userId=1` are one list, and a todo pushed for
     /// user 1 joins both.
     ///
@@ -243,10 +244,12 @@ impl Collection {
 
     /// The args of the list this collection holds where it is found under
     /// `key` of `parent`: [`Collection::nested_by`]'s, as a member of an
-    /// object; else `None` (the endpoint's args).
+    /// object; else `None` (the endpoint's args). A nest that names no args
+    /// gives `None` too, so the list is not taken for the list of everything.
     pub(crate) fn nested_args(&self, parent: &Value, key: &str) -> Option<Value> {
         let NestKey(nest) = self.nest.as_ref()?;
-        Some(Value::Object(nest(parent.as_object()?, key)))
+        let args = nest(parent.as_object()?, key);
+        (!args.is_empty()).then_some(Value::Object(args))
     }
 
     /// The schema of an endpoint that fetches a further page of

@@ -36,7 +36,9 @@ pub struct NestedField {
 pub struct Found<'a> {
     /// The object the entity is a member of (without that member), or the
     /// list's parent for a list's items; `null` at the top of a response and
-    /// for the members of a map (`Schema::values`).
+    /// for the members of a map (`Schema::values`). Members normalized
+    /// before this one (in field order) already hold what normalizing left:
+    /// a nested entity there is its pk, not its object.
     pub parent: &'a Value,
     /// The member's name (a map's key, for an entity in a map; the list's
     /// member name for a list's items; `""` at the top).
@@ -48,6 +50,11 @@ pub struct Found<'a> {
 impl Found<'static> {
     /// Found nowhere in particular: at the top, without args (what
     /// [`Entity::pk_of`] stands for).
+    ///
+    /// ```
+    /// use rdc_core::Found;
+    /// assert_eq!((Found::NOWHERE.key, Found::NOWHERE.parent.is_null()), ("", true));
+    /// ```
     pub const NOWHERE: Found<'static> = Found { parent: &Value::Null, key: "", args: &Value::Null };
 }
 
@@ -75,7 +82,9 @@ impl std::fmt::Display for FieldError {
 pub struct EntityDef {
     /// The type key entities are stored under.
     pub key: &'static str,
-    /// Primary key of a wire object.
+    /// Primary key of a wire object found nowhere in particular (optimistic
+    /// writes and REST resources use it); normalizing uses
+    /// [`EntityDef::pk_found`], whose default is this.
     pub pk: fn(&Object) -> Option<String>,
     /// The wire field that is the primary key, when one field is.
     ///
@@ -87,16 +96,42 @@ pub struct EntityDef {
     /// ```
     pub pk_field: Option<&'static str>,
     /// The wire fields declared unique indexes ([`Entity::INDEXES`]).
+    ///
+    /// ```
+    /// # use rdc_core::Entity;
+    /// #[derive(serde::Deserialize, rdc_core::Entity)]
+    /// #[entity(index = "email")]
+    /// struct User { id: String, email: String }
+    /// assert_eq!(User::DEF.indexes, ["email"]);
+    /// ```
     pub indexes: &'static [&'static str],
     /// Nested schema fields.
     pub nested: fn() -> &'static [NestedField],
     /// Checks every non-nested field against its Rust type.
     pub check_fields: fn(&Value) -> Result<(), FieldError>,
-    /// The `process` hook.
+    /// The `process` hook without where the value was found: normalizing
+    /// calls [`EntityDef::process_found`] only, whose default calls this.
     pub process: fn(Value, &Value) -> Result<Value, String>,
     /// The primary key of a wire object where it was found ([`Entity::pk_found`]).
+    ///
+    /// ```
+    /// use rdc_core::{json, Entity, Found};
+    /// #[derive(serde::Deserialize, rdc_core::Entity)]
+    /// struct User { id: String }
+    /// let object = json!({ "id": "ada" });
+    /// let pk = (User::DEF.pk_found)(object.as_object().unwrap(), &Found::NOWHERE);
+    /// assert_eq!(pk.as_deref(), Some("ada"));
+    /// ```
     pub pk_found: fn(&Object, &Found<'_>) -> Option<String>,
     /// The `process` hook given where the value was found ([`Entity::process_found`]).
+    ///
+    /// ```
+    /// use rdc_core::{json, Entity, Found};
+    /// #[derive(serde::Deserialize, rdc_core::Entity)]
+    /// struct User { id: String }
+    /// let kept = (User::DEF.process_found)(json!({ "id": "ada" }), &Found::NOWHERE);
+    /// assert_eq!(kept, Ok(json!({ "id": "ada" })));
+    /// ```
     pub process_found: fn(Value, &Found<'_>) -> Result<Value, String>,
     /// The `validate` hook.
     pub validate: fn(&Object) -> Result<(), String>,
