@@ -155,3 +155,17 @@ fn invalidate_of_a_union_refuses_no_pk_and_passes_an_unmapped_choice_through() {
     state.write_entities(&Schema::array(delete), many, NO_ARGS, meta(4)).unwrap();
     assert!(state.entity("Link", "1").is_none() && state.entity("Post", "2").is_none());
 }
+
+fn lazy_feed() -> Schema {
+    Schema::array(feed_item())
+}
+
+#[test]
+fn invalidate_of_a_lazy_list_of_a_union_deletes_each_item_not_stores_it() {
+    let mut state = seed_feed();
+    let delete = Union::invalidate(&Schema::Lazy(lazy_feed));
+    let many = json!([{ "id": 1, "type": "link" }, { "id": 2, "type": "post" }]);
+    state.write_entities(&delete, many, NO_ARGS, meta(2)).unwrap();
+    assert!(state.entity("Link", "1").is_none() && state.entity("Post", "2").is_none());
+    assert!(state.entity("Post", "1").is_some(), "what was not answered stays");
+}
