@@ -129,6 +129,8 @@ struct FeedState {
     /// When this connection opened (ms), if it did.
     opened_at: Option<u64>,
     stats: LiveStats,
+    /// Why the last message was rejected or the last connection failed.
+    last_error: Option<String>,
 }
 
 impl std::fmt::Debug for LiveFeed {
@@ -207,6 +209,27 @@ impl LiveFeed {
     /// What the feed did so far.
     pub fn stats(&self) -> LiveStats {
         self.inner.state.borrow().stats
+    }
+
+    /// Why the last message was rejected (not JSON, not the schema's shape,
+    /// a frame the source could not read) or the last connection failed,
+    /// as the source or the store said it: what to show when
+    /// [`LiveStats::rejected`] grows and nothing applies.
+    ///
+    /// ```
+    /// # use rdc_controller::{LiveFeed, StreamEvent, StreamSource};
+    /// # use std::rc::Rc;
+    /// # struct Never;
+    /// # impl StreamSource for Never {
+    /// #     fn open(&self, _: Option<u64>, _: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> { Box::new(|| {}) }
+    /// # }
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Price { id: String }
+    /// # use rdc_core::Entity;
+    /// let feed = LiveFeed::new(Never, Price::schema().into(), |_| true);
+    /// assert_eq!(feed.last_error(), None);
+    /// ```
+    pub fn last_error(&self) -> Option<String> {
+        self.inner.state.borrow().last_error.clone()
     }
 }
 
@@ -296,6 +319,7 @@ fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
             let in_order = match (id, state.counted) {
                 (Some(u64::MAX), _) => {
                     state.stats.rejected += 1;
+                    state.last_error = Some(format!("message id {} leaves no id to follow", u64::MAX));
                     return;
                 }
                 (Some(id), counted) => counted.is_none_or(|last| id > last),
@@ -318,11 +342,19 @@ fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
                     state.stats.applied += 1;
                     state.failures = 0;
                 }
-                Err(_) => state.stats.rejected += 1,
+                Err(reason) => {
+                    state.stats.rejected += 1;
+                    state.last_error = Some(reason);
+                }
             }
         }
-        StreamEvent::Rejected(_) => feed.state.borrow_mut().stats.rejected += 1,
-        StreamEvent::Failed(_) => {
+        StreamEvent::Rejected(reason) => {
+            let mut state = feed.state.borrow_mut();
+            state.stats.rejected += 1;
+            state.last_error = Some(reason);
+        }
+        StreamEvent::Failed(reason) => {
+            feed.state.borrow_mut().last_error = Some(reason);
             close(feed, controller);
             let wait = {
                 let mut state = feed.state.borrow_mut();

@@ -246,3 +246,21 @@ fn a_message_the_source_could_not_read_is_rejected_and_the_stream_goes_on() {
     assert_eq!((stats.opened, stats.applied, stats.dropped, stats.rejected, stats.connected), (1, 2, 0, 1, true));
     assert_eq!(fake.opens.borrow().len(), 1, "no reconnect for one bad message");
 }
+
+#[test]
+fn the_last_rejection_or_failure_is_kept_with_its_reason() {
+    let (controller, _time, fake, feed) = setup();
+    controller.retain("GET /prices/BTC");
+    assert_eq!(feed.last_error(), None);
+    fake.send(StreamEvent::Opened);
+    fake.send(StreamEvent::Rejected("ws://127.0.0.1/live: a frame without an id".into()));
+    assert_eq!(feed.last_error().as_deref(), Some("ws://127.0.0.1/live: a frame without an id"));
+    fake.send(StreamEvent::Message { id: Some(1), data: "not json".into() });
+    assert!(
+        feed.last_error().is_some_and(|e| e != "ws://127.0.0.1/live: a frame without an id"),
+        "{:?}",
+        feed.last_error()
+    );
+    fake.send(StreamEvent::Failed("closed with 4401 (unauthorized)".into()));
+    assert_eq!(feed.last_error().as_deref(), Some("closed with 4401 (unauthorized)"));
+}
