@@ -314,80 +314,85 @@ fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
             state.opened_at = Some(controller.now());
             state.stats.opened += 1;
         }
-        StreamEvent::Message { id, data } => {
-            let mut state = feed.state.borrow_mut();
-            let in_order = match (id, state.counted) {
-                (Some(u64::MAX), _) => {
-                    state.stats.rejected += 1;
-                    state.last_error = Some(format!("message id {} leaves no id to follow", u64::MAX));
-                    return;
-                }
-                (Some(id), counted) => counted.is_none_or(|last| id > last),
-                (None, counted) => counted.is_none(),
-            };
-            if !in_order {
-                state.stats.dropped += 1;
-                return;
-            }
-            if id.is_some() {
-                (state.counted, state.last_id) = (id, id);
-            }
-            drop(state);
-            let written = Value::parse(data)
-                .map_err(|e| e.to_string())
-                .and_then(|value| controller.set(&feed.schema, value).map_err(|e| e.to_string()));
-            let mut state = feed.state.borrow_mut();
-            match written {
-                Ok(()) => {
-                    state.stats.applied += 1;
-                    state.failures = 0;
-                }
-                Err(reason) => {
-                    state.stats.rejected += 1;
-                    state.last_error = Some(reason);
-                }
-            }
-        }
-        StreamEvent::Rejected(reason) => {
-            let mut state = feed.state.borrow_mut();
-            state.stats.rejected += 1;
-            state.last_error = Some(reason);
-        }
+        StreamEvent::Message { id, data } => on_message(feed, controller, id, data),
+        StreamEvent::Rejected(reason) => feed.state.borrow_mut().reject(reason),
         StreamEvent::Failed(reason) => {
             feed.state.borrow_mut().last_error = Some(reason);
             close(feed, controller);
-            let wait = {
-                let mut state = feed.state.borrow_mut();
-                let (first, max) = feed.backoff.get();
-                if state.opened_at.is_some_and(|at| controller.now().saturating_sub(at) >= first) {
-                    state.failures = 0;
-                }
-                state.failures = state.failures.saturating_add(1);
-                let doubled = first.saturating_mul(1u64 << (state.failures - 1).min(32)).min(max);
-                // Up to a quarter less, at random, so clients that lost the
-                // stream together do not all come back at once.
-                let spread = u128::from(controller.inner.clock.random() % 256);
-                let jittered = doubled - u64::try_from(u128::from(doubled / 4) * spread / 256).unwrap_or(0);
-                jittered.max(LiveFeed::MIN_BACKOFF_MS)
-            };
-            let weak = Rc::downgrade(feed);
-            let again = controller.clone();
-            let timer = controller.set_timer(
-                wait,
-                Box::new(move || {
-                    if let Some(feed) = weak.upgrade() {
-                        let wanted = {
-                            let mut state = feed.state.borrow_mut();
-                            state.reopen_timer = None;
-                            state.readers > 0
-                        };
-                        if wanted {
-                            open(&feed, &again);
-                        }
-                    }
-                }),
-            );
-            feed.state.borrow_mut().reopen_timer = Some(timer);
+            reopen_after_backoff(feed, controller);
         }
     }
+}
+
+impl FeedState {
+    fn reject(&mut self, reason: String) {
+        self.stats.rejected += 1;
+        self.last_error = Some(reason);
+    }
+}
+
+/// Writes a message that comes in order; counts the others.
+fn on_message(feed: &Rc<Feed>, controller: &Controller, id: Option<u64>, data: String) {
+    let mut state = feed.state.borrow_mut();
+    let in_order = match (id, state.counted) {
+        (Some(u64::MAX), _) => return state.reject(format!("message id {} leaves no id to follow", u64::MAX)),
+        (Some(id), counted) => counted.is_none_or(|last| id > last),
+        (None, counted) => counted.is_none(),
+    };
+    if !in_order {
+        state.stats.dropped += 1;
+        return;
+    }
+    if id.is_some() {
+        (state.counted, state.last_id) = (id, id);
+    }
+    drop(state);
+    let written = Value::parse(data)
+        .map_err(|e| e.to_string())
+        .and_then(|value| controller.set(&feed.schema, value).map_err(|e| e.to_string()));
+    let mut state = feed.state.borrow_mut();
+    match written {
+        Ok(()) => {
+            state.stats.applied += 1;
+            state.failures = 0;
+        }
+        Err(reason) => state.reject(reason),
+    }
+}
+
+/// Reopens a failed stream after a backoff that doubles with each failure
+/// in a row (reset once a connection proved good), if it is still read.
+fn reopen_after_backoff(feed: &Rc<Feed>, controller: &Controller) {
+    let wait = {
+        let mut state = feed.state.borrow_mut();
+        let (first, max) = feed.backoff.get();
+        if state.opened_at.is_some_and(|at| controller.now().saturating_sub(at) >= first) {
+            state.failures = 0;
+        }
+        state.failures = state.failures.saturating_add(1);
+        let doubled = first.saturating_mul(1u64 << (state.failures - 1).min(32)).min(max);
+        // Up to a quarter less, at random, so clients that lost the
+        // stream together do not all come back at once.
+        let spread = u128::from(controller.inner.clock.random() % 256);
+        let jittered = doubled - u64::try_from(u128::from(doubled / 4) * spread / 256).unwrap_or(0);
+        jittered.max(LiveFeed::MIN_BACKOFF_MS)
+    };
+    let weak = Rc::downgrade(feed);
+    let again = controller.clone();
+    let timer = controller.set_timer(
+        wait,
+        Box::new(move || {
+            if let Some(feed) = weak.upgrade() {
+                let wanted = {
+                    let mut state = feed.state.borrow_mut();
+                    state.reopen_timer = None;
+                    state.readers > 0
+                };
+                if wanted {
+                    open(&feed, &again);
+                }
+            }
+        }),
+    );
+    feed.state.borrow_mut().reopen_timer = Some(timer);
 }
