@@ -281,24 +281,35 @@ await check('infinite: pages join one list as its end scrolls into view, each it
   if (JSON.stringify(pagesSent()) !== JSON.stringify(wantPages)) throw new Error(`pages fetched: ${JSON.stringify(pagesSent())}`);
 });
 
-await check('live: prices stream in over Server-Sent Events with no polling', async () => {
-  const from = urls.length;
-  const btc = '.live-quote[data-pair="BTC-USD"] .decimal';
-  await visit('/live', 'live', () => expectText(btc, '430', 8000));
-  const first = Number(await page.textContent(btc));
+// The live page's BTC-USD price (at `selector`) goes up within 5 s.
+async function expectRise(selector, how) {
+  const first = Number(await page.textContent(selector));
   const deadline = Date.now() + 5000;
   let later = first;
   while (later === first && Date.now() < deadline) {
     await page.waitForTimeout(100);
-    later = Number(await page.textContent(btc));
+    later = Number(await page.textContent(selector));
   }
-  if (!(later > first)) throw new Error(`BTC-USD went from ${first} to ${later}`);
+  if (!(later > first)) throw new Error(`BTC-USD went from ${first} to ${later}${how}`);
+}
+
+// The live page fetched each pair's price once among the requests `sent`.
+function expectEachPriceFetchedOnce(sent) {
+  for (const pair of ['BTC-USD', 'ETH-USD']) {
+    const fetched = sent.filter((u) => u.startsWith(`GET /api/price/${pair}`)).length;
+    if (fetched !== 1) throw new Error(`${pair} fetched ${fetched} times: ${JSON.stringify(sent)}`);
+  }
+}
+
+await check('live: prices stream in over Server-Sent Events with no polling', async () => {
+  const from = urls.length;
+  const btc = '.live-quote[data-pair="BTC-USD"] .decimal';
+  await visit('/live', 'live', () => expectText(btc, '430', 8000));
+  await expectRise(btc, '');
   await expectText('.live-quote[data-pair="ETH-USD"] .decimal', '23');
   const sentHere = urls.slice(from);
   const count = (prefix) => sentHere.filter((u) => u.startsWith(prefix)).length;
-  for (const pair of ['BTC-USD', 'ETH-USD']) {
-    if (count(`GET /api/price/${pair}`) !== 1) throw new Error(`${pair} fetched ${count(`GET /api/price/${pair}`)} times: ${JSON.stringify(sentHere)}`);
-  }
+  expectEachPriceFetchedOnce(sentHere);
   if (count('GET /api/live/prices') !== 1) throw new Error(`the stream was opened ${count('GET /api/live/prices')} times`);
 });
 
@@ -316,14 +327,7 @@ await check('live: the WebSocket switch streams the same prices over a WebSocket
     await expectText('.hint[data-transport="WebSocket"]', 'WebSocket message');
     const btc = '.live-quote[data-pair="BTC-USD"] .decimal';
     await expectText(btc, '430', 8000);
-    const first = Number(await page.textContent(btc));
-    const deadline = Date.now() + 5000;
-    let later = first;
-    while (later === first && Date.now() < deadline) {
-      await page.waitForTimeout(100);
-      later = Number(await page.textContent(btc));
-    }
-    if (!(later > first)) throw new Error(`BTC-USD went from ${first} to ${later} over the WebSocket`);
+    await expectRise(btc, ' over the WebSocket');
     await expectText('.live-quote[data-pair="ETH-USD"] .decimal', '23');
     if (sockets.length !== 1 || sockets[0].url !== '/api/live/prices/ws' || sockets[0].frames < 2) {
       throw new Error(`WebSockets opened: ${JSON.stringify(sockets)}`);
@@ -332,10 +336,7 @@ await check('live: the WebSocket switch streams the same prices over a WebSocket
     if (sentHere.some((u) => u.startsWith('GET /api/live/prices'))) {
       throw new Error(`the event stream was opened too: ${JSON.stringify(sentHere)}`);
     }
-    for (const pair of ['BTC-USD', 'ETH-USD']) {
-      const fetched = sentHere.filter((u) => u.startsWith(`GET /api/price/${pair}`)).length;
-      if (fetched !== 1) throw new Error(`${pair} fetched ${fetched} times: ${JSON.stringify(sentHere)}`);
-    }
+    expectEachPriceFetchedOnce(sentHere);
     await page.screenshot({ path: path.join(shots, 'live-ws.png') });
   } finally {
     page.off('websocket', onSocket);
