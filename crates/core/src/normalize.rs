@@ -165,7 +165,7 @@ impl<'a> Normalizer<'a> {
                 self.staged.entities.insert((collection.def.key, pk.clone()), (collection.def, row, path));
                 Ok(Value::String(pk))
             }
-            Schema::Lazy(_) => {
+            Schema::Cyclic(_) => {
                 let resolved = schema.resolved().into_owned();
                 self.normalize(&resolved, value, parent, key)
             }
@@ -344,7 +344,7 @@ impl<'a> Normalizer<'a> {
 fn expected(schema: &Schema) -> &'static str {
     match schema {
         Schema::Array(_) | Schema::All(_) | Schema::Collection(_) => "an array",
-        Schema::Lazy(_) => expected(&schema.resolved()),
+        Schema::Cyclic(_) => expected(&schema.resolved()),
         _ => "an object",
     }
 }

@@ -61,7 +61,7 @@ pub enum Schema {
     /// [`Collection::unshift`], [`Collection::remove`] and [`Collection::moving`].
     CollectionEdit(Arc<Collection>, ListEdit),
     /// A schema built on first use: for circular definitions between schemas.
-    Lazy(fn() -> Schema),
+    Cyclic(fn() -> Schema),
 }
 
 /// The members of an [`Schema::Object`] that have schemas (it derefs to
@@ -143,7 +143,7 @@ impl fmt::Debug for Schema {
             Schema::Invalidate(def) => write!(f, "Invalidate({})", def.key),
             Schema::Collection(c) => write!(f, "Collection({})", c.name()),
             Schema::CollectionEdit(c, edit) => write!(f, "{edit:?}({})", c.name()),
-            Schema::Lazy(_) => f.write_str("Lazy(..)"),
+            Schema::Cyclic(_) => f.write_str("Cyclic(..)"),
         }
     }
 }
@@ -240,12 +240,12 @@ impl Schema {
         Schema::Invalidate(E::DEF)
     }
 
-    /// Resolves `Lazy` wrappers.
+    /// Resolves `Cyclic` wrappers.
     pub(crate) fn resolved(&self) -> std::borrow::Cow<'_, Schema> {
         match self {
-            Schema::Lazy(make) => {
+            Schema::Cyclic(make) => {
                 let mut schema = make();
-                while let Schema::Lazy(next) = schema {
+                while let Schema::Cyclic(next) = schema {
                     schema = next();
                 }
                 std::borrow::Cow::Owned(schema)
