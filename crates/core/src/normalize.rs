@@ -169,6 +169,8 @@ impl<'a> Normalizer<'a> {
                 let resolved = schema.resolved().into_owned();
                 self.normalize(&resolved, value, parent, key)
             }
+            // Stored as its inner schema stores it; only reads differ.
+            Schema::Lazy(inner) => self.normalize(inner, value, parent, key),
         }
     }
 
@@ -345,6 +347,7 @@ fn expected(schema: &Schema) -> &'static str {
     match schema {
         Schema::Array(_) | Schema::All(_) | Schema::Collection(_) => "an array",
         Schema::Cyclic(_) => expected(&schema.resolved()),
+        Schema::Lazy(inner) => expected(inner),
         _ => "an object",
     }
 }

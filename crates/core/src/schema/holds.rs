@@ -51,6 +51,12 @@ impl Schema {
                     todo.push(collection.items_schema());
                     collection.def.key == type_key
                 }
+                // Its value holds keys, but the result brought their entities:
+                // fetching it again is what refreshes them.
+                Schema::Lazy(inner) => {
+                    todo.push((*inner).clone());
+                    false
+                }
                 Schema::Cyclic(make) => {
                     if !cycles.iter().any(|l| std::ptr::fn_addr_eq(*l, make)) {
                         cycles.push(make);

@@ -7,6 +7,7 @@ mod all;
 mod collection;
 mod entity;
 mod holds;
+mod lazy;
 mod meta;
 mod polymorphic;
 mod typed;
@@ -17,6 +18,7 @@ use std::sync::Arc;
 
 pub use all::All;
 pub use collection::{Collection, ListEdit};
+pub use lazy::{lazy_keys, Lazy, LazyKeys, LazyQuery};
 pub use meta::{EntityMeta, Millis};
 
 pub(crate) use collection::{args_key, join_pages, same_arg};
@@ -62,6 +64,8 @@ pub enum Schema {
     CollectionEdit(Arc<Collection>, ListEdit),
     /// A schema built on first use: for circular definitions between schemas.
     Cyclic(fn() -> Schema),
+    /// Normalized through the inner schema, read as stored (its keys): see [`Lazy`].
+    Lazy(Arc<Schema>),
 }
 
 /// The members of an [`Schema::Object`] that have schemas (it derefs to
@@ -144,6 +148,7 @@ impl fmt::Debug for Schema {
             Schema::Collection(c) => write!(f, "Collection({})", c.name()),
             Schema::CollectionEdit(c, edit) => write!(f, "{edit:?}({})", c.name()),
             Schema::Cyclic(_) => f.write_str("Cyclic(..)"),
+            Schema::Lazy(inner) => f.debug_tuple("Lazy").field(inner).finish(),
         }
     }
 }

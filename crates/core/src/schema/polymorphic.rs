@@ -150,6 +150,7 @@ impl Union {
             Schema::Entity(def) => Schema::Invalidate(def),
             Schema::Array(items) => Schema::Array(Arc::new(Union::invalidate(items))),
             Schema::Cyclic(build) => Union::invalidate(&build()),
+            Schema::Lazy(inner) => Schema::lazy(Union::invalidate(inner)),
             other => other.clone(),
         }
     }

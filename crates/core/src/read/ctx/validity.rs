@@ -251,7 +251,13 @@ impl<'a> Ctx<'a> {
             },
             Schema::Cyclic(_) => self.value_valid(&schema.resolved(), value),
             Schema::CollectionEdit(c, edit) => self.value_valid(c.edited(*edit), value),
-            Schema::Array(_) | Schema::Values(_) | Schema::Object(_) | Schema::All(_) | Schema::Collection(_) => true,
+            // A lazy field's keys are read as they are: valid whatever they name.
+            Schema::Array(_)
+            | Schema::Values(_)
+            | Schema::Object(_)
+            | Schema::All(_)
+            | Schema::Collection(_)
+            | Schema::Lazy(_) => true,
         }
     }
 }

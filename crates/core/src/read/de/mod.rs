@@ -153,6 +153,8 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
                 Presented::List(List::Rows(AllRows { rows: rows.into_iter(), read: 0, all, ctx }))
             }
             Schema::Cyclic(_) => Presented::Cyclic,
+            // Its keys, as stored: nothing is looked up.
+            Schema::Lazy(_) => Presented::Plain(value),
         })
     }
 }

@@ -208,6 +208,8 @@ pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
     };
     let de = ValueDe { value, schema, ctx, revisit, token: 0 };
     let list_of = match schema {
+        // A lazy field's keys, as stored: nothing is looked up.
+        Schema::Lazy(_) => return T::deserialize(PlainDe { value, path: &ctx.path, ignored: None }),
         Schema::Entity(def) | Schema::Invalidate(def) => {
             if let Some(read) = reader_of::<T>(def) {
                 return owned(|slot| read_entity(ctx, def, value, read, slot));
