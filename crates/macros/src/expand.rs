@@ -380,6 +380,18 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
                     <#name as #core::Entity>::schema().into()
                 }
             }
+
+            // A lazy field of this entity holds its key.
+            impl #core::LazyKeys<#name> for #core::Pk {
+                fn input(&self) -> #core::json::Value {
+                    #core::json::Value::String(self.0.clone())
+                }
+            }
+            impl #core::LazyKeys<#name> for ::std::string::String {
+                fn input(&self) -> #core::json::Value {
+                    #core::json::Value::String(::std::convert::From::from(self.as_str()))
+                }
+            }
         };
     })
 }

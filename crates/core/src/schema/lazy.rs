@@ -8,10 +8,12 @@ use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 
-use super::{args_key, Entity, HasSchema, Schema, SchemaOf};
+use super::{args_key, HasSchema, Schema, SchemaOf};
 use crate::error::ReadError;
 use crate::json::Value;
-use crate::read::{MemoCache, Pk};
+use crate::read::MemoCache;
+#[cfg(doc)]
+use crate::read::Pk;
 use crate::store::State;
 
 /// A field whose entities are stored as usual but not read with the parent:
@@ -190,8 +192,9 @@ impl<T> fmt::Debug for LazyQuery<T> {
 }
 
 /// A type that holds the keys of a `T` as a lazy field stores them: a [`Pk`]
-/// (or `String`) for an entity, a `Vec` of keys for a `Vec` of entities,
-/// `Option`s and maps alike; JSON as stored for an untyped schema.
+/// (or `String`) for an entity (`#[derive(Entity)]` implements both), a
+/// `Vec` of keys for a `Vec` of entities, `Option`s and maps alike; JSON as
+/// stored for an untyped schema.
 ///
 /// ```
 /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Building { id: String }
@@ -207,24 +210,6 @@ impl<T> fmt::Debug for LazyQuery<T> {
 pub trait LazyKeys<T: ?Sized> {
     /// The keys as stored (the input the inner schema reads).
     fn input(&self) -> Value;
-}
-
-impl<E: Entity> LazyKeys<E> for Pk {
-    fn input(&self) -> Value {
-        Value::String(self.0.clone())
-    }
-}
-
-impl<E: Entity> LazyKeys<E> for String {
-    fn input(&self) -> Value {
-        Value::String(self.as_str().into())
-    }
-}
-
-impl<E: Entity> LazyKeys<E> for str {
-    fn input(&self) -> Value {
-        Value::String(self.into())
-    }
 }
 
 impl<T, K: LazyKeys<T>> LazyKeys<Vec<T>> for Vec<K> {

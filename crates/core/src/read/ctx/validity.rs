@@ -42,7 +42,11 @@ fn decides_validity(field: &NestedField) -> bool {
     field.required
         && matches!(
             field.schema,
-            Schema::Entity(_) | Schema::Invalidate(_) | Schema::Union(_) | Schema::Cyclic(_) | Schema::CollectionEdit(..)
+            Schema::Entity(_)
+                | Schema::Invalidate(_)
+                | Schema::Union(_)
+                | Schema::Cyclic(_)
+                | Schema::CollectionEdit(..)
         )
 }
 
