@@ -188,3 +188,30 @@ fn a_derived_object_takes_lazy_fields_too() {
     assert_eq!((read.results.as_slice(), read.next.as_deref()), (["b1".to_owned()].as_slice(), Some("2")));
     assert!(state.entity("Building", "b1").is_some());
 }
+
+#[test]
+fn a_lazy_collection_reads_as_its_list_key_and_its_query_reads_the_list() {
+    fn lists() -> rdc_core::SchemaOf<Vec<Building>> {
+        rdc_core::Collection::of("Buildings", Building::schema())
+    }
+    #[derive(Debug, Deserialize, Entity)]
+    #[entity(key = "Campus")]
+    struct Campus {
+        id: String,
+        #[entity(schema = "Lazy::new(lists())")]
+        buildings: Value,
+    }
+    let mut state = State::default();
+    let campus = json!({ "id": "c1", "buildings": [{ "id": "b1", "name": "North" }] });
+    state.write_entities(&Campus::schema(), campus, &json!({ "campus": "c1" }), meta(0)).unwrap();
+    let mut memo = MemoCache::default();
+    let read = memo.entity::<Campus>(&state, "c1").unwrap().unwrap();
+    assert_eq!(read.id, "c1");
+    assert!(read.buildings.is_string(), "the list's key, not its items: {:?}", read.buildings);
+    let query = Lazy::new(lists()).query();
+    let list = query.read(&mut memo, &state, &read.buildings).unwrap().unwrap();
+    assert_eq!(*list, vec![Building { id: "b1".into(), name: "North".into() }]);
+    rename(&mut state, "b1", "North Hall", 1);
+    assert!(Arc::ptr_eq(&read, &memo.entity::<Campus>(&state, "c1").unwrap().unwrap()));
+    assert_eq!(query.read(&mut memo, &state, &read.buildings).unwrap().unwrap()[0].name, "North Hall");
+}

@@ -47,7 +47,8 @@ pub struct Lazy<T> {
 }
 
 impl<T> Lazy<T> {
-    /// Wraps `inner`: normalized through it, read as its stored keys.
+    /// Wraps `inner`: normalized through it, read as what it stores (a
+    /// collection: its list's key, read as JSON and given to the query so).
     ///
     /// ```
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Building { id: String }
@@ -145,6 +146,12 @@ pub struct LazyQuery<T> {
 
 impl<T> LazyQuery<T> {
     /// The schema the keys are read through (the lazy field's inner one).
+    ///
+    /// ```
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Building { id: String }
+    /// let query = rdc_core::Lazy::<Vec<Building>>::of().query();
+    /// assert_eq!(format!("{:?}", query.schema()), "Array(Entity(Building))");
+    /// ```
     pub fn schema(&self) -> &SchemaOf<T> {
         &self.inner
     }
@@ -166,6 +173,17 @@ impl<T: DeserializeOwned + Send + Sync + 'static> LazyQuery<T> {
     /// The entities of `keys`, read through the inner schema; `Ok(None)` when
     /// the keys find nothing (one entity that is not stored). The same `Arc`
     /// while neither the keys nor what they read change.
+    ///
+    /// ```
+    /// use rdc_core::{json, Entity, Lazy, MemoCache, Pk, State, WriteMeta};
+    /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Building { id: String }
+    /// let mut state = State::default();
+    /// state.write_entities(&Building::schema(), json!({"id": "b1"}), &json!(null), WriteMeta::at(0, 1000))?;
+    /// let query = Lazy::<Vec<Building>>::of().query();
+    /// let read = query.read(&mut MemoCache::default(), &state, &vec![Pk::from("b1"), Pk::from("b2")])?.unwrap();
+    /// assert_eq!(read.len(), 1, "b2 is not stored");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// When the stored entities do not read as `T`.
@@ -193,8 +211,9 @@ impl<T> fmt::Debug for LazyQuery<T> {
 
 /// A type that holds the keys of a `T` as a lazy field stores them: a [`Pk`]
 /// (or `String`) for an entity (`#[derive(Entity)]` implements both), a
-/// `Vec` of keys for a `Vec` of entities, `Option`s and maps alike; JSON as
-/// stored for an untyped schema.
+/// `Vec` of keys for a `Vec` of entities, `Option`s and maps alike; and the
+/// JSON as stored for any `T` (unchecked: what a lazy collection or union
+/// holds).
 ///
 /// ```
 /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Building { id: String }
@@ -242,7 +261,9 @@ impl<T, K: LazyKeys<T>> LazyKeys<BTreeMap<String, T>> for BTreeMap<String, K> {
     }
 }
 
-impl LazyKeys<Value> for Value {
+/// The value as stored, taken on your word (a collection's list key, a
+/// union's `{"id", "schema"}`), as [`SchemaOf::unchecked`] is.
+impl<T: ?Sized> LazyKeys<T> for Value {
     fn input(&self) -> Value {
         self.clone()
     }
