@@ -59,6 +59,12 @@ fn a_lazy_entity_changed_wakes_the_query_and_not_the_parent() {
     assert!(!Arc::ptr_eq(&before, &after));
     assert_eq!(after[1].name, "South Hall");
 
+    // Nor does one of them going: the parent still reads its keys.
+    c.set(&rdc_core::Schema::invalidate::<Building>(), json!("b2")).unwrap();
+    assert_eq!((query_runs.get(), parent_runs.get()), (3, 1), "a deletion wakes the query alone");
+    assert_eq!(c.query_lazy(&query, &keys).unwrap().unwrap().len(), 1);
+    assert_eq!(c.entity::<Department>("d1").unwrap().unwrap().buildings.len(), 2);
+
     // Its keys changing is the parent's change.
     c.set(&Department::schema(), json!({ "id": "d1", "buildings": ["b1"] })).unwrap();
     assert_eq!(parent_runs.get(), 2);
