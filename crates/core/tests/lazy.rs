@@ -215,3 +215,26 @@ fn a_lazy_collection_reads_as_its_list_key_and_its_query_reads_the_list() {
     assert!(Arc::ptr_eq(&read, &memo.entity::<Campus>(&state, "c1").unwrap().unwrap()));
     assert_eq!(query.read(&mut memo, &state, &read.buildings).unwrap().unwrap()[0].name, "North Hall");
 }
+
+#[test]
+fn a_lazy_field_may_name_its_own_type() {
+    #[derive(Debug, Deserialize, Entity)]
+    struct Employee {
+        id: String,
+        #[entity(lazy = "Self")]
+        manager: Option<Pk>,
+        #[entity(lazy = "Vec<Self>")]
+        reports: Vec<Pk>,
+    }
+    let mut state = State::default();
+    let ada = json!({ "id": "ada", "manager": { "id": "bo", "reports": ["ada"] }, "reports": [] });
+    state.write_entities(&Employee::schema(), ada, &Value::Null, meta(0)).unwrap();
+    let mut memo = MemoCache::default();
+    let ada = memo.entity::<Employee>(&state, "ada").unwrap().unwrap();
+    assert_eq!((ada.id.as_str(), ada.manager.as_ref().map(Pk::as_str)), ("ada", Some("bo")));
+    let bo = Lazy::<Employee>::of().query().read(&mut memo, &state, ada.manager.as_ref().unwrap()).unwrap().unwrap();
+    assert_eq!(
+        (bo.reports.as_slice(), bo.manager.as_ref(), ada.reports.len()),
+        ([Pk::from("ada")].as_slice(), None, 0)
+    );
+}
