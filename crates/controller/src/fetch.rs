@@ -375,7 +375,7 @@ fn is_one_entity(schema: &Schema) -> bool {
     match schema {
         Schema::Entity(_) | Schema::Union(_) => true,
         Schema::CollectionEdit(collection, _) => is_one_entity(collection.item()),
-        Schema::Lazy(make) => is_one_entity(&make()),
+        Schema::Cyclic(make) => is_one_entity(&make()),
         _ => false,
     }
 }

@@ -213,6 +213,39 @@ impl Controller {
         read
     }
 
+    /// Reads the entities of a lazy field's `keys` through `query` (its
+    /// [`Lazy::query`](rdc_core::Lazy::query)): the same `Arc` while neither
+    /// changes. A read listener that calls it is woken by those entities,
+    /// while the parent's readers are not.
+    ///
+    /// ```
+    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// use rdc_core::{json, Entity, Lazy, Pk};
+    /// #[derive(Debug, serde::Deserialize, Entity)]
+    /// struct Building { id: String, name: String }
+    /// #[derive(Debug, serde::Deserialize, Entity)]
+    /// struct Department { id: String, #[entity(lazy = "Vec<Building>")] buildings: Vec<Pk> }
+    /// # let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// controller.set(&Department::schema(), json!({"id": "d1", "buildings": [{"id": "b1", "name": "North"}]}))?;
+    /// let dept = controller.entity::<Department>("d1")?.unwrap();
+    /// let buildings = controller.query_lazy(&Lazy::<Vec<Building>>::of().query(), &dept.buildings)?.unwrap();
+    /// assert_eq!(buildings[0].name, "North");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// When the stored entities do not read as `T`.
+    pub fn query_lazy<T: DeserializeOwned + Send + Sync + 'static, K: rdc_core::LazyKeys<T> + ?Sized>(
+        &self,
+        query: &rdc_core::LazyQuery<T>,
+        keys: &K,
+    ) -> Result<Option<Arc<T>>, ReadError> {
+        let read = self.with_state(|state| query.read(&mut self.inner.memo.borrow_mut(), state, keys));
+        self.note_read::<T>(None, &query.memo_key(keys));
+        read
+    }
+
     /// Reads entity `E` with primary key `pk` straight from the store (whichever
     /// endpoint brought it); the same `Arc` while it is unchanged.
     ///

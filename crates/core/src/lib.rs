@@ -51,6 +51,7 @@ pub use schema::{
     canonical_text, composite_pk, entry, json_text, pk_string, All, ChooseFn, Chooser, Collection, Entity, EntityDef,
     FieldError, Found, HasSchema, ListEdit, NestedField, Object, ObjectSchema, Polymorphic, Schema, SchemaOf, Union,
 };
+pub use schema::{Lazy, LazyKeys, LazyQuery};
 pub use store::{
     field_bit, fields_changed, sort_rows, ChangeMark, Changes, EntityMeta, EntityTable, ErrorEntry, FastMap, FieldMask,
     ResultEntry, ResultMeta, Row, RowChange, State, StoredEntity, Swept, TakenBack, Topic, TopicFields, TopicKind,
@@ -68,6 +69,7 @@ pub mod __private {
         ReadStored, Reader, Slot, StoredField,
     };
     pub use crate::read::path::deserialize_at;
+    pub use crate::schema::lazy_keys;
 
     /// Checks that a field is a string without allocating it (field checks at
     /// normalize time use it in place of `String`).

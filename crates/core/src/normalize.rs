@@ -165,10 +165,12 @@ impl<'a> Normalizer<'a> {
                 self.staged.entities.insert((collection.def.key, pk.clone()), (collection.def, row, path));
                 Ok(Value::String(pk))
             }
-            Schema::Lazy(_) => {
+            Schema::Cyclic(_) => {
                 let resolved = schema.resolved().into_owned();
                 self.normalize(&resolved, value, parent, key)
             }
+            // Stored as its inner schema stores it; only reads differ.
+            Schema::Lazy(inner) => self.normalize(inner, value, parent, key),
         }
     }
 
@@ -344,7 +346,8 @@ impl<'a> Normalizer<'a> {
 fn expected(schema: &Schema) -> &'static str {
     match schema {
         Schema::Array(_) | Schema::All(_) | Schema::Collection(_) => "an array",
-        Schema::Lazy(_) => expected(&schema.resolved()),
+        Schema::Cyclic(_) => expected(&schema.resolved()),
+        Schema::Lazy(inner) => expected(inner),
         _ => "an object",
     }
 }

@@ -532,7 +532,7 @@ fn a_reference_left_out_is_a_field_the_read_depends_on() {
     assert_eq!(second.owner.as_ref().map(|o| o.name.as_str()), Some("Ada"));
 }
 
-/// A plain struct that contains itself gets a schema (lazy where it meets
+/// A plain struct that contains itself gets a schema (`Cyclic` where it meets
 /// itself again) and reads like serde.
 #[test]
 fn a_derived_object_may_contain_itself() {
@@ -545,7 +545,7 @@ fn a_derived_object_may_contain_itself() {
         children: Vec<Tree>,
     }
     let schema = Tree::schema();
-    assert_eq!(format!("{schema:?}"), r#"{"owner": Entity(Owner), "children": Array(Lazy(..))}"#);
+    assert_eq!(format!("{schema:?}"), r#"{"owner": Entity(Owner), "children": Array(Cyclic(..))}"#);
     let mut state = State::default();
     let tree = json!({"owner": {"id": "o1", "name": "Ada"}, "children": [{"owner": {"id": "o2", "name": "Bo"}}, {}]});
     state.write_result("tree", &schema, tree, &Value::Null, META).unwrap();

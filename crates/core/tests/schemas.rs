@@ -1,4 +1,4 @@
-//! Array, Object, Values, Union, Invalidate and Lazy schemas.
+//! Array, Object, Values, Union, Invalidate and Cyclic schemas.
 
 mod common;
 
@@ -78,11 +78,11 @@ fn a_wrong_shape_is_a_typed_error() {
 }
 
 fn tree() -> Schema {
-    Schema::object([("children", Schema::array(Schema::Lazy(tree))), ("owner", User::schema().into())])
+    Schema::object([("children", Schema::array(Schema::Cyclic(tree))), ("owner", User::schema().into())])
 }
 
 #[test]
-fn lazy_schemas_describe_recursive_shapes() {
+fn cyclic_schemas_describe_recursive_shapes() {
     let mut state = State::default();
     let wire = json!({ "owner": { "id": "1", "name": "A" }, "children": [ { "owner": { "id": "2", "name": "B" }, "children": [] } ] });
     write(&mut state, "tree", &tree(), wire, 1);
@@ -156,14 +156,14 @@ fn invalidate_of_a_union_refuses_no_pk_and_passes_an_unmapped_choice_through() {
     assert!(state.entity("Link", "1").is_none() && state.entity("Post", "2").is_none());
 }
 
-fn lazy_feed() -> Schema {
+fn cyclic_feed() -> Schema {
     Schema::array(feed_item())
 }
 
 #[test]
-fn invalidate_of_a_lazy_list_of_a_union_deletes_each_item_not_stores_it() {
+fn invalidate_of_a_cyclic_list_of_a_union_deletes_each_item_not_stores_it() {
     let mut state = seed_feed();
-    let delete = Union::invalidate(&Schema::Lazy(lazy_feed));
+    let delete = Union::invalidate(&Schema::Cyclic(cyclic_feed));
     let many = json!([{ "id": 1, "type": "link" }, { "id": 2, "type": "post" }]);
     state.write_entities(&delete, many, NO_ARGS, meta(2)).unwrap();
     assert!(state.entity("Link", "1").is_none() && state.entity("Post", "2").is_none());

@@ -20,6 +20,7 @@ mod provider;
 mod tabs;
 mod watch;
 
+pub use hooks::use_lazy;
 #[cfg(feature = "offline")]
 pub use hooks::use_queued_mutations;
 pub use hooks::{

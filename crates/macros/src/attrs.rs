@@ -30,6 +30,8 @@ pub struct ContainerAttrs {
 pub struct FieldAttrs {
     pub nested: bool,
     pub schema: Option<Expr>,
+    /// `#[entity(lazy = "T")]`: stored as `T`'s schema stores it, read as its keys.
+    pub lazy: Option<syn::Type>,
     pub rename: Option<String>,
 }
 
@@ -79,8 +81,14 @@ pub fn field(attrs: &[Attribute]) -> syn::Result<FieldAttrs> {
                 } else if meta.path.is_ident("schema") {
                     out.schema = Some(string_value(&meta)?.parse()?);
                     out.nested = true;
+                } else if meta.path.is_ident("lazy") {
+                    out.lazy = Some(string_value(&meta)?.parse()?);
+                    out.nested = true;
                 } else {
-                    return Err(meta.error("unknown field option; expected nested or schema"));
+                    return Err(meta.error("unknown field option; expected nested, schema or lazy"));
+                }
+                if out.schema.is_some() && out.lazy.is_some() {
+                    return Err(meta.error("give a field `schema` or `lazy`, not both"));
                 }
                 Ok(())
             })?;

@@ -1,7 +1,8 @@
 //! The code `#[derive(Entity)]` generates.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields};
 
 use crate::attrs::{self, is_option};
@@ -19,6 +20,8 @@ struct Field {
     wire: String,
     nested: bool,
     schema: Option<syn::Expr>,
+    /// `lazy = "T"`: the type whose keys the field holds.
+    lazy: Option<syn::Type>,
     serde_attrs: Vec<syn::Attribute>,
     /// How the generated reader fills the field when its member is missing;
     /// `None` when a serde option on it is one the reader does not mirror.
@@ -62,6 +65,7 @@ fn parse(input: &DeriveInput, derive: &str) -> syn::Result<(attrs::ContainerAttr
             wire,
             nested: field_attrs.nested,
             schema: field_attrs.schema,
+            lazy: field_attrs.lazy,
             serde_attrs,
             missing,
         });
@@ -88,13 +92,27 @@ fn readable(
     .then(|| reader(core, &input.ident, &serde_name, fields))
 }
 
-/// The schema of a nested field: its `schema = "..."`, or its type's.
+/// The schema of a nested field: its `schema = "..."`, a `Lazy` of its
+/// `lazy = "T"`, or its type's.
 fn nested_schema(f: &Field, core: &TokenStream) -> TokenStream {
     let ty = &f.ty;
-    match &f.schema {
-        Some(expr) => quote!(::std::convert::Into::<#core::Schema>::into(#expr)),
-        None => quote!(<#ty as #core::HasSchema>::schema()),
+    match (&f.schema, &f.lazy) {
+        (Some(expr), _) => quote!(::std::convert::Into::<#core::Schema>::into(#expr)),
+        (None, Some(lazy)) => quote!(::std::convert::Into::<#core::Schema>::into(#core::Lazy::<#lazy>::of())),
+        (None, None) => quote!(<#ty as #core::HasSchema>::schema()),
     }
+}
+
+/// For each `lazy = "T"` field, a compile-time check that its type (inside
+/// an `Option`) holds the keys of `T`.
+fn lazy_checks(fields: &[Field], name: &syn::Ident, core: &TokenStream) -> TokenStream {
+    let checks = fields.iter().filter_map(|f| {
+        let lazy = f.lazy.as_ref()?;
+        let keys = attrs::option_inner(&f.ty).unwrap_or(&f.ty);
+        let (keys, lazy) = (replace_self(quote!(#keys), name), replace_self(quote!(#lazy), name));
+        Some(quote_spanned!(f.ty.span()=> const _: fn() = #core::__private::lazy_keys::<#keys, #lazy>;))
+    });
+    quote!(#(#checks)*)
 }
 
 /// `#[derive(Schema)]`: a plain struct whose nested fields have schemas, as an
@@ -126,6 +144,7 @@ pub fn expand_object(input: DeriveInput) -> syn::Result<TokenStream> {
         quote!(#core::NestedField { name: #wire, schema: #schema, required: #required })
     });
     let reader = readable(&input, &container, &fields, &core);
+    let lazy_checks = lazy_checks(&fields, name, &core);
     let reader_ref = match reader {
         Some(_) => quote!(::std::option::Option::Some(&__RDC_READER)),
         None => quote!(::std::option::Option::None),
@@ -133,6 +152,7 @@ pub fn expand_object(input: DeriveInput) -> syn::Result<TokenStream> {
     Ok(quote! {
         const _: () = {
             #reader
+            #lazy_checks
 
             impl #core::HasSchema for #name {
                 fn schema() -> #core::Schema {
@@ -316,9 +336,11 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         )
     });
 
+    let lazy_checks = lazy_checks(&fields, name, &core);
     Ok(quote! {
         const _: () = {
             #reader
+            #lazy_checks
 
             impl #core::Entity for #name {
                 #reader_const
@@ -356,6 +378,18 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
             impl #core::HasSchema for #name {
                 fn schema() -> #core::Schema {
                     <#name as #core::Entity>::schema().into()
+                }
+            }
+
+            // A lazy field of this entity holds its key.
+            impl #core::LazyKeys<#name> for #core::Pk {
+                fn input(&self) -> #core::json::Value {
+                    #core::json::Value::String(self.0.clone())
+                }
+            }
+            impl #core::LazyKeys<#name> for ::std::string::String {
+                fn input(&self) -> #core::json::Value {
+                    #core::json::Value::String(::std::convert::From::from(self.as_str()))
                 }
             }
         };

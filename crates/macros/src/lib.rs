@@ -12,6 +12,7 @@
 //!     #[entity(nested)] author: User,          // another entity: stored once, referenced here
 //!     #[entity(nested)] comments: Vec<Comment>,
 //!     #[entity(schema = "rdc::core::All::of::<Tag>()")] tags: Vec<Tag>,
+//!     #[entity(lazy = "Vec<User>")] likers: Vec<rdc::core::Pk>, // stored, read as keys
 //! }
 //! ```
 //!
@@ -25,6 +26,11 @@
 //! `State::pk_where` and `Controller::entity_by` look up in constant time:
 //! `rdc_core::Entity::INDEXES`), and `serde_read` (reads go through serde's visitor, not the generated reader:
 //! required with a hand-written `Deserialize`, which the derive cannot see).
+//!
+//! Field options: `nested`, `schema = "expr"` (the field's schema), and
+//! `lazy = "T"` (`rdc_core::Lazy`: normalized through `T`'s schema, read as
+//! the keys it stored; the field's type, or the `T` of its `Option`, must be
+//! `rdc_core::LazyKeys<T>`, e.g. `Vec<Pk>` for a `Vec` of entities).
 //!
 //! Both derives generate a reader that builds the struct from its stored object
 //! without serde's visitor. It is used once the first read has checked that the
@@ -48,7 +54,7 @@ use proc_macro::TokenStream;
 /// `#[entity(nested)]` fields hold entities, lists of them or other schemas: its
 /// schema is an `Object` of those fields, and reads build the struct with a
 /// generated reader (as entities are read). `#[entity(schema = "...")]` gives a
-/// field's schema explicitly; `#[entity(serde_read)]` leaves reads to serde
+/// field's schema explicitly, `#[entity(lazy = "T")]` a lazy one (read as keys); `#[entity(serde_read)]` leaves reads to serde
 /// (required with a hand-written `Deserialize`).
 /// The struct gets an inherent `schema()` too (so a type of that name must not
 /// have one already), and must not also derive `Entity`.

@@ -58,11 +58,12 @@ fn found(ctx: &Ctx<'_>, schema: &Schema, input: &Value) -> bool {
         },
         Schema::Union(_) | Schema::Invalidate(_) => ctx.value_valid(schema, Some(input)),
         Schema::All(all) => ctx.all_stored(all),
-        Schema::Lazy(_) => found(ctx, &schema.resolved(), input),
+        Schema::Cyclic(_) => found(ctx, &schema.resolved(), input),
         Schema::CollectionEdit(c, edit) => found(ctx, c.edited(*edit), input),
         Schema::Collection(collection) => {
             pk_string_ref(input).is_some_and(|pk| ctx.lookup(collection.def, &pk).is_some())
         }
-        Schema::Array(_) | Schema::Object(_) | Schema::Values(_) => true,
+        // Read as stored: nothing to look up.
+        Schema::Array(_) | Schema::Object(_) | Schema::Values(_) | Schema::Lazy(_) => true,
     }
 }

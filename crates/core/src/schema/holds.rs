@@ -19,7 +19,7 @@ impl Schema {
     /// assert!(!Schema::array(Post::schema()).holds("User"));
     /// ```
     pub fn holds(&self, type_key: &str) -> bool {
-        // An explicit stack and the entity types seen: nested and lazy
+        // An explicit stack and the entity types seen: nested and cyclic
         // schemas may refer back to themselves.
         let mut todo = vec![self.clone()];
         let mut seen: Vec<&'static EntityDef> = Vec::new();
@@ -33,7 +33,7 @@ impl Schema {
             }
             false
         };
-        let mut lazies: Vec<fn() -> Schema> = Vec::new();
+        let mut cycles: Vec<fn() -> Schema> = Vec::new();
         while let Some(schema) = todo.pop() {
             let found = match schema {
                 Schema::Entity(def) | Schema::Invalidate(def) => entity(def, &mut todo),
@@ -51,9 +51,15 @@ impl Schema {
                     todo.push(collection.items_schema());
                     collection.def.key == type_key
                 }
-                Schema::Lazy(make) => {
-                    if !lazies.iter().any(|l| std::ptr::fn_addr_eq(*l, make)) {
-                        lazies.push(make);
+                // Its value holds keys, but the result brought their entities:
+                // fetching it again is what refreshes them.
+                Schema::Lazy(inner) => {
+                    todo.push((*inner).clone());
+                    false
+                }
+                Schema::Cyclic(make) => {
+                    if !cycles.iter().any(|l| std::ptr::fn_addr_eq(*l, make)) {
+                        cycles.push(make);
                         todo.push(make());
                     }
                     false

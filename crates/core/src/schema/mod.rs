@@ -7,6 +7,7 @@ mod all;
 mod collection;
 mod entity;
 mod holds;
+mod lazy;
 mod meta;
 mod polymorphic;
 mod typed;
@@ -17,6 +18,7 @@ use std::sync::Arc;
 
 pub use all::All;
 pub use collection::{Collection, ListEdit};
+pub use lazy::{lazy_keys, Lazy, LazyKeys, LazyQuery};
 pub use meta::{EntityMeta, Millis};
 
 pub(crate) use collection::{args_key, join_pages, same_arg};
@@ -61,7 +63,9 @@ pub enum Schema {
     /// [`Collection::unshift`], [`Collection::remove`] and [`Collection::moving`].
     CollectionEdit(Arc<Collection>, ListEdit),
     /// A schema built on first use: for circular definitions between schemas.
-    Lazy(fn() -> Schema),
+    Cyclic(fn() -> Schema),
+    /// Normalized through the inner schema, read as stored (its keys): see [`Lazy`].
+    Lazy(Arc<Schema>),
 }
 
 /// The members of an [`Schema::Object`] that have schemas (it derefs to
@@ -143,7 +147,8 @@ impl fmt::Debug for Schema {
             Schema::Invalidate(def) => write!(f, "Invalidate({})", def.key),
             Schema::Collection(c) => write!(f, "Collection({})", c.name()),
             Schema::CollectionEdit(c, edit) => write!(f, "{edit:?}({})", c.name()),
-            Schema::Lazy(_) => f.write_str("Lazy(..)"),
+            Schema::Cyclic(_) => f.write_str("Cyclic(..)"),
+            Schema::Lazy(inner) => f.debug_tuple("Lazy").field(inner).finish(),
         }
     }
 }
@@ -240,12 +245,12 @@ impl Schema {
         Schema::Invalidate(E::DEF)
     }
 
-    /// Resolves `Lazy` wrappers.
+    /// Resolves `Cyclic` wrappers.
     pub(crate) fn resolved(&self) -> std::borrow::Cow<'_, Schema> {
         match self {
-            Schema::Lazy(make) => {
+            Schema::Cyclic(make) => {
                 let mut schema = make();
-                while let Schema::Lazy(next) = schema {
+                while let Schema::Cyclic(next) = schema {
                     schema = next();
                 }
                 std::borrow::Cow::Owned(schema)

@@ -129,7 +129,7 @@ impl Union {
     /// deletes one of a single type. A value whose choice is not mapped
     /// deletes nothing and passes through; one without a pk is refused
     /// (`MissingPrimaryKey`) and nothing changes. An entity schema gives its
-    /// `Invalidate`, a list deletes each of its items, a `Lazy` schema is
+    /// `Invalidate`, a list deletes each of its items, a `Cyclic` schema is
     /// built first; other schemas come back unchanged (they store, not delete).
     ///
     /// ```
@@ -149,7 +149,8 @@ impl Union {
             Schema::Union(poly) => Schema::Union(Arc::new(Polymorphic { invalidates: true, ..(**poly).clone() })),
             Schema::Entity(def) => Schema::Invalidate(def),
             Schema::Array(items) => Schema::Array(Arc::new(Union::invalidate(items))),
-            Schema::Lazy(build) => Union::invalidate(&build()),
+            Schema::Cyclic(build) => Union::invalidate(&build()),
+            Schema::Lazy(inner) => Schema::lazy(Union::invalidate(inner)),
             other => other.clone(),
         }
     }

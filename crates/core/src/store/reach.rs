@@ -260,7 +260,9 @@ fn mark_value<'a>(state: &'a State, schema: Schema, value: &'a Value, out: &mut 
                 todo.push(Mark::Value(collection.items_schema(), items));
             }
         }
-        Schema::Lazy(_) => todo.push(Mark::Value(schema.resolved().into_owned(), value)),
+        Schema::Cyclic(_) => todo.push(Mark::Value(schema.resolved().into_owned(), value)),
+        // The result keeps what it brought (no other read would fetch it again).
+        Schema::Lazy(inner) => todo.push(Mark::Value((*inner).clone(), value)),
         Schema::CollectionEdit(c, edit) => todo.push(Mark::Value(c.edited(edit).clone(), value)),
     }
 }

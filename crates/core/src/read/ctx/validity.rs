@@ -42,7 +42,11 @@ fn decides_validity(field: &NestedField) -> bool {
     field.required
         && matches!(
             field.schema,
-            Schema::Entity(_) | Schema::Invalidate(_) | Schema::Union(_) | Schema::Lazy(_) | Schema::CollectionEdit(..)
+            Schema::Entity(_)
+                | Schema::Invalidate(_)
+                | Schema::Union(_)
+                | Schema::Cyclic(_)
+                | Schema::CollectionEdit(..)
         )
 }
 
@@ -249,9 +253,15 @@ impl<'a> Ctx<'a> {
                 },
                 None => false,
             },
-            Schema::Lazy(_) => self.value_valid(&schema.resolved(), value),
+            Schema::Cyclic(_) => self.value_valid(&schema.resolved(), value),
             Schema::CollectionEdit(c, edit) => self.value_valid(c.edited(*edit), value),
-            Schema::Array(_) | Schema::Values(_) | Schema::Object(_) | Schema::All(_) | Schema::Collection(_) => true,
+            // A lazy field's keys are read as they are: valid whatever they name.
+            Schema::Array(_)
+            | Schema::Values(_)
+            | Schema::Object(_)
+            | Schema::All(_)
+            | Schema::Collection(_)
+            | Schema::Lazy(_) => true,
         }
     }
 }

@@ -111,7 +111,7 @@ pub(crate) fn resolves(ctx: &Ctx<'_>, schema: &Schema, item: &Value) -> bool {
 /// Whether a schema stands for a single entity reference.
 pub(crate) fn is_reference(schema: &Schema) -> bool {
     match schema {
-        Schema::Entity(_) | Schema::Union(_) | Schema::Invalidate(_) | Schema::Lazy(_) => true,
+        Schema::Entity(_) | Schema::Union(_) | Schema::Invalidate(_) | Schema::Cyclic(_) => true,
         Schema::CollectionEdit(c, edit) => is_reference(c.edited(*edit)),
         _ => false,
     }

@@ -61,7 +61,9 @@ impl<'a, 's, 'c> MapAccess<'a> for Members<'a, 's, 'c> {
                     continue;
                 }
             }
-            self.pending = Some((name, value, field.map(|(schema, _)| schema)));
+            // A lazy field is read as plain JSON: its keys, as stored.
+            let schema = field.map(|(schema, _)| schema).filter(|schema| !matches!(schema, Schema::Lazy(_)));
+            self.pending = Some((name, value, schema));
             return seed.deserialize(BorrowedStrDeserializer::<Error>::new(name)).map(Some);
         }
         if let Some((slot, _)) = self.track {

@@ -57,8 +57,8 @@ pub(crate) enum Presented<'a, 's, 'c> {
     Map(Members<'a, 's, 'c>),
     /// JSON as stored (no schema applies, or an unmapped union member).
     Plain(&'a Value),
-    /// Through a lazily defined schema (resolved per read).
-    Lazy,
+    /// Through a schema built on use (resolved per read).
+    Cyclic,
 }
 
 /// An empty object, for maps read empty inside a cycle.
@@ -152,7 +152,9 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
                 let rows = if self.revisit { Vec::new() } else { ctx.all_rows(all).unwrap_or_default() };
                 Presented::List(List::Rows(AllRows { rows: rows.into_iter(), read: 0, all, ctx }))
             }
-            Schema::Lazy(_) => Presented::Lazy,
+            Schema::Cyclic(_) => Presented::Cyclic,
+            // Its keys, as stored: nothing is looked up.
+            Schema::Lazy(_) => Presented::Plain(value),
         })
     }
 }
@@ -172,7 +174,7 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
             Presented::List(list) => visitor.visit_seq(list),
             Presented::Map(members) => visitor.visit_map(members),
             Presented::Plain(value) => super::path::visit_plain(value, &ctx.path, visitor),
-            Presented::Lazy => {
+            Presented::Cyclic => {
                 let resolved = schema.resolved().into_owned();
                 ValueDe { value, schema: &resolved, ctx, revisit, token: 0 }.deserialize_any(visitor)
             }
@@ -203,7 +205,7 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
                     let item = ValueDe { schema: c.edited(*edit), ..self };
                     return item.deserialize_newtype_struct(name, visitor);
                 }
-                Schema::Lazy(_) => {
+                Schema::Cyclic(_) => {
                     let resolved = self.schema.resolved().into_owned();
                     return ValueDe { schema: &resolved, ..self }.deserialize_newtype_struct(name, visitor);
                 }

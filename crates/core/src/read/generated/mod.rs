@@ -208,6 +208,8 @@ pub(crate) fn read_value<'a, T: DeserializeOwned + 'static>(
     };
     let de = ValueDe { value, schema, ctx, revisit, token: 0 };
     let list_of = match schema {
+        // A lazy field's keys, as stored: nothing is looked up.
+        Schema::Lazy(_) => return T::deserialize(PlainDe { value, path: &ctx.path, ignored: None }),
         Schema::Entity(def) | Schema::Invalidate(def) => {
             if let Some(read) = reader_of::<T>(def) {
                 return owned(|slot| read_entity(ctx, def, value, read, slot));
@@ -402,13 +404,13 @@ fn read_keys(list: &mut List<'_, '_, '_>) -> Result<Vec<super::Pk>, Error> {
 
 thread_local! {
     /// The derived object schemas being built on this thread (by the address of
-    /// their cell): a struct that contains itself gets a lazy schema there.
+    /// their cell): a struct that contains itself gets a `Cyclic` schema there.
     static BUILDING: std::cell::RefCell<Vec<ByAddress<std::sync::OnceLock<Schema>>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The schema `#[derive(Schema)]` generates: built once into `cell` by
 /// `build`; while it is being built, a struct met again (it contains itself,
-/// directly or through others) is `Schema::Lazy(again)`.
+/// directly or through others) is `Schema::Cyclic(again)`.
 ///
 /// ```
 /// use std::sync::OnceLock;
@@ -417,7 +419,7 @@ thread_local! {
 /// fn schema() -> Schema {
 ///     rdc_core::__private::object_schema(&CELL, || Schema::object([("child", schema())]), schema)
 /// }
-/// assert_eq!(format!("{:?}", schema()), r#"{"child": Lazy(..)}"#);
+/// assert_eq!(format!("{:?}", schema()), r#"{"child": Cyclic(..)}"#);
 /// ```
 #[doc(hidden)]
 pub fn object_schema(
@@ -430,7 +432,7 @@ pub fn object_schema(
     }
     let address = ByAddress(cell);
     if BUILDING.with(|b| b.borrow().contains(&address)) {
-        return Schema::Lazy(again);
+        return Schema::Cyclic(again);
     }
     BUILDING.with(|b| b.borrow_mut().push(address));
     let schema = build();
