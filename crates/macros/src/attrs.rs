@@ -30,6 +30,8 @@ pub struct ContainerAttrs {
 pub struct FieldAttrs {
     pub nested: bool,
     pub schema: Option<Expr>,
+    /// `#[entity(scalar = "expr")]`: a lens-dependent field of that `Scalar`.
+    pub scalar: Option<Expr>,
     pub rename: Option<String>,
 }
 
@@ -79,8 +81,11 @@ pub fn field(attrs: &[Attribute]) -> syn::Result<FieldAttrs> {
                 } else if meta.path.is_ident("schema") {
                     out.schema = Some(string_value(&meta)?.parse()?);
                     out.nested = true;
+                } else if meta.path.is_ident("scalar") {
+                    out.scalar = Some(string_value(&meta)?.parse()?);
+                    out.nested = true;
                 } else {
-                    return Err(meta.error("unknown field option; expected nested or schema"));
+                    return Err(meta.error("unknown field option; expected nested, schema or scalar"));
                 }
                 Ok(())
             })?;

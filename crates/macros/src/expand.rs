@@ -19,6 +19,7 @@ struct Field {
     wire: String,
     nested: bool,
     schema: Option<syn::Expr>,
+    scalar: Option<syn::Expr>,
     serde_attrs: Vec<syn::Attribute>,
     /// How the generated reader fills the field when its member is missing;
     /// `None` when a serde option on it is one the reader does not mirror.
@@ -62,6 +63,7 @@ fn parse(input: &DeriveInput, derive: &str) -> syn::Result<(attrs::ContainerAttr
             wire,
             nested: field_attrs.nested,
             schema: field_attrs.schema,
+            scalar: field_attrs.scalar,
             serde_attrs,
             missing,
         });
@@ -91,9 +93,11 @@ fn readable(
 /// The schema of a nested field: its `schema = "..."`, or its type's.
 fn nested_schema(f: &Field, core: &TokenStream) -> TokenStream {
     let ty = &f.ty;
-    match &f.schema {
-        Some(expr) => quote!(::std::convert::Into::<#core::Schema>::into(#expr)),
-        None => quote!(<#ty as #core::HasSchema>::schema()),
+    let wire = &f.wire;
+    match (&f.scalar, &f.schema) {
+        (Some(scalar), _) => quote!(#core::Scalar::field::<#ty>(&(#scalar), #wire)),
+        (None, Some(expr)) => quote!(::std::convert::Into::<#core::Schema>::into(#expr)),
+        (None, None) => quote!(<#ty as #core::HasSchema>::schema()),
     }
 }
 

@@ -63,6 +63,6 @@ fn found(ctx: &Ctx<'_>, schema: &Schema, input: &Value) -> bool {
         Schema::Collection(collection) => {
             pk_string_ref(input).is_some_and(|pk| ctx.lookup(collection.def, &pk).is_some())
         }
-        Schema::Array(_) | Schema::Object(_) | Schema::Values(_) => true,
+        Schema::Array(_) | Schema::Object(_) | Schema::Values(_) | Schema::Scalar(_) => true,
     }
 }

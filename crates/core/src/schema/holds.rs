@@ -51,6 +51,8 @@ impl Schema {
                     todo.push(collection.items_schema());
                     collection.def.key == type_key
                 }
+                // A columns value holds the cells of entities, not entities.
+                Schema::Scalar(_) => false,
                 Schema::Lazy(make) => {
                     if !lazies.iter().any(|l| std::ptr::fn_addr_eq(*l, make)) {
                         lazies.push(make);

@@ -9,6 +9,7 @@ mod entity;
 mod holds;
 mod meta;
 mod polymorphic;
+mod scalar;
 mod typed;
 
 use std::collections::{BTreeMap, HashMap};
@@ -25,6 +26,8 @@ pub use entity::{
 };
 pub(crate) use entity::{integer_text, pk_string_ref};
 pub use polymorphic::{entry, ChooseFn, Chooser, Polymorphic, Union};
+pub(crate) use scalar::{cell_pk, cells_of, Place};
+pub use scalar::{Scalar, ScalarSchema};
 pub use typed::SchemaOf;
 
 /// The shape of a response, or of a nested field.
@@ -62,6 +65,10 @@ pub enum Schema {
     CollectionEdit(Arc<Collection>, ListEdit),
     /// A schema built on first use: for circular definitions between schemas.
     Lazy(fn() -> Schema),
+    /// A lens-dependent field of an entity, or the columns of one lens bound
+    /// to an entity type: made by [`Scalar::field`] (and
+    /// `#[entity(scalar = "..")]`) and [`Scalar::bound_to`].
+    Scalar(Arc<ScalarSchema>),
 }
 
 /// The members of an [`Schema::Object`] that have schemas (it derefs to
@@ -144,6 +151,7 @@ impl fmt::Debug for Schema {
             Schema::Collection(c) => write!(f, "Collection({})", c.name()),
             Schema::CollectionEdit(c, edit) => write!(f, "{edit:?}({})", c.name()),
             Schema::Lazy(_) => f.write_str("Lazy(..)"),
+            Schema::Scalar(scalar) => write!(f, "{scalar}"),
         }
     }
 }

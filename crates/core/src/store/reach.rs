@@ -262,6 +262,21 @@ fn mark_value<'a>(state: &'a State, schema: Schema, value: &'a Value, out: &mut 
         }
         Schema::Lazy(_) => todo.push(Mark::Value(schema.resolved().into_owned(), value)),
         Schema::CollectionEdit(c, edit) => todo.push(Mark::Value(c.edited(edit).clone(), value)),
+        Schema::Scalar(scalar) => mark_cells(state, &scalar, value, out),
+    }
+}
+
+/// Marks the cells (in every lens) of the entity whose scalar member is `value`.
+fn mark_cells(state: &State, scalar: &crate::ScalarSchema, value: &Value, out: &mut Reached) {
+    let Some(cells) = pk_string_ref(value) else { return };
+    let def = scalar.scalar().def;
+    let Some(table) = state.entities.get(def.key) else { return };
+    // A cell's pk is the entity's cells key, a comma, then the lens.
+    let prefix = format!("{cells},");
+    for (index, (pk, _)) in table.rows.iter().enumerate() {
+        if pk.as_str().starts_with(&prefix) {
+            out.mark(def.key, table.rows.len(), index);
+        }
     }
 }
 

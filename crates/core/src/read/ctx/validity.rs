@@ -251,7 +251,12 @@ impl<'a> Ctx<'a> {
             },
             Schema::Lazy(_) => self.value_valid(&schema.resolved(), value),
             Schema::CollectionEdit(c, edit) => self.value_valid(c.edited(*edit), value),
-            Schema::Array(_) | Schema::Values(_) | Schema::Object(_) | Schema::All(_) | Schema::Collection(_) => true,
+            Schema::Array(_)
+            | Schema::Values(_)
+            | Schema::Object(_)
+            | Schema::All(_)
+            | Schema::Collection(_)
+            | Schema::Scalar(_) => true,
         }
     }
 }
