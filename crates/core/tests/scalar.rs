@@ -209,3 +209,19 @@ fn an_entity_written_without_its_scalar_fields_reads_cells_written_later() {
         .unwrap();
     assert_eq!((read.pct, read.shares), (0.3, None));
 }
+
+#[test]
+fn a_sweep_keeps_the_cells_of_entities_a_kept_result_reaches() {
+    let mut state = two_lenses();
+    let keep_a = |key: &str| key == "companies A";
+    state.sweep(100_000, keep_a, |_| Some(list()), |_, _, _| false);
+    // Lens A's result reaches companies 1 and 2, and with them their cells in every lens.
+    assert!(state.result("companies B").is_none());
+    for cell in ["Company,1,A", "Company,1,B", "Company,2,A", "Company,2,B"] {
+        assert!(state.entity("Scalar(portfolio)", cell).is_some(), "{cell} kept");
+    }
+    let b = read(&mut MemoCache::default(), &state, "A");
+    assert_eq!(b[0].pct, 0.5);
+    state.sweep(100_000, |_| false, |_| Some(list()), |_, _, _| false);
+    assert!(state.entity("Scalar(portfolio)", "Company,1,A").is_none(), "unreached, expired cells go");
+}
