@@ -95,7 +95,11 @@ fn nested_schema(f: &Field, core: &TokenStream) -> TokenStream {
     let ty = &f.ty;
     let wire = &f.wire;
     match (&f.scalar, &f.schema) {
-        (Some(scalar), _) => quote!(#core::Scalar::field::<#ty>(&(#scalar), #wire)),
+        (Some(scalar), _) => {
+            // Errors (an expression that is no `Scalar`) point at the attribute.
+            let span = syn::spanned::Spanned::span(scalar);
+            quote::quote_spanned!(span=> #core::Scalar::field::<#ty>(&(#scalar), #wire))
+        }
         (None, Some(expr)) => quote!(::std::convert::Into::<#core::Schema>::into(#expr)),
         (None, None) => quote!(<#ty as #core::HasSchema>::schema()),
     }
@@ -119,6 +123,12 @@ pub fn expand_object(input: DeriveInput) -> syn::Result<TokenStream> {
         return Err(syn::Error::new_spanned(
             &input.ident,
             "#[derive(Schema)] takes only #[entity(serde_read)]; key, pk, index and the hooks belong to entities",
+        ));
+    }
+    if let Some(scalar) = fields.iter().find_map(|f| f.scalar.as_ref()) {
+        return Err(syn::Error::new_spanned(
+            scalar,
+            "a scalar field belongs to an entity: its cells are keyed by the entity's pk (#[derive(Entity)])",
         ));
     }
     let name = &input.ident;
