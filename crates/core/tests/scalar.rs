@@ -109,12 +109,19 @@ fn a_columns_endpoint_writes_only_the_cells_of_its_lens() {
     assert_eq!((a2[0].pct, a2[0].shares, a2[0].name.as_str()), (0.75, Some(300), "Acme"));
     assert_eq!((a2[1].pct, a2[1].shares), (a[1].pct, a[1].shares), "company 2 keeps its cell");
     assert!(Arc::ptr_eq(&b, &read(&mut memo, &state, "B")), "a read through lens B is the same Arc");
+    // Read again, the read still depends on its cells.
+    state
+        .write_result("columns A", &columns(), json!({ "1": { "pct": 0.8 } }), &lens("A"), WriteMeta::at(3, 60_000))
+        .unwrap();
+    let a3 = read(&mut memo, &state, "A");
+    assert_eq!((a3[0].pct, a3[0].shares), (0.8, Some(300)), "a write lays its fields over the cell's");
+    assert!(Arc::ptr_eq(&b, &read(&mut memo, &state, "B")));
     // The columns endpoint reads as the cells of its lens.
     let cols = memo
         .read_result_with::<std::collections::BTreeMap<String, Columns>>(&state, "columns A", &columns(), &lens("A"))
         .unwrap()
         .unwrap();
-    assert_eq!(cols["1"], Columns { pct: 0.75, shares: Some(300) });
+    assert_eq!(cols["1"], Columns { pct: 0.8, shares: Some(300) });
 }
 
 #[test]
