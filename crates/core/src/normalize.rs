@@ -62,11 +62,13 @@ pub(crate) struct Normalizer<'a> {
     pub args: &'a Value,
     pub staged: Staged,
     path: String,
+    /// The lens each scalar met got from `args` (worked out once per write).
+    lenses: Vec<(&'static str, Option<String>)>,
 }
 
 impl<'a> Normalizer<'a> {
     pub fn new(args: &'a Value) -> Self {
-        Normalizer { args, staged: Staged::default(), path: String::new() }
+        Normalizer { args, staged: Staged::default(), path: String::new(), lenses: Vec::new() }
     }
 
     fn here(&self) -> String {
@@ -410,7 +412,13 @@ impl<'a> Normalizer<'a> {
         pk: &str,
         fields: Object,
     ) -> Result<Text, NormalizeError> {
-        let lens = scalar.lens(self.args).ok_or_else(|| {
+        let known = self.lenses.iter().find(|(key, _)| *key == scalar.key()).map(|(_, lens)| lens.clone());
+        let lens = known.unwrap_or_else(|| {
+            let lens = scalar.lens(self.args);
+            self.lenses.push((scalar.key(), lens.clone()));
+            lens
+        });
+        let lens = lens.ok_or_else(|| {
             self.rejected(scalar.def, format!("the endpoint's args give no `{}` lens for {}", scalar.key(), def.key))
         })?;
         let cells = cells_of(def.key, pk);
