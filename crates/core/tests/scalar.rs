@@ -232,3 +232,31 @@ fn a_sweep_keeps_the_cells_of_entities_a_kept_result_reaches() {
     state.sweep(100_000, |_| false, |_| Some(list()), |_, _, _| false);
     assert!(state.entity("Scalar(portfolio)", "Company,1,A").is_none(), "unreached, expired cells go");
 }
+
+#[test]
+fn a_type_read_through_serde_reads_its_scalar_fields_the_same() {
+    #[derive(Debug, Deserialize, Entity)]
+    #[entity(key = "Company", serde_read)]
+    struct ThroughSerde {
+        name: String,
+        #[entity(scalar = "portfolio()")]
+        pct: f64,
+        #[entity(scalar = "portfolio()")]
+        shares: Option<u32>,
+        #[serde(rename = "id")]
+        _id: String,
+    }
+    assert!(ThroughSerde::READER.is_none());
+    let state = two_lenses();
+    let mut memo = MemoCache::default();
+    let b = memo.read_result_with::<Vec<ThroughSerde>>(&state, "companies B", &list(), &lens("B")).unwrap().unwrap();
+    assert_eq!(
+        b.iter().map(|c| (c.name.as_str(), c.pct, c.shares)).collect::<Vec<_>>(),
+        [("Acme", 0.1, Some(7)), ("Bolt", 0.9, None)]
+    );
+    let err = memo.entity::<ThroughSerde>(&state, "1").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot read pct as the requested type: no `portfolio` lens: the read has no args that give one"
+    );
+}
