@@ -34,6 +34,11 @@ impl Controller {
         }
     }
 
+    /// The JSON args each key was last fetched, set or read with.
+    pub(crate) fn origins(&self) -> std::cell::Ref<'_, FastMap<String, Value>> {
+        self.inner.origins.0.borrow()
+    }
+
     /// Remembers the args of a typed read of `key`, when not known yet.
     pub(crate) fn note_read_args<C: TypedEndpoint>(&self, endpoint: &C, key: &str, args: &C::Args) {
         if self.inner.origins.0.borrow().contains_key(key) || self.with_state(|s| s.result(key).is_none()) {

@@ -97,13 +97,16 @@ impl Controller {
     ) -> Result<Read<T>, ReadError> {
         let now = self.now();
         self.count_read();
+        // The args that made the key: a scalar field reads their lens.
         self.with_state(|state| {
             let mut memo = self.inner.memo.borrow_mut();
-            let data = match schema {
-                Some(schema) => memo.read_result::<T>(state, key, schema),
-                None => memo.read_plain::<T>(state, key),
+            let origins = self.origins();
+            let data = match (schema, origins.get(key)) {
+                (Some(schema), Some(args)) => memo.read_result_with::<T>(state, key, schema, args),
+                (Some(schema), None) => memo.read_result::<T>(state, key, schema),
+                (None, _) => memo.read_plain::<T>(state, key),
             };
-            drop(memo);
+            drop((memo, origins));
             // Also when the read failed: a write that fixes it must wake the reader.
             self.note_read::<T>(Some(key), key);
             if self.inner.schemas_unknown.get() > 0 && state.result(key).is_some() {

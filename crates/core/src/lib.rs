@@ -49,7 +49,8 @@ pub use read::{denormalize, MemoCache, Pk, Query, ReadFn, ReadListFn};
 pub use schema::Millis;
 pub use schema::{
     canonical_text, composite_pk, entry, json_text, pk_string, All, ChooseFn, Chooser, Collection, Entity, EntityDef,
-    FieldError, Found, HasSchema, ListEdit, NestedField, Object, ObjectSchema, Polymorphic, Schema, SchemaOf, Union,
+    FieldError, Found, HasSchema, ListEdit, NestedField, Object, ObjectSchema, Polymorphic, Scalar, ScalarSchema,
+    Schema, SchemaOf, Union,
 };
 pub use schema::{Lazy, LazyKeys, LazyQuery};
 pub use store::{

@@ -8,7 +8,10 @@ use indexmap::IndexMap;
 use crate::error::NormalizeError;
 use std::sync::Arc;
 
-use crate::schema::{All, Collection, EntityDef, Found, ListEdit, NullMember, Object, Polymorphic, Schema};
+use crate::schema::{
+    cell_pk, cells_of, All, Collection, EntityDef, Found, ListEdit, NullMember, Object, Place, Polymorphic, Scalar,
+    ScalarSchema, Schema,
+};
 
 /// Entities and deletions found in one response, not yet in the store.
 #[derive(Debug, Default)]
@@ -59,11 +62,13 @@ pub(crate) struct Normalizer<'a> {
     pub args: &'a Value,
     pub staged: Staged,
     path: String,
+    /// The lens each scalar met got from `args` (worked out once per write).
+    lenses: Vec<(&'static str, Option<String>)>,
 }
 
 impl<'a> Normalizer<'a> {
     pub fn new(args: &'a Value) -> Self {
-        Normalizer { args, staged: Staged::default(), path: String::new() }
+        Normalizer { args, staged: Staged::default(), path: String::new(), lenses: Vec::new() }
     }
 
     fn here(&self) -> String {
@@ -171,6 +176,7 @@ impl<'a> Normalizer<'a> {
             }
             // Stored as its inner schema stores it; only reads differ.
             Schema::Lazy(inner) => self.normalize(inner, value, parent, key),
+            Schema::Scalar(scalar) => self.columns(scalar, value, key),
         }
     }
 
@@ -297,6 +303,10 @@ impl<'a> Normalizer<'a> {
         };
         (def.validate)(&object).map_err(|reason| self.rejected(def, reason))?;
         for field in (def.nested)() {
+            if let Schema::Scalar(scalar) = &field.schema {
+                object = self.scalar_member(object, field.name, scalar, def, &pk)?;
+                continue;
+            }
             let null = if field.required { NullMember::Refused } else { NullMember::Allowed };
             object = self.member(object, field.name, &field.schema, null)?;
         }
@@ -313,6 +323,116 @@ impl<'a> Normalizer<'a> {
             }
         }
         Ok(Value::String(reference))
+    }
+
+    /// Moves scalar field `name` of entity `def`/`pk` to its cell in the
+    /// write's lens; the member then holds where the entity's cells are
+    /// (also when absent, so cells written later are read).
+    fn scalar_member(
+        &mut self,
+        mut object: Object,
+        name: &str,
+        scalar: &ScalarSchema,
+        def: &'static EntityDef,
+        pk: &str,
+    ) -> Result<Object, NormalizeError> {
+        let cells = Value::String(Text::new(cells_of(def.key, pk)));
+        let Some((at, owned_name, value)) = object.take_entry(name) else {
+            object.insert(name.to_owned(), cells);
+            return Ok(object);
+        };
+        if let Place::Field { check, .. } = &scalar.place {
+            self.with_key(name, |n| n.checked(def, *check, &value))?;
+        }
+        let mut fields = Object::new();
+        fields.insert(owned_name.clone(), value);
+        self.with_key(name, |n| n.stage_cell(&scalar.scalar, def, pk, fields))?;
+        object.insert_at(at, owned_name, cells);
+        Ok(object)
+    }
+
+    /// A columns value (a [`Scalar::bound_to`] entity's scalar fields, found
+    /// under the entity's pk): its fields go to the entity's cell in the
+    /// write's lens; the entity is left as it is.
+    fn columns(&mut self, scalar: &ScalarSchema, value: Value, key: &str) -> Result<Value, NormalizeError> {
+        let def = match &scalar.place {
+            Place::Columns(def) => *def,
+            Place::Field { .. } => {
+                return Err(self.rejected(scalar.scalar.def, "a scalar field outside an entity".to_owned()))
+            }
+        };
+        let object = match value {
+            Value::Object(object) => object,
+            Value::Null => return Ok(Value::Null),
+            other => return Err(self.shape("an object", &other)),
+        };
+        let pk = match key {
+            "" => (def.pk)(&object)
+                .ok_or_else(|| NormalizeError::MissingPrimaryKey { entity: def.key, path: self.here() })?,
+            key => key.to_owned(),
+        };
+        let mut fields = Object::new();
+        for (name, value) in object {
+            let field = (def.nested)().iter().find_map(|f| match &f.schema {
+                Schema::Scalar(s) if f.name == name.as_str() && s.scalar.key() == scalar.scalar.key() => {
+                    match s.place {
+                        Place::Field { check, .. } => Some(check),
+                        Place::Columns(_) => None,
+                    }
+                }
+                _ => None,
+            });
+            // Members that are no field of this scalar are left out.
+            let Some(check) = field else { continue };
+            self.with_key(&name, |n| n.checked(def, check, &value))?;
+            fields.insert(name, value);
+        }
+        let cells = self.stage_cell(&scalar.scalar, def, &pk, fields)?;
+        Ok(Value::String(cells))
+    }
+
+    /// Checks a scalar field's `value` with `check` (its Rust type).
+    fn checked(
+        &self,
+        def: &'static EntityDef,
+        check: fn(&Value) -> Result<(), crate::FieldError>,
+        value: &Value,
+    ) -> Result<(), NormalizeError> {
+        check(value).map_err(|e| NormalizeError::InvalidField {
+            entity: def.key,
+            path: join_path(&self.here(), &e.path),
+            message: e.message,
+        })
+    }
+
+    /// Stages `fields` in the cell of entity `def`/`pk` in the write's lens
+    /// of `scalar`; returns where the entity's cells are.
+    fn stage_cell(
+        &mut self,
+        scalar: &Scalar,
+        def: &'static EntityDef,
+        pk: &str,
+        fields: Object,
+    ) -> Result<Text, NormalizeError> {
+        let known = self.lenses.iter().find(|(key, _)| *key == scalar.key()).map(|(_, lens)| lens.clone());
+        let lens = known.unwrap_or_else(|| {
+            let lens = scalar.lens(self.args);
+            self.lenses.push((scalar.key(), lens.clone()));
+            lens
+        });
+        let lens = lens.ok_or_else(|| {
+            self.rejected(scalar.def, format!("the endpoint's args give no `{}` lens for {}", scalar.key(), def.key))
+        })?;
+        let cells = cells_of(def.key, pk);
+        let slot = (scalar.def.key, Text::new(cell_pk(&cells, &lens)));
+        match self.staged.entities.get_mut(&slot) {
+            Some((_, existing, _)) => existing.extend(fields),
+            None => {
+                let path = self.staged.record_path(&self.path);
+                self.staged.entities.insert(slot, (scalar.def, fields, path));
+            }
+        }
+        Ok(Text::new(cells))
     }
 
     fn invalidate(

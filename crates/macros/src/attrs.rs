@@ -32,6 +32,8 @@ pub struct FieldAttrs {
     pub schema: Option<Expr>,
     /// `#[entity(lazy = "T")]`: stored as `T`'s schema stores it, read as its keys.
     pub lazy: Option<syn::Type>,
+    /// `#[entity(scalar = "expr")]`: a lens-dependent field of that `Scalar`.
+    pub scalar: Option<Expr>,
     pub rename: Option<String>,
 }
 
@@ -84,11 +86,15 @@ pub fn field(attrs: &[Attribute]) -> syn::Result<FieldAttrs> {
                 } else if meta.path.is_ident("lazy") {
                     out.lazy = Some(string_value(&meta)?.parse()?);
                     out.nested = true;
+                } else if meta.path.is_ident("scalar") {
+                    out.scalar = Some(string_value(&meta)?.parse()?);
+                    out.nested = true;
                 } else {
-                    return Err(meta.error("unknown field option; expected nested, schema or lazy"));
+                    return Err(meta.error("unknown field option; expected nested, schema, lazy or scalar"));
                 }
-                if out.schema.is_some() && out.lazy.is_some() {
-                    return Err(meta.error("give a field `schema` or `lazy`, not both"));
+                let given = [out.schema.is_some(), out.lazy.is_some(), out.scalar.is_some()];
+                if given.into_iter().filter(|&is_given| is_given).count() > 1 {
+                    return Err(meta.error("give a field one of `schema`, `lazy` or `scalar`, not two"));
                 }
                 Ok(())
             })?;

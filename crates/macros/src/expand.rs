@@ -22,6 +22,7 @@ struct Field {
     schema: Option<syn::Expr>,
     /// `lazy = "T"`: the type whose keys the field holds.
     lazy: Option<syn::Type>,
+    scalar: Option<syn::Expr>,
     serde_attrs: Vec<syn::Attribute>,
     /// How the generated reader fills the field when its member is missing;
     /// `None` when a serde option on it is one the reader does not mirror.
@@ -66,6 +67,7 @@ fn parse(input: &DeriveInput, derive: &str) -> syn::Result<(attrs::ContainerAttr
             nested: field_attrs.nested,
             schema: field_attrs.schema,
             lazy: field_attrs.lazy,
+            scalar: field_attrs.scalar,
             serde_attrs,
             missing,
         });
@@ -92,14 +94,20 @@ fn readable(
     .then(|| reader(core, &input.ident, &serde_name, fields))
 }
 
-/// The schema of a nested field: its `schema = "..."`, a `Lazy` of its
-/// `lazy = "T"`, or its type's.
+/// The schema of a nested field: its `scalar = "..."`'s field, its
+/// `schema = "..."`, a `Lazy` of its `lazy = "T"`, or its type's.
 fn nested_schema(f: &Field, core: &TokenStream) -> TokenStream {
     let ty = &f.ty;
-    match (&f.schema, &f.lazy) {
-        (Some(expr), _) => quote!(::std::convert::Into::<#core::Schema>::into(#expr)),
-        (None, Some(lazy)) => quote!(::std::convert::Into::<#core::Schema>::into(#core::Lazy::<#lazy>::of())),
-        (None, None) => quote!(<#ty as #core::HasSchema>::schema()),
+    let wire = &f.wire;
+    match (&f.scalar, &f.schema, &f.lazy) {
+        (Some(scalar), _, _) => {
+            // Errors (an expression that is no `Scalar`) point at the attribute.
+            let span = syn::spanned::Spanned::span(scalar);
+            quote::quote_spanned!(span=> #core::Scalar::field::<#ty>(&(#scalar), #wire))
+        }
+        (None, Some(expr), _) => quote!(::std::convert::Into::<#core::Schema>::into(#expr)),
+        (None, None, Some(lazy)) => quote!(::std::convert::Into::<#core::Schema>::into(#core::Lazy::<#lazy>::of())),
+        (None, None, None) => quote!(<#ty as #core::HasSchema>::schema()),
     }
 }
 
@@ -133,6 +141,12 @@ pub fn expand_object(input: DeriveInput) -> syn::Result<TokenStream> {
         return Err(syn::Error::new_spanned(
             &input.ident,
             "#[derive(Schema)] takes only #[entity(serde_read)]; key, pk, index and the hooks belong to entities",
+        ));
+    }
+    if let Some(scalar) = fields.iter().find_map(|f| f.scalar.as_ref()) {
+        return Err(syn::Error::new_spanned(
+            scalar,
+            "a scalar field belongs to an entity: its cells are keyed by the entity's pk (#[derive(Entity)])",
         ));
     }
     let name = &input.ident;

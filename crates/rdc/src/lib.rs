@@ -31,7 +31,7 @@ pub use rdc_core::json;
 pub mod prelude {
     pub use rdc_controller::{from_fn, Controller, ExpiryStatus, FetchError, TypedEndpoint};
     pub use rdc_core::Lazy;
-    pub use rdc_core::{entry, All, Collection, Entity, Pk, Query, Schema, SchemaOf, Union};
+    pub use rdc_core::{entry, All, Collection, Entity, Pk, Query, Scalar, Schema, SchemaOf, Union};
     pub use rdc_leptos::use_lazy;
     #[cfg(feature = "offline")]
     pub use rdc_leptos::use_queued_mutations;

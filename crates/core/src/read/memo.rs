@@ -27,6 +27,8 @@ struct Entry {
     checked_at: u64,
     /// The verdicts on the items of the read's top-level list, if it has one.
     list: Option<ListVerdicts>,
+    /// The args the read was made with (its scalars' lenses), if any.
+    args: Option<Value>,
 }
 
 /// A cache of typed reads, keyed by what was read (a result key, an entity...)
@@ -154,7 +156,48 @@ impl MemoCache {
                 return Ok((keys as Arc<dyn Any + Send + Sync>).downcast::<T>().ok());
             }
         }
-        self.read_memo(state, key, Some(result.version), schema, Input::Result(&result.value))
+        self.read_memo(state, key, Some(result.version), schema, Input::Result(&result.value), None)
+    }
+
+    /// [`MemoCache::read_result`] with the args the result was fetched with:
+    /// its [`Scalar`](crate::Scalar) fields read the cells of the lens these
+    /// args give. A read with other args reads again (never the value read
+    /// through another lens).
+    ///
+    /// ```
+    /// use rdc_core::{json, Entity, MemoCache, Scalar, Schema, State, WriteMeta};
+    /// # #[derive(serde::Deserialize)] struct In { currency: String }
+    /// fn currency() -> Scalar { Scalar::new("currency", |a: &In| Some(a.currency.clone())) }
+    /// #[derive(Debug, serde::Deserialize, Entity)]
+    /// struct Product { id: u32, #[entity(scalar = "currency()")] price: f64 }
+    ///
+    /// let mut state = State::default();
+    /// let (eur, usd) = (json!({ "currency": "EUR" }), json!({ "currency": "USD" }));
+    /// let schema = Product::schema().into_schema();
+    /// state.write_result("p", &schema, json!({ "id": 1, "price": 9.0 }), &eur, WriteMeta::at(0, 1000))?;
+    /// state.write_entities(&schema, json!({ "id": 1, "price": 10.0 }), &usd, WriteMeta::at(1, 1000))?;
+    /// let mut memo = MemoCache::default();
+    /// let in_eur = memo.read_result_with::<Product>(&state, "p", &schema, &eur)?.unwrap();
+    /// let in_usd = memo.read_result_with::<Product>(&state, "p", &schema, &usd)?.unwrap();
+    /// assert_eq!((in_eur.price, in_usd.price), (9.0, 10.0));
+    /// // Without args, a field that is no `Option` cannot be read.
+    /// let err = memo.read_result::<Product>(&state, "p", &schema).unwrap_err();
+    /// assert_eq!(err.to_string(), "cannot read price as the requested type: no `currency` lens: the read has no args that give one");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_result_with<T: DeserializeOwned + Send + Sync + 'static>(
+        &mut self,
+        state: &State,
+        key: &str,
+        schema: &Schema,
+        args: &Value,
+    ) -> Result<Option<Arc<T>>, ReadError> {
+        let Some(result) = state.result(key) else { return Ok(None) };
+        if TypeId::of::<T>() == TypeId::of::<Vec<Pk>>() {
+            // A list's keys read no field.
+            return self.read_result(state, key, schema);
+        }
+        self.read_memo(state, key, Some(result.version), schema, Input::Result(&result.value), Some(args))
     }
 
     /// Reads the plain (not normalized) result of `key` into `T`.
@@ -182,6 +225,7 @@ impl MemoCache {
             deps: Vec::new(),
             checked_at: state.version(),
             list: None,
+            args: None,
         };
         by_key.insert(key.to_owned(), entry);
         Ok(Some(value))
@@ -189,7 +233,7 @@ impl MemoCache {
 
     /// Reads entity `E` with primary key `pk`.
     pub fn entity<E: Entity>(&mut self, state: &State, pk: &str) -> Result<Option<Arc<E>>, ReadError> {
-        self.read_memo(state, pk, None, &E::schema(), Input::Pk(pk))
+        self.read_memo(state, pk, None, &E::schema(), Input::Pk(pk), None)
     }
 
     /// Reads a schema that needs no stored input (an `All`, or a value of
@@ -201,7 +245,7 @@ impl MemoCache {
         schema: &Schema,
         input: &Value,
     ) -> Result<Option<Arc<T>>, ReadError> {
-        self.read_memo(state, memo_key, None, schema, Input::Value(input))
+        self.read_memo(state, memo_key, None, schema, Input::Value(input), None)
     }
 
     /// The typed face of [`MemoCache::read_erased`]: only the read itself and the
@@ -213,11 +257,12 @@ impl MemoCache {
         result_version: Option<u64>,
         schema: &Schema,
         input: Input<'_>,
+        args: Option<&Value>,
     ) -> Result<Option<Arc<T>>, ReadError> {
         let read: &ReadFn = &|ctx, schema, input| {
             read_with::<T>(ctx, schema, input).map(|v| v.map(|v| Arc::new(v) as Arc<dyn Any + Send + Sync>))
         };
-        let value = self.read_erased(state, key, TypeId::of::<T>(), result_version, schema, input, read)?;
+        let value = self.read_erased(state, key, TypeId::of::<T>(), result_version, schema, input, args, read)?;
         // Entries are kept by type: the value is a `T`.
         Ok(value.and_then(|value| value.downcast::<T>().ok()))
     }
@@ -231,11 +276,13 @@ impl MemoCache {
         result_version: Option<u64>,
         schema: &Schema,
         input: Input<'_>,
+        args: Option<&Value>,
         read: &ReadFn,
     ) -> Erased {
         let by_key = self.entries.entry(ty).or_default();
         let (mut prior, mut known) = (None, 0);
-        if let Some(entry) = by_key.get_mut(key) {
+        // Read through other args (another lens): read again.
+        if let Some(entry) = by_key.get_mut(key).filter(|entry| entry.args.as_ref() == args) {
             known = entry.deps.len();
             if entry.checked_at == state.version() {
                 return entry.value.clone();
@@ -267,6 +314,7 @@ impl MemoCache {
             ctx.reuse.result = Some(Arc::clone(result));
         }
         ctx.reuse.prior = prior;
+        ctx.args = args.cloned();
         // A read done again records about as many dependencies as last time.
         ctx.recording.deps.borrow_mut().reserve(known);
         // An entity's reference is built only when the entity is read.
@@ -286,7 +334,8 @@ impl MemoCache {
             // Reserved for more than this read recorded: kept entries stay small.
             deps.shrink_to_fit();
         }
-        let entry = Entry { value: value.clone(), result_version, deps, checked_at: state.version(), list };
+        let args = args.cloned();
+        let entry = Entry { value: value.clone(), result_version, deps, checked_at: state.version(), list, args };
         match by_key.get_mut(key) {
             Some(slot) => *slot = entry,
             None => {

@@ -64,6 +64,6 @@ fn found(ctx: &Ctx<'_>, schema: &Schema, input: &Value) -> bool {
             pk_string_ref(input).is_some_and(|pk| ctx.lookup(collection.def, &pk).is_some())
         }
         // Read as stored: nothing to look up.
-        Schema::Array(_) | Schema::Object(_) | Schema::Values(_) | Schema::Lazy(_) => true,
+        Schema::Array(_) | Schema::Object(_) | Schema::Values(_) | Schema::Lazy(_) | Schema::Scalar(_) => true,
     }
 }

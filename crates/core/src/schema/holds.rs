@@ -51,6 +51,8 @@ impl Schema {
                     todo.push(collection.items_schema());
                     collection.def.key == type_key
                 }
+                // A columns value holds the cells of entities, not entities.
+                Schema::Scalar(_) => false,
                 // Its value holds keys, but the result brought their entities:
                 // fetching it again is what refreshes them.
                 Schema::Lazy(inner) => {

@@ -10,6 +10,7 @@ mod holds;
 mod lazy;
 mod meta;
 mod polymorphic;
+mod scalar;
 mod typed;
 
 use std::collections::{BTreeMap, HashMap};
@@ -27,6 +28,8 @@ pub use entity::{
 };
 pub(crate) use entity::{integer_text, pk_string_ref};
 pub use polymorphic::{entry, ChooseFn, Chooser, Polymorphic, Union};
+pub(crate) use scalar::{cell_pk, cells_of, Place};
+pub use scalar::{Scalar, ScalarSchema};
 pub use typed::SchemaOf;
 
 /// The shape of a response, or of a nested field.
@@ -66,6 +69,10 @@ pub enum Schema {
     Cyclic(fn() -> Schema),
     /// Normalized through the inner schema, read as stored (its keys): see [`Lazy`].
     Lazy(Arc<Schema>),
+    /// A lens-dependent field of an entity, or the columns of one lens bound
+    /// to an entity type: made by [`Scalar::field`] (and
+    /// `#[entity(scalar = "..")]`) and [`Scalar::bound_to`].
+    Scalar(Arc<ScalarSchema>),
 }
 
 /// The members of an [`Schema::Object`] that have schemas (it derefs to
@@ -149,6 +156,7 @@ impl fmt::Debug for Schema {
             Schema::CollectionEdit(c, edit) => write!(f, "{edit:?}({})", c.name()),
             Schema::Cyclic(_) => f.write_str("Cyclic(..)"),
             Schema::Lazy(inner) => f.debug_tuple("Lazy").field(inner).finish(),
+            Schema::Scalar(scalar) => write!(f, "{scalar}"),
         }
     }
 }

@@ -144,8 +144,10 @@ impl State {
 
 /// The rows a sweep found reachable: per table key, a flag per row index (no
 /// key is copied or hashed per row, so a sweep of a large store stays cheap).
+/// Also, per scalar table, where the cells of the entities reached are
+/// (marked in one pass over the table once every result is walked).
 #[derive(Default)]
-pub(crate) struct Reached(Vec<(&'static str, Vec<bool>)>);
+pub(crate) struct Reached(Vec<(&'static str, Vec<bool>)>, Vec<(&'static str, std::collections::HashSet<String>)>);
 
 /// The rows the results at `keys` reach, read through the schema each was
 /// written with (`schema_of`; a result of unknown schema reaches nothing).
@@ -160,10 +162,25 @@ pub(crate) fn reached_from<'k>(
             mark(state, &schema, &result.value, &mut reached);
         }
     }
+    reached.mark_cells(state);
     reached
 }
 
 impl Reached {
+    /// Marks the cells of the entities whose cells key is in `self.1`: a
+    /// cell's pk is its entity's cells key, a comma, then the lens (whose
+    /// commas are encoded), so one pass over each scalar table.
+    fn mark_cells(&mut self, state: &State) {
+        for (key, entities) in std::mem::take(&mut self.1) {
+            let Some(table) = state.entities.get(key) else { continue };
+            for (index, (pk, _)) in table.rows.iter().enumerate() {
+                if pk.as_str().rsplit_once(',').is_some_and(|(cells, _)| entities.contains(cells)) {
+                    self.mark(key, table.rows.len(), index);
+                }
+            }
+        }
+    }
+
     /// Per row index of table `key`, whether it was reached (`None`: no row was).
     pub(crate) fn rows_of(&self, key: &str) -> Option<&[bool]> {
         self.0.iter().find(|(k, _)| *k == key).map(|(_, rows)| rows.as_slice())
@@ -264,6 +281,20 @@ fn mark_value<'a>(state: &'a State, schema: Schema, value: &'a Value, out: &mut 
         // The result keeps what it brought (no other read would fetch it again).
         Schema::Lazy(inner) => todo.push(Mark::Value((*inner).clone(), value)),
         Schema::CollectionEdit(c, edit) => todo.push(Mark::Value(c.edited(edit).clone(), value)),
+        Schema::Scalar(scalar) => mark_cells(&scalar, value, out),
+    }
+}
+
+/// Notes the cells (in every lens) of the entity whose scalar member is
+/// `value`, marked once every result is walked (see `Reached::mark_cells`).
+fn mark_cells(scalar: &crate::ScalarSchema, value: &Value, out: &mut Reached) {
+    let Some(cells) = pk_string_ref(value) else { return };
+    let key = scalar.scalar().def.key;
+    match out.1.iter_mut().find(|(k, _)| *k == key) {
+        Some((_, entities)) => {
+            entities.insert(cells.into_owned());
+        }
+        None => out.1.push((key, std::iter::once(cells.into_owned()).collect())),
     }
 }
 

@@ -48,6 +48,10 @@ pub(crate) struct Ctx<'a> {
     validity: Validities,
     /// Reusing a list's previous read.
     pub reuse: ListReuse,
+    /// The args the read is made with (scalar fields read their lens from them).
+    pub args: Option<Value>,
+    /// The lens each scalar met got from `args` (worked out once per read).
+    lenses: RefCell<Vec<(&'static str, Option<Arc<str>>)>>,
 }
 
 /// What the read depends on, for memoized reads.
@@ -106,7 +110,20 @@ impl<'a> Ctx<'a> {
             },
             validity: Validities::default(),
             reuse: ListReuse::default(),
+            args: None,
+            lenses: RefCell::default(),
         }
+    }
+
+    /// The lens of `scalar` the read's args give, if any (worked out once per read).
+    pub fn lens(&self, scalar: &crate::Scalar) -> Option<Arc<str>> {
+        let args = self.args.as_ref()?;
+        if let Some((_, lens)) = self.lenses.borrow().iter().find(|(key, _)| *key == scalar.key()) {
+            return lens.clone();
+        }
+        let lens: Option<Arc<str>> = scalar.lens(args).map(Into::into);
+        self.lenses.borrow_mut().push((scalar.key(), lens.clone()));
+        lens
     }
 
     /// Records that the read looked at whether row `index` of `key` is live,

@@ -261,7 +261,8 @@ impl<'a> Ctx<'a> {
             | Schema::Object(_)
             | Schema::All(_)
             | Schema::Collection(_)
-            | Schema::Lazy(_) => true,
+            | Schema::Lazy(_)
+            | Schema::Scalar(_) => true,
         }
     }
 }

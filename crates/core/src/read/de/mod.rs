@@ -20,7 +20,7 @@ use super::names::same;
 use super::path::{PlainDe, Segment};
 use super::pk::PK_MARKER;
 use super::prior::ListSource;
-use crate::schema::{pk_string_ref, All, EntityDef, NestedField, Object, Schema};
+use crate::schema::{cell_pk, pk_string_ref, All, EntityDef, NestedField, Object, Place, ScalarSchema, Schema};
 use crate::store::StoredEntity;
 
 /// A normalized value read through its schema.
@@ -45,6 +45,38 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
             .ok_or_else(|| de::Error::custom(format!("{} {pk:?} is not in the store", def.key)))?;
         Ok(EntityDe { def, pk, object, slot: Some(slot), ctx: self.ctx })
     }
+
+    /// What scalar `value` (where an entity's cells are) reads as in the
+    /// read's lens, recording the cell as a dependency.
+    fn scalar(&self, scalar: &ScalarSchema) -> Cell<'a> {
+        let key = scalar.scalar().key();
+        let Some(cells) = pk_string_ref(self.value) else {
+            return Cell::Missing(format!("expected where `{key}` cells are, found {}", crate::json_text(self.value)));
+        };
+        let Some(lens) = self.ctx.lens(scalar.scalar()) else {
+            return Cell::Missing(format!("no `{key}` lens: the read has no args that give one"));
+        };
+        let Some((_, cell)) = self.ctx.lookup(scalar.scalar().def, &cell_pk(&cells, &lens)) else {
+            return Cell::Missing(format!("no `{key}` cell of {cells} in lens {lens:?}"));
+        };
+        match &scalar.place {
+            Place::Columns(_) => Cell::Columns(cell),
+            Place::Field { name, .. } => match cell.get(name) {
+                Some(value) => Cell::Value(value),
+                None => Cell::Missing(format!("no `{name}` in the `{key}` cell of {cells} in lens {lens:?}")),
+            },
+        }
+    }
+}
+
+/// A scalar in the read's lens (see [`ValueDe::scalar`]).
+enum Cell<'a> {
+    /// A field's value.
+    Value(&'a Value),
+    /// An entity's cell (what a columns value reads as).
+    Columns(&'a Object),
+    /// None: why (an `Option` reads `None`, others fail with it).
+    Missing(String),
 }
 
 /// What a normalized value presents to serde, worked out without the visitor's
@@ -155,6 +187,11 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
             Schema::Cyclic(_) => Presented::Cyclic,
             // Its keys, as stored: nothing is looked up.
             Schema::Lazy(_) => Presented::Plain(value),
+            Schema::Scalar(scalar) => match self.scalar(scalar) {
+                Cell::Value(value) => Presented::Plain(value),
+                Cell::Columns(cell) => Presented::Map(members(cell, Fields::Named(&[]), false)),
+                Cell::Missing(why) => return Err(de::Error::custom(why)),
+            },
         })
     }
 }
@@ -182,6 +219,12 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
     }
 
     fn deserialize_option<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+        if let Schema::Scalar(scalar) = self.schema {
+            // No lens, no cell or a `null` value: `None`.
+            if matches!(self.scalar(scalar), Cell::Missing(_) | Cell::Value(Value::Null)) {
+                return visitor.visit_none();
+            }
+        }
         if self.value.is_null() && !matches!(self.schema, Schema::All(_)) {
             visitor.visit_none()
         } else {

@@ -1,0 +1,129 @@
+//! `Scalar` fields through the controller: typed reads get their lens from
+//! the args of the read, a columns endpoint writes only its lens's cells and
+//! wakes only that lens's readers.
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use rdc_controller::{from_fn, Controller, FakeTime, FetchError, FnEndpoint, LocalTasks};
+use rdc_core::json::Value;
+use rdc_core::{json, Entity, NormalizeError, Scalar, Schema, SchemaOf};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct PortfolioArgs {
+    portfolio: String,
+}
+
+fn portfolio() -> Scalar {
+    Scalar::new("portfolio", |args: &PortfolioArgs| Some(args.portfolio.clone()))
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Entity)]
+struct Company {
+    id: String,
+    name: String,
+    price: f64,
+    #[entity(scalar = "portfolio()")]
+    pct: f64,
+}
+
+fn args(portfolio: &str) -> PortfolioArgs {
+    PortfolioArgs { portfolio: portfolio.to_owned() }
+}
+
+fn controller() -> (Controller, LocalTasks) {
+    let time = FakeTime::default();
+    let tasks = LocalTasks::default();
+    (Controller::new(time.clone(), time, tasks.clone()), tasks)
+}
+
+/// Companies 1 and 2, with each portfolio's own `pct`.
+fn companies() -> FnEndpoint<PortfolioArgs, Vec<Company>, String> {
+    from_fn("companies", |args: PortfolioArgs| async move {
+        let pct = if args.portfolio == "A" { 0.5 } else { 0.1 };
+        let company = |id: &str, price| Company { id: id.to_owned(), name: format!("company {id}"), price, pct };
+        Ok::<_, String>(vec![company("1", 10.0), company("2", 20.0)])
+    })
+    .schema(SchemaOf::list(Company::schema()))
+}
+
+/// The `pct` column of a portfolio, answering `answer`.
+fn columns(answer: Value) -> FnEndpoint<PortfolioArgs, Value, String> {
+    from_fn("columns", move |_: PortfolioArgs| {
+        let answer = answer.clone();
+        async move { Ok::<_, String>(answer) }
+    })
+    .schema(Schema::values(portfolio().bound_to::<Company>()).into())
+}
+
+fn read(c: &Controller, portfolio: &str) -> Arc<Vec<Company>> {
+    c.read::<_, Vec<Company>>(&companies(), &args(portfolio)).unwrap().data.unwrap()
+}
+
+/// Counts the runs of a tracked listener reading portfolio `name`.
+fn reader(c: &Controller, name: &'static str) -> Rc<Cell<u32>> {
+    let runs = Rc::new(Cell::new(0));
+    let (seen, reader) = (Rc::clone(&runs), c.clone());
+    c.listen_reads(move || {
+        seen.set(seen.get() + 1);
+        drop(read(&reader, name));
+    });
+    runs
+}
+
+#[test]
+fn reads_of_two_portfolios_each_see_their_own_values_and_share_the_rest() {
+    let (c, tasks) = controller();
+    tasks.block_on(c.fetch(&companies(), args("A"), ())).unwrap();
+    tasks.block_on(c.fetch(&companies(), args("B"), ())).unwrap();
+    let (a, b) = (read(&c, "A"), read(&c, "B"));
+    assert_eq!(a.iter().map(|x| x.pct).collect::<Vec<_>>(), [0.5, 0.5]);
+    assert_eq!(b.iter().map(|x| x.pct).collect::<Vec<_>>(), [0.1, 0.1]);
+    assert_eq!(
+        a.iter().map(|x| (&x.name, x.price)).collect::<Vec<_>>(),
+        b.iter().map(|x| (&x.name, x.price)).collect::<Vec<_>>()
+    );
+    // Memoized per lens: the same Arc again, another one for the other lens.
+    assert!(Arc::ptr_eq(&a, &read(&c, "A")) && Arc::ptr_eq(&b, &read(&c, "B")));
+    assert!(!Arc::ptr_eq(&a, &b));
+}
+
+#[test]
+fn a_columns_write_wakes_only_the_readers_of_its_lens() {
+    let (c, tasks) = controller();
+    tasks.block_on(c.fetch(&companies(), args("A"), ())).unwrap();
+    tasks.block_on(c.fetch(&companies(), args("B"), ())).unwrap();
+    let (in_a, in_b) = (reader(&c, "A"), reader(&c, "B"));
+    let b = read(&c, "B");
+    assert_eq!((in_a.get(), in_b.get()), (1, 1));
+    let company_version = || c.with_state(|s| s.entity("Company", "1").map(|row| row.version));
+    let version = company_version();
+
+    let update = columns(json!({ "1": { "pct": 0.75 } }));
+    tasks.block_on(c.fetch(&update, args("A"), ())).unwrap();
+    assert_eq!((in_a.get(), in_b.get()), (2, 1), "lens A's reader woke, lens B's did not");
+    let a = read(&c, "A");
+    assert_eq!((a[0].pct, a[1].pct, a[0].price), (0.75, 0.5, 10.0));
+    assert!(Arc::ptr_eq(&b, &read(&c, "B")), "lens B reads as it was");
+    assert_eq!(company_version(), version, "the company row was not written");
+}
+
+#[test]
+fn a_hostile_column_fails_naming_its_path_and_the_store_keeps_what_it_had() {
+    let (c, tasks) = controller();
+    tasks.block_on(c.fetch(&companies(), args("A"), ())).unwrap();
+    let before = read(&c, "A");
+    let hostile = columns(json!({ "1": { "pct": "lots" } }));
+    let err = tasks.block_on(c.fetch(&hostile, args("A"), ())).unwrap_err();
+    match &err {
+        FetchError::Normalize(NormalizeError::InvalidField { entity: "Company", path, .. }) => {
+            assert_eq!(path, "1.pct")
+        }
+        other => panic!("expected the invalid field, got {other}"),
+    }
+    let key = c.key_of(&hostile, &args("A")).unwrap();
+    assert!(c.typed_error::<rdc_controller::FnCall<String>>(&key).is_some(), "the error is kept under {key}");
+    assert!(Arc::ptr_eq(&before, &read(&c, "A")), "the store kept what it had");
+}
