@@ -398,7 +398,9 @@ fn deps_of<E: Entity>(controller: &Controller, pk: &Pk) -> Vec<Dep> {
             TopicKind::Table => ((topic.table_key(), usize::MAX), fields),
         })
         .collect();
-    deps.sort_unstable();
+    // rdc's small sort: a read's topics are few, and the standard one is
+    // kilobytes of wasm per element type.
+    rdc_core::json::sort::sort(&mut deps);
     deps.dedup_by(|later, kept| {
         let same = later.0 == kept.0;
         if same {
