@@ -186,6 +186,21 @@ fn a_rename_in_a_thousand_row_list_reads_one_row_again() {
     assert_eq!(rows(&list)[0].get_untracked().author.name, "author 1");
 }
 
+/// A write changing a row's item and its author at once wakes that row twice
+/// (it read both store rows): it is read again once.
+#[test]
+fn a_row_woken_by_two_changed_store_rows_is_read_again_once() {
+    let app = app_with_three();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let reads = app.controller().read_count();
+    let both = rdc::json!({ "id": 2, "name": "renamed", "author": { "id": 0, "name": "author zero" } });
+    app.controller().set(&Item::schema(), both).unwrap();
+    app.run();
+    assert_eq!(app.controller().read_count() - reads, 1, "row 2 alone, read once");
+    assert_eq!(names(&list), ["one", "renamed", "three"]);
+    assert_eq!(rows(&list)[1].get_untracked().author.name, "author zero");
+}
+
 /// A delete in a 1,000-row list reads the list's keys (and at most the
 /// deleted row's entity), not the rows that stay, and adds or drops no
 /// listener.

@@ -40,9 +40,8 @@ impl EventSourceStream {
 impl StreamSource for EventSourceStream {
     fn open(&self, after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> {
         let base = web_sys::window().and_then(|w| w.location().href().ok());
-        let source = resume_url(&self.url, base.as_deref(), after).and_then(|url| {
-            web_sys::EventSource::new(url.as_str()).map_err(|error| format!("{}: {error:?}", self.url))
-        });
+        let source = resume_url(&self.url, base.as_deref(), after)
+            .and_then(|url| web_sys::EventSource::new(&url).map_err(|error| format!("{}: {error:?}", self.url)));
         let source = match source {
             Ok(source) => source,
             Err(error) => {

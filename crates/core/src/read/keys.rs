@@ -287,9 +287,12 @@ impl KeysEntry {
         }
         if self.added.len() > 64 {
             if let Some(index) = self.index.as_mut() {
+                // The index and the entries added since, each sorted: two runs,
+                // merged in linear time (rdc's sorts: the standard ones are
+                // kilobytes of wasm per element type).
+                crate::sort::sort(&mut self.added);
                 index.append(&mut self.added);
-                // Two sorted runs: merged in linear time.
-                index.sort();
+                crate::sort::merge_runs(index);
             }
         }
         if !flips.is_empty() {
@@ -410,6 +413,6 @@ fn index_of(items: &[Item], deps: &[Dep], tables: &mut Tables) -> Vec<(RowKey, u
         let deps = deps.get(item.from as usize..item.to as usize).unwrap_or(&[]);
         index.extend(deps.iter().filter_map(|dep| tables.row_key(dep)).map(|row| (row, position)));
     }
-    index.sort_unstable();
+    crate::sort::merge_runs(&mut index);
     index
 }

@@ -302,12 +302,15 @@ impl<E: Entity> ListState<E> {
 
     /// Reads the entities of the rows of `dirty` again, setting a row's
     /// signal when its entity's `Arc` changed, and what each row feeds on.
-    fn reread(&mut self, controller: &Controller, mut dirty: Vec<Pk>) {
-        dirty.sort_unstable();
-        dirty.dedup();
+    /// A pk `dirty` names twice is read once: its row's `read_at` says it
+    /// was (`follow` passes only rows read before the change, so before now).
+    fn reread(&mut self, controller: &Controller, dirty: Vec<Pk>) {
         let now = controller.with_state(State::version);
         for pk in &dirty {
             let Some(kept) = self.by_pk.get_mut(pk) else { continue };
+            if kept.read_at == now {
+                continue;
+            }
             kept.read_at = now;
             // (No longer read: deleted; the keys' reader drops the row.)
             let Some(next) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
@@ -395,7 +398,9 @@ fn deps_of<E: Entity>(controller: &Controller, pk: &Pk) -> Vec<Dep> {
             TopicKind::Table => ((topic.table_key(), usize::MAX), fields),
         })
         .collect();
-    deps.sort_unstable();
+    // rdc's small sort: a read's topics are few, and the standard one is
+    // kilobytes of wasm per element type.
+    rdc_core::json::sort::sort(&mut deps);
     deps.dedup_by(|later, kept| {
         let same = later.0 == kept.0;
         if same {
