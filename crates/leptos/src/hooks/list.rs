@@ -206,10 +206,18 @@ const ALIVE: usize = 1 << (usize::BITS - 1);
 /// (all of them for a table or a row being live).
 type Dep = (StoreRow, FieldMask);
 
+/// Keys a list may change by (gone and come, in one stretch) and still have
+/// its rows patched where they changed (past that, they are built again).
+const MAX_PATCH: usize = 64;
+
 /// The list reader's own state: its rows in order, each row by key, which
 /// rows each store row feeds, and the next row id.
 struct ListState<E> {
     rows: Option<Arc<Vec<Row<E>>>>,
+    /// The keys `rows` were built for, when each has its row there at its
+    /// own position (none left out): the next keys are patched in where
+    /// they differ from these.
+    keys: Option<Arc<Vec<Pk>>>,
     by_pk: FastMap<Pk, Kept<E>>,
     /// The listed keys whose entity read depended on each store row or
     /// table, with the fields it looked at there.
@@ -234,7 +242,15 @@ struct Kept<E> {
 
 impl<E> Default for ListState<E> {
     fn default() -> Self {
-        ListState { rows: None, by_pk: FastMap::default(), feeds: FastMap::default(), fresh_at: 0, next_id: 0, pass: 0 }
+        ListState {
+            rows: None,
+            keys: None,
+            by_pk: FastMap::default(),
+            feeds: FastMap::default(),
+            fresh_at: 0,
+            next_id: 0,
+            pass: 0,
+        }
     }
 }
 
@@ -329,19 +345,25 @@ impl<E: Entity> ListState<E> {
         self.feeds.clear();
         self.fresh_at = 0;
         self.rows = None;
+        self.keys = None;
     }
 
-    /// Builds the rows for `keys`, keeping the row (id and signal) of each
-    /// key still listed (one map look-up each); rows of keys no longer listed
-    /// (the keys leave out deleted entities) go. Only new rows read their
-    /// entity (the rows' listener keeps the others up to date).
-    fn rebuild(&mut self, controller: &Controller, keys: &[Pk]) {
+    /// Builds the rows for `keys`: patched where they differ from the keys
+    /// the rows were built for (see [`ListState::patch`]), else built whole,
+    /// keeping the row (id and signal) of each key still listed (one map
+    /// look-up each); rows of keys no longer listed (the keys leave out
+    /// deleted entities) go. Only new rows read their entity (the rows'
+    /// listener keeps the others up to date).
+    fn rebuild(&mut self, controller: &Controller, keys: &Arc<Vec<Pk>>) {
+        if self.patch(controller, keys) {
+            return;
+        }
         let now = controller.with_state(State::version);
         self.pass = self.pass.wrapping_add(1);
         let pass = self.pass;
         let mut rows = Vec::with_capacity(keys.len());
         let mut new = 0;
-        for pk in keys {
+        for pk in keys.iter() {
             if let Some(kept) = self.by_pk.get_mut(pk) {
                 // (Seen already in this pass: a repeated key, left out.)
                 if kept.seen != pass {
@@ -352,12 +374,7 @@ impl<E: Entity> ListState<E> {
             }
             let Some(item) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
             new += 1;
-            let row = Row { id: RowId(self.next_id), pk: pk.clone(), item: ArcRwSignal::new(item) };
-            self.next_id = self.next_id.wrapping_add(1);
-            rows.push(row.clone());
-            let deps = deps_of::<E>(controller, pk);
-            feed(&mut self.feeds, pk, &deps);
-            self.by_pk.insert(pk.clone(), Kept { row, deps, read_at: now, seen: pass });
+            rows.push(self.add(controller, pk, item, now));
         }
         if new == rows.len() {
             self.fresh_at = now;
@@ -377,9 +394,84 @@ impl<E: Entity> ListState<E> {
             .rows
             .as_ref()
             .is_some_and(|old| old.len() == rows.len() && old.iter().zip(&rows).all(|(a, b)| a.id == b.id));
+        self.keys = (rows.len() == keys.len()).then(|| Arc::clone(keys));
         if !same {
             self.rows = Some(Arc::new(rows));
         }
+    }
+
+    /// Patches the rows where `keys` differ from the keys they were built
+    /// for (a push, unshift, remove or move: one stretch of at most
+    /// [`MAX_PATCH`] keys gone and come): the rows before and after it are
+    /// copied, no key of theirs looked up. False, changing nothing, when it
+    /// cannot tell (a key listed twice, an entity that does not read, a
+    /// longer stretch): the rows are then built whole.
+    fn patch(&mut self, controller: &Controller, keys: &Arc<Vec<Pk>>) -> bool {
+        let (Some(old), Some(rows)) = (self.keys.as_ref(), self.rows.as_ref()) else { return false };
+        if Arc::ptr_eq(old, keys) {
+            return true;
+        }
+        let prefix = old.iter().zip(keys.iter()).take_while(|(a, b)| a == b).count();
+        let room = old.len().min(keys.len()) - prefix;
+        let suffix = old.iter().rev().zip(keys.iter().rev()).take(room).take_while(|(a, b)| a == b).count();
+        let (Some(gone), Some(came)) = (old.get(prefix..old.len() - suffix), keys.get(prefix..keys.len() - suffix))
+        else {
+            return false;
+        };
+        if gone.len() + came.len() > MAX_PATCH {
+            return false;
+        }
+        // The rows of the keys that came: moved within the stretch, or new.
+        let mut middle = Vec::with_capacity(came.len());
+        for (i, pk) in came.iter().enumerate() {
+            if came.get(..i).is_some_and(|before| before.contains(pk)) {
+                return false;
+            }
+            match self.by_pk.get(pk) {
+                Some(kept) if gone.contains(pk) => middle.push(Ok(kept.row.clone())),
+                // (Listed before or after the stretch too.)
+                Some(_) => return false,
+                None => match controller.entity::<E>(pk.as_str()).ok().flatten() {
+                    Some(item) => middle.push(Err(item)),
+                    None => return false,
+                },
+            }
+        }
+        let (head, tail) =
+            (rows.get(..prefix).unwrap_or_default(), rows.get(rows.len() - suffix..).unwrap_or_default());
+        let mut next = Vec::with_capacity(keys.len());
+        next.extend_from_slice(head);
+        let tail = tail.to_vec();
+        let changed = !(gone.is_empty() && came.is_empty());
+        for pk in gone.iter().filter(|pk| !came.contains(pk)) {
+            if let Some(kept) = self.by_pk.remove(pk) {
+                unfeed(&mut self.feeds, pk, &kept.deps);
+            }
+        }
+        let now = controller.with_state(State::version);
+        for (pk, found) in came.iter().zip(middle) {
+            next.push(match found {
+                Ok(row) => row,
+                Err(item) => self.add(controller, pk, item, now),
+            });
+        }
+        next.extend(tail);
+        if changed {
+            self.rows = Some(Arc::new(next));
+        }
+        self.keys = Some(Arc::clone(keys));
+        true
+    }
+
+    /// A new row for `pk` showing `item` (read at store version `now`), kept
+    /// with what its entity read depended on.
+    fn add(&mut self, controller: &Controller, pk: &Pk, item: Arc<E>, now: u64) -> Row<E> {
+        let row = Row { id: RowId(self.next_id), pk: pk.clone(), item: ArcRwSignal::new(item) };
+        self.next_id = self.next_id.wrapping_add(1);
+        let deps = deps_of::<E>(controller, pk);
+        feed(&mut self.feeds, pk, &deps);
+        self.by_pk.insert(pk.clone(), Kept { row: row.clone(), deps, read_at: now, seen: self.pass });
+        row
     }
 }
 
