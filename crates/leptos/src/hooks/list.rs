@@ -221,7 +221,7 @@ struct ListState<E> {
     by_pk: FastMap<Pk, Kept<E>>,
     /// The listed keys whose entity read depended on each store row or
     /// table, with the fields it looked at there.
-    feeds: FastMap<StoreRow, FastMap<Pk, FieldMask>>,
+    feeds: FastMap<StoreRow, Fed>,
     /// Every row was read at this store version or later (all rows were
     /// new then): a change up to it concerns none of them.
     fresh_at: u64,
@@ -297,8 +297,13 @@ impl<E: Entity> ListState<E> {
             dirty.extend(self.by_pk.keys().cloned());
         } else {
             let mut wake = |at: StoreRow, changed: FieldMask| {
-                let fed = self.feeds.get(&at).into_iter().flatten();
-                dirty.extend(fed.filter(|(_, read)| **read & changed != 0).map(|(pk, _)| pk.clone()));
+                if let Some(fed) = self.feeds.get(&at) {
+                    fed.each(|pk, read| {
+                        if read & changed != 0 {
+                            dirty.push(pk.clone());
+                        }
+                    });
+                }
             };
             for change in &changes.rows {
                 wake((change.row.table, change.row.index), change.fields);
@@ -363,6 +368,11 @@ impl<E: Entity> ListState<E> {
         let pass = self.pass;
         let mut rows = Vec::with_capacity(keys.len());
         let mut new = 0;
+        if self.by_pk.is_empty() {
+            // Every row new: each map grown once (a row feeds on about two store rows).
+            self.by_pk.reserve(keys.len());
+            self.feeds.reserve(2 * keys.len());
+        }
         for pk in keys.iter() {
             if let Some(kept) = self.by_pk.get_mut(pk) {
                 // (Seen already in this pass: a repeated key, left out.)
@@ -498,21 +508,68 @@ fn deps_of<E: Entity>(controller: &Controller, pk: &Pk) -> Vec<Dep> {
     deps
 }
 
+/// The listed keys whose entity read depended on one store row, with the
+/// fields each looked at there: most store rows (a listed entity's own)
+/// feed one row, kept without a map of its own.
+enum Fed {
+    One(Pk, FieldMask),
+    Many(FastMap<Pk, FieldMask>),
+}
+
+impl Fed {
+    /// Calls `f` with each key fed and the fields it looked at.
+    fn each(&self, mut f: impl FnMut(&Pk, FieldMask)) {
+        match self {
+            Fed::One(pk, read) => f(pk, *read),
+            Fed::Many(pks) => pks.iter().for_each(|(pk, read)| f(pk, *read)),
+        }
+    }
+
+    /// Notes that `pk` looked at `fields` here (in place of what it looked at before).
+    fn insert(&mut self, pk: &Pk, fields: FieldMask) {
+        match self {
+            Fed::One(one, read) if one == pk => *read = fields,
+            Fed::One(one, read) => {
+                let mut pks = FastMap::default();
+                pks.insert(one.clone(), *read);
+                pks.insert(pk.clone(), fields);
+                *self = Fed::Many(pks);
+            }
+            Fed::Many(pks) => {
+                pks.insert(pk.clone(), fields);
+            }
+        }
+    }
+
+    /// Takes `pk` off; whether none is left.
+    fn remove(&mut self, pk: &Pk) -> bool {
+        match self {
+            Fed::One(one, _) => one == pk,
+            Fed::Many(pks) => {
+                pks.remove(pk);
+                pks.is_empty()
+            }
+        }
+    }
+}
+
 /// Notes that the row of `pk` depends on `deps`.
-fn feed(feeds: &mut FastMap<StoreRow, FastMap<Pk, FieldMask>>, pk: &Pk, deps: &[Dep]) {
+fn feed(feeds: &mut FastMap<StoreRow, Fed>, pk: &Pk, deps: &[Dep]) {
     for (at, fields) in deps {
-        feeds.entry(*at).or_default().insert(pk.clone(), *fields);
+        match feeds.get_mut(at) {
+            Some(fed) => fed.insert(pk, *fields),
+            None => {
+                feeds.insert(*at, Fed::One(pk.clone(), *fields));
+            }
+        }
     }
 }
 
 /// Takes the row of `pk` off the store rows of `deps`.
-fn unfeed(feeds: &mut FastMap<StoreRow, FastMap<Pk, FieldMask>>, pk: &Pk, deps: &[Dep]) {
+fn unfeed(feeds: &mut FastMap<StoreRow, Fed>, pk: &Pk, deps: &[Dep]) {
     for (dep, _) in deps {
-        if let Some(pks) = feeds.get_mut(dep) {
-            pks.remove(pk);
-            if pks.is_empty() {
-                feeds.remove(dep);
-            }
+        if feeds.get_mut(dep).is_some_and(|fed| fed.remove(pk)) {
+            feeds.remove(dep);
         }
     }
 }
