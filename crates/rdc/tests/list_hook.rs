@@ -410,3 +410,24 @@ fn rows_follow_edits_anywhere_in_the_list_keeping_ids() {
     app.run();
     assert!(rows(&list).iter().all(|row| row.get_untracked().name == "renamed"));
 }
+
+/// A row whose required author is deleted leaves the list (its item no
+/// longer reads), and comes back, as a new row, when the author is stored again.
+#[test]
+fn rows_of_a_deleted_required_author_leave_and_come_back_with_it() {
+    let app = app_with_three();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let first = ids(&list);
+    // Items 1 and 3 have author 1; item 2 has author 0.
+    app.controller().set(&Schema::invalidate::<Author>(), rdc::json!(1)).unwrap();
+    app.run();
+    assert_eq!(names(&list), ["two"]);
+    assert_eq!(ids(&list), [first[1]]);
+
+    // Newer data than the deletion brings the author back.
+    app.advance(10);
+    app.controller().set(&Author::schema(), rdc::json!({ "id": 1, "name": "author one" })).unwrap();
+    app.run();
+    assert_eq!(names(&list), ["one", "two", "three"]);
+    assert_eq!(rows(&list)[0].get_untracked().author.name, "author one");
+}
