@@ -41,19 +41,20 @@ pub struct RowId(u32);
 /// ```
 pub struct Row<E> {
     id: RowId,
-    pk: Pk,
-    item: ArcRwSignal<Arc<E>>,
+    /// Its key and signal, shared: a row is copied into each list built
+    /// (one count to bump, not two).
+    inner: Arc<(Pk, ArcRwSignal<Arc<E>>)>,
 }
 
 impl<E> Clone for Row<E> {
     fn clone(&self) -> Self {
-        Row { id: self.id, pk: self.pk.clone(), item: self.item.clone() }
+        Row { id: self.id, inner: Arc::clone(&self.inner) }
     }
 }
 
 impl<E> std::fmt::Debug for Row<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Row").field("id", &self.id).field("pk", &self.pk).finish_non_exhaustive()
+        f.debug_struct("Row").field("id", &self.id).field("pk", &self.inner.0).finish_non_exhaustive()
     }
 }
 
@@ -75,7 +76,7 @@ impl<E> Row<E> {
     /// # let _ = pk::<()>;
     /// ```
     pub fn pk(&self) -> &Pk {
-        &self.pk
+        &self.inner.0
     }
 }
 
@@ -89,7 +90,7 @@ impl<E: Send + Sync + 'static> Row<E> {
     /// # let _ = name;
     /// ```
     pub fn get(&self) -> Arc<E> {
-        self.item.get()
+        self.inner.1.get()
     }
 
     /// The item, untracked.
@@ -100,7 +101,7 @@ impl<E: Send + Sync + 'static> Row<E> {
     /// # let _ = name;
     /// ```
     pub fn get_untracked(&self) -> Arc<E> {
-        self.item.get_untracked()
+        self.inner.1.get_untracked()
     }
 
     /// Runs `f` on the item, tracked (no `Arc` cloned).
@@ -111,7 +112,7 @@ impl<E: Send + Sync + 'static> Row<E> {
     /// # let _ = name;
     /// ```
     pub fn with<R>(&self, f: impl FnOnce(&E) -> R) -> R {
-        self.item.with(|item| f(item))
+        self.inner.1.with(|item| f(item))
     }
 
     /// The item as a read-only signal (to hand to components that take one).
@@ -123,7 +124,7 @@ impl<E: Send + Sync + 'static> Row<E> {
     /// # let _ = signal;
     /// ```
     pub fn signal(&self) -> Signal<Arc<E>> {
-        self.item.read_only().into()
+        self.inner.1.read_only().into()
     }
 }
 
@@ -332,8 +333,8 @@ impl<E: Entity> ListState<E> {
             kept.read_at = now;
             // (No longer read: deleted; the keys' reader drops the row.)
             let Some(next) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
-            if !kept.row.item.with_untracked(|current| Arc::ptr_eq(current, &next)) {
-                kept.row.item.set(next);
+            if !kept.row.inner.1.with_untracked(|current| Arc::ptr_eq(current, &next)) {
+                kept.row.inner.1.set(next);
             }
             let deps = deps_of::<E>(controller, pk);
             if deps != kept.deps {
@@ -476,7 +477,7 @@ impl<E: Entity> ListState<E> {
     /// A new row for `pk` showing `item` (read at store version `now`), kept
     /// with what its entity read depended on.
     fn add(&mut self, controller: &Controller, pk: &Pk, item: Arc<E>, now: u64) -> Row<E> {
-        let row = Row { id: RowId(self.next_id), pk: pk.clone(), item: ArcRwSignal::new(item) };
+        let row = Row { id: RowId(self.next_id), inner: Arc::new((pk.clone(), ArcRwSignal::new(item))) };
         self.next_id = self.next_id.wrapping_add(1);
         let deps = deps_of::<E>(controller, pk);
         feed(&mut self.feeds, pk, &deps);
