@@ -363,3 +363,86 @@ fn a_change_to_a_field_no_row_reads_reads_no_row_again() {
     assert_eq!(app.controller().read_count() - reads, 2, "items 1 and 3 read their author again");
     assert_eq!(counts(&renders), [2, 1, 2]);
 }
+
+/// The rows follow the list's keys through edits anywhere in it (the keys
+/// patched into the rows where they changed): each kept row keeps its id, a
+/// key listed twice shows once, a key that goes and comes back gets a new
+/// row, and an edit past the patch's reach still shows the right rows.
+#[test]
+fn rows_follow_edits_anywhere_in_the_list_keeping_ids() {
+    let app = MockApp::new();
+    let set = |order: &[u32]| {
+        let json = rdc::json::Value::Array(order.iter().map(|&id| item(id, &format!("item {id}"))).collect());
+        app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+        app.run();
+    };
+    let order: Vec<u32> = (1..=200).collect();
+    set(&order);
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let id_of = |id: u32| rows(&list).iter().find(|row| row.get_untracked().id == id).map(Row::id);
+    let first: Vec<RowId> = order.iter().map(|&id| id_of(id).unwrap()).collect();
+    let shown = || rows(&list).iter().map(|row| row.get_untracked().id).collect::<Vec<u32>>();
+
+    // A delete in the middle, then at each end.
+    for gone in [100, 1, 200] {
+        app.controller().set(&Schema::invalidate::<Item>(), rdc::json!(gone)).unwrap();
+        app.run();
+    }
+    let mut expected: Vec<u32> = (2..200).filter(|&id| id != 100).collect();
+    assert_eq!(shown(), expected);
+    // An unshift and a push of new items.
+    app.controller().set(&Collection::unshift(&items()), item(300, "new")).unwrap();
+    app.controller().set(&Collection::push(&items()), item(301, "new")).unwrap();
+    app.run();
+    expected.insert(0, 300);
+    expected.push(301);
+    assert_eq!(shown(), expected);
+    // Item 50 moved to the front, item 7 listed twice, item 100 back.
+    let mut next: Vec<u32> = expected.iter().copied().filter(|&id| id != 50).collect();
+    next.insert(0, 50);
+    next.insert(10, 7);
+    next.insert(120, 100);
+    set(&next);
+    let mut shown_now = next.clone();
+    shown_now.remove(10);
+    assert_eq!(shown(), shown_now, "a key listed twice shows once");
+    for id in (2..200).filter(|&id| id != 100) {
+        assert_eq!(id_of(id), Some(first[id as usize - 1]), "item {id} keeps its row");
+    }
+    assert!(!first.contains(&id_of(100).unwrap()), "an item gone and back gets a new row");
+    // The list reversed: everything changed.
+    let reversed: Vec<u32> = shown_now.iter().rev().copied().collect();
+    set(&reversed);
+    assert_eq!(shown(), reversed);
+    assert_eq!(id_of(2), Some(first[1]));
+    // The repeat gone again (item 7 once), then every row renamed: each row follows.
+    let mut once = reversed.clone();
+    once.retain(|&id| id != 9);
+    set(&once);
+    assert_eq!(shown(), once);
+    let json = rdc::json::Value::Array(once.iter().map(|&id| item(id, "renamed")).collect());
+    app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+    app.run();
+    assert!(rows(&list).iter().all(|row| row.get_untracked().name == "renamed"));
+}
+
+/// A row whose required author is deleted leaves the list (its item no
+/// longer reads), and comes back, as a new row, when the author is stored again.
+#[test]
+fn rows_of_a_deleted_required_author_leave_and_come_back_with_it() {
+    let app = app_with_three();
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let first = ids(&list);
+    // Items 1 and 3 have author 1; item 2 has author 0.
+    app.controller().set(&Schema::invalidate::<Author>(), rdc::json!(1)).unwrap();
+    app.run();
+    assert_eq!(names(&list), ["two"]);
+    assert_eq!(ids(&list), [first[1]]);
+
+    // Newer data than the deletion brings the author back.
+    app.advance(10);
+    app.controller().set(&Author::schema(), rdc::json!({ "id": 1, "name": "author one" })).unwrap();
+    app.run();
+    assert_eq!(names(&list), ["one", "two", "three"]);
+    assert_eq!(rows(&list)[0].get_untracked().author.name, "author one");
+}

@@ -41,19 +41,20 @@ pub struct RowId(u32);
 /// ```
 pub struct Row<E> {
     id: RowId,
-    pk: Pk,
-    item: ArcRwSignal<Arc<E>>,
+    /// Its key and signal, shared: a row is copied into each list built
+    /// (one count to bump, not two).
+    inner: Arc<(Pk, ArcRwSignal<Arc<E>>)>,
 }
 
 impl<E> Clone for Row<E> {
     fn clone(&self) -> Self {
-        Row { id: self.id, pk: self.pk.clone(), item: self.item.clone() }
+        Row { id: self.id, inner: Arc::clone(&self.inner) }
     }
 }
 
 impl<E> std::fmt::Debug for Row<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Row").field("id", &self.id).field("pk", &self.pk).finish_non_exhaustive()
+        f.debug_struct("Row").field("id", &self.id).field("pk", &self.inner.0).finish_non_exhaustive()
     }
 }
 
@@ -75,7 +76,7 @@ impl<E> Row<E> {
     /// # let _ = pk::<()>;
     /// ```
     pub fn pk(&self) -> &Pk {
-        &self.pk
+        &self.inner.0
     }
 }
 
@@ -89,7 +90,7 @@ impl<E: Send + Sync + 'static> Row<E> {
     /// # let _ = name;
     /// ```
     pub fn get(&self) -> Arc<E> {
-        self.item.get()
+        self.inner.1.get()
     }
 
     /// The item, untracked.
@@ -100,7 +101,7 @@ impl<E: Send + Sync + 'static> Row<E> {
     /// # let _ = name;
     /// ```
     pub fn get_untracked(&self) -> Arc<E> {
-        self.item.get_untracked()
+        self.inner.1.get_untracked()
     }
 
     /// Runs `f` on the item, tracked (no `Arc` cloned).
@@ -111,7 +112,7 @@ impl<E: Send + Sync + 'static> Row<E> {
     /// # let _ = name;
     /// ```
     pub fn with<R>(&self, f: impl FnOnce(&E) -> R) -> R {
-        self.item.with(|item| f(item))
+        self.inner.1.with(|item| f(item))
     }
 
     /// The item as a read-only signal (to hand to components that take one).
@@ -123,7 +124,7 @@ impl<E: Send + Sync + 'static> Row<E> {
     /// # let _ = signal;
     /// ```
     pub fn signal(&self) -> Signal<Arc<E>> {
-        self.item.read_only().into()
+        self.inner.1.read_only().into()
     }
 }
 
@@ -206,14 +207,22 @@ const ALIVE: usize = 1 << (usize::BITS - 1);
 /// (all of them for a table or a row being live).
 type Dep = (StoreRow, FieldMask);
 
+/// Keys a list may change by (gone and come, in one stretch) and still have
+/// its rows patched where they changed (past that, they are built again).
+const MAX_PATCH: usize = 64;
+
 /// The list reader's own state: its rows in order, each row by key, which
 /// rows each store row feeds, and the next row id.
 struct ListState<E> {
     rows: Option<Arc<Vec<Row<E>>>>,
+    /// The keys `rows` were built for, when each has its row there at its
+    /// own position (none left out): the next keys are patched in where
+    /// they differ from these.
+    keys: Option<Arc<Vec<Pk>>>,
     by_pk: FastMap<Pk, Kept<E>>,
     /// The listed keys whose entity read depended on each store row or
     /// table, with the fields it looked at there.
-    feeds: FastMap<StoreRow, FastMap<Pk, FieldMask>>,
+    feeds: FastMap<StoreRow, Fed>,
     /// Every row was read at this store version or later (all rows were
     /// new then): a change up to it concerns none of them.
     fresh_at: u64,
@@ -234,7 +243,15 @@ struct Kept<E> {
 
 impl<E> Default for ListState<E> {
     fn default() -> Self {
-        ListState { rows: None, by_pk: FastMap::default(), feeds: FastMap::default(), fresh_at: 0, next_id: 0, pass: 0 }
+        ListState {
+            rows: None,
+            keys: None,
+            by_pk: FastMap::default(),
+            feeds: FastMap::default(),
+            fresh_at: 0,
+            next_id: 0,
+            pass: 0,
+        }
     }
 }
 
@@ -281,8 +298,13 @@ impl<E: Entity> ListState<E> {
             dirty.extend(self.by_pk.keys().cloned());
         } else {
             let mut wake = |at: StoreRow, changed: FieldMask| {
-                let fed = self.feeds.get(&at).into_iter().flatten();
-                dirty.extend(fed.filter(|(_, read)| **read & changed != 0).map(|(pk, _)| pk.clone()));
+                if let Some(fed) = self.feeds.get(&at) {
+                    fed.each(|pk, read| {
+                        if read & changed != 0 {
+                            dirty.push(pk.clone());
+                        }
+                    });
+                }
             };
             for change in &changes.rows {
                 wake((change.row.table, change.row.index), change.fields);
@@ -314,8 +336,8 @@ impl<E: Entity> ListState<E> {
             kept.read_at = now;
             // (No longer read: deleted; the keys' reader drops the row.)
             let Some(next) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
-            if !kept.row.item.with_untracked(|current| Arc::ptr_eq(current, &next)) {
-                kept.row.item.set(next);
+            if !kept.row.inner.1.with_untracked(|current| Arc::ptr_eq(current, &next)) {
+                kept.row.inner.1.set(next);
             }
             let deps = deps_of::<E>(controller, pk);
             if deps != kept.deps {
@@ -332,19 +354,30 @@ impl<E: Entity> ListState<E> {
         self.feeds.clear();
         self.fresh_at = 0;
         self.rows = None;
+        self.keys = None;
     }
 
-    /// Builds the rows for `keys`, keeping the row (id and signal) of each
-    /// key still listed (one map look-up each); rows of keys no longer listed
-    /// (the keys leave out deleted entities) go. Only new rows read their
-    /// entity (the rows' listener keeps the others up to date).
-    fn rebuild(&mut self, controller: &Controller, keys: &[Pk]) {
+    /// Builds the rows for `keys`: patched where they differ from the keys
+    /// the rows were built for (see [`ListState::patch`]), else built whole,
+    /// keeping the row (id and signal) of each key still listed (one map
+    /// look-up each); rows of keys no longer listed (the keys leave out
+    /// deleted entities) go. Only new rows read their entity (the rows'
+    /// listener keeps the others up to date).
+    fn rebuild(&mut self, controller: &Controller, keys: &Arc<Vec<Pk>>) {
+        if self.patch(controller, keys) {
+            return;
+        }
         let now = controller.with_state(State::version);
         self.pass = self.pass.wrapping_add(1);
         let pass = self.pass;
         let mut rows = Vec::with_capacity(keys.len());
         let mut new = 0;
-        for pk in keys {
+        if self.by_pk.is_empty() {
+            // Every row new: each map grown once (a row feeds on about two store rows).
+            self.by_pk.reserve(keys.len());
+            self.feeds.reserve(2 * keys.len());
+        }
+        for pk in keys.iter() {
             if let Some(kept) = self.by_pk.get_mut(pk) {
                 // (Seen already in this pass: a repeated key, left out.)
                 if kept.seen != pass {
@@ -355,12 +388,7 @@ impl<E: Entity> ListState<E> {
             }
             let Some(item) = controller.entity::<E>(pk.as_str()).ok().flatten() else { continue };
             new += 1;
-            let row = Row { id: RowId(self.next_id), pk: pk.clone(), item: ArcRwSignal::new(item) };
-            self.next_id = self.next_id.wrapping_add(1);
-            rows.push(row.clone());
-            let deps = deps_of::<E>(controller, pk);
-            feed(&mut self.feeds, pk, &deps);
-            self.by_pk.insert(pk.clone(), Kept { row, deps, read_at: now, seen: pass });
+            rows.push(self.add(controller, pk, item, now));
         }
         if new == rows.len() {
             self.fresh_at = now;
@@ -380,9 +408,84 @@ impl<E: Entity> ListState<E> {
             .rows
             .as_ref()
             .is_some_and(|old| old.len() == rows.len() && old.iter().zip(&rows).all(|(a, b)| a.id == b.id));
+        self.keys = (rows.len() == keys.len()).then(|| Arc::clone(keys));
         if !same {
             self.rows = Some(Arc::new(rows));
         }
+    }
+
+    /// Patches the rows where `keys` differ from the keys they were built
+    /// for (a push, unshift, remove or move: one stretch of at most
+    /// [`MAX_PATCH`] keys gone and come): the rows before and after it are
+    /// copied, no key of theirs looked up. False, changing nothing, when it
+    /// cannot tell (a key listed twice, an entity that does not read, a
+    /// longer stretch): the rows are then built whole.
+    fn patch(&mut self, controller: &Controller, keys: &Arc<Vec<Pk>>) -> bool {
+        let (Some(old), Some(rows)) = (self.keys.as_ref(), self.rows.as_ref()) else { return false };
+        if Arc::ptr_eq(old, keys) {
+            return true;
+        }
+        let prefix = old.iter().zip(keys.iter()).take_while(|(a, b)| a == b).count();
+        let room = old.len().min(keys.len()) - prefix;
+        let suffix = old.iter().rev().zip(keys.iter().rev()).take(room).take_while(|(a, b)| a == b).count();
+        let (Some(gone), Some(came)) = (old.get(prefix..old.len() - suffix), keys.get(prefix..keys.len() - suffix))
+        else {
+            return false;
+        };
+        if gone.len() + came.len() > MAX_PATCH {
+            return false;
+        }
+        // The rows of the keys that came: moved within the stretch, or new.
+        let mut middle = Vec::with_capacity(came.len());
+        for (i, pk) in came.iter().enumerate() {
+            if came.get(..i).is_some_and(|before| before.contains(pk)) {
+                return false;
+            }
+            match self.by_pk.get(pk) {
+                Some(kept) if gone.contains(pk) => middle.push(Ok(kept.row.clone())),
+                // (Listed before or after the stretch too.)
+                Some(_) => return false,
+                None => match controller.entity::<E>(pk.as_str()).ok().flatten() {
+                    Some(item) => middle.push(Err(item)),
+                    None => return false,
+                },
+            }
+        }
+        let (head, tail) =
+            (rows.get(..prefix).unwrap_or_default(), rows.get(rows.len() - suffix..).unwrap_or_default());
+        let mut next = Vec::with_capacity(keys.len());
+        next.extend_from_slice(head);
+        let tail = tail.to_vec();
+        let changed = !(gone.is_empty() && came.is_empty());
+        for pk in gone.iter().filter(|pk| !came.contains(pk)) {
+            if let Some(kept) = self.by_pk.remove(pk) {
+                unfeed(&mut self.feeds, pk, &kept.deps);
+            }
+        }
+        let now = controller.with_state(State::version);
+        for (pk, found) in came.iter().zip(middle) {
+            next.push(match found {
+                Ok(row) => row,
+                Err(item) => self.add(controller, pk, item, now),
+            });
+        }
+        next.extend(tail);
+        if changed {
+            self.rows = Some(Arc::new(next));
+        }
+        self.keys = Some(Arc::clone(keys));
+        true
+    }
+
+    /// A new row for `pk` showing `item` (read at store version `now`), kept
+    /// with what its entity read depended on.
+    fn add(&mut self, controller: &Controller, pk: &Pk, item: Arc<E>, now: u64) -> Row<E> {
+        let row = Row { id: RowId(self.next_id), inner: Arc::new((pk.clone(), ArcRwSignal::new(item))) };
+        self.next_id = self.next_id.wrapping_add(1);
+        let deps = deps_of::<E>(controller, pk);
+        feed(&mut self.feeds, pk, &deps);
+        self.by_pk.insert(pk.clone(), Kept { row: row.clone(), deps, read_at: now, seen: self.pass });
+        row
     }
 }
 
@@ -411,21 +514,68 @@ fn deps_of<E: Entity>(controller: &Controller, pk: &Pk) -> Vec<Dep> {
     deps
 }
 
+/// The listed keys whose entity read depended on one store row, with the
+/// fields each looked at there: most store rows (a listed entity's own)
+/// feed one row, kept without a map of its own.
+enum Fed {
+    One(Pk, FieldMask),
+    Many(FastMap<Pk, FieldMask>),
+}
+
+impl Fed {
+    /// Calls `f` with each key fed and the fields it looked at.
+    fn each(&self, mut f: impl FnMut(&Pk, FieldMask)) {
+        match self {
+            Fed::One(pk, read) => f(pk, *read),
+            Fed::Many(pks) => pks.iter().for_each(|(pk, read)| f(pk, *read)),
+        }
+    }
+
+    /// Notes that `pk` looked at `fields` here (in place of what it looked at before).
+    fn insert(&mut self, pk: &Pk, fields: FieldMask) {
+        match self {
+            Fed::One(one, read) if one == pk => *read = fields,
+            Fed::One(one, read) => {
+                let mut pks = FastMap::default();
+                pks.insert(one.clone(), *read);
+                pks.insert(pk.clone(), fields);
+                *self = Fed::Many(pks);
+            }
+            Fed::Many(pks) => {
+                pks.insert(pk.clone(), fields);
+            }
+        }
+    }
+
+    /// Takes `pk` off; whether none is left.
+    fn remove(&mut self, pk: &Pk) -> bool {
+        match self {
+            Fed::One(one, _) => one == pk,
+            Fed::Many(pks) => {
+                pks.remove(pk);
+                pks.is_empty()
+            }
+        }
+    }
+}
+
 /// Notes that the row of `pk` depends on `deps`.
-fn feed(feeds: &mut FastMap<StoreRow, FastMap<Pk, FieldMask>>, pk: &Pk, deps: &[Dep]) {
+fn feed(feeds: &mut FastMap<StoreRow, Fed>, pk: &Pk, deps: &[Dep]) {
     for (at, fields) in deps {
-        feeds.entry(*at).or_default().insert(pk.clone(), *fields);
+        match feeds.get_mut(at) {
+            Some(fed) => fed.insert(pk, *fields),
+            None => {
+                feeds.insert(*at, Fed::One(pk.clone(), *fields));
+            }
+        }
     }
 }
 
 /// Takes the row of `pk` off the store rows of `deps`.
-fn unfeed(feeds: &mut FastMap<StoreRow, FastMap<Pk, FieldMask>>, pk: &Pk, deps: &[Dep]) {
+fn unfeed(feeds: &mut FastMap<StoreRow, Fed>, pk: &Pk, deps: &[Dep]) {
     for (dep, _) in deps {
-        if let Some(pks) = feeds.get_mut(dep) {
-            pks.remove(pk);
-            if pks.is_empty() {
-                feeds.remove(dep);
-            }
+        if feeds.get_mut(dep).is_some_and(|fed| fed.remove(pk)) {
+            feeds.remove(dep);
         }
     }
 }

@@ -146,7 +146,11 @@ impl<'a> Ctx<'a> {
         };
         let references_valid = |ctx: &Self| {
             let mut deciding = shape.nested.iter().filter(|f| decides_validity(f));
-            deciding.all(|field| ctx.value_valid(&field.schema, object.get(field.name)))
+            match shape.leaves_only {
+                // Each names a type that requires nothing: valid when live.
+                true => deciding.all(|field| ctx.leaf_live(&field.schema, object.get(field.name))),
+                false => deciding.all(|field| ctx.value_valid(&field.schema, object.get(field.name))),
+            }
         };
         if shape.leaves_only {
             // Its required references lead to entities that require nothing:
@@ -181,6 +185,22 @@ impl<'a> Ctx<'a> {
         }
         self.validity.valid.borrow_mut().get_or_insert_with(FastMap::default).insert(slot, valid);
         valid
+    }
+
+    /// Whether `value` names a live entity of `schema`, a reference to a type
+    /// that requires nothing (what [`Ctx::entity_valid`] decides for it,
+    /// without working out its type's validity first).
+    fn leaf_live(&self, schema: &Schema, value: Option<&Value>) -> bool {
+        let (Schema::Entity(def) | Schema::Invalidate(def)) = schema else { return self.value_valid(schema, value) };
+        let Some(pk) = value.and_then(crate::schema::pk_string_ref) else { return false };
+        let (table, found) = self.find(def, &pk);
+        let Some((index, _, row)) = found else {
+            self.depend(Dep::Table { key: def.key, version: table.map_or(0, |t| t.version) });
+            return false;
+        };
+        let live = row.value.is_some();
+        self.depend_alive(def.key, index, live);
+        live
     }
 
     /// Whether the items of a tracked list of `schema` keep verdicts: only
