@@ -415,7 +415,7 @@ fn rows_follow_edits_anywhere_in_the_list_keeping_ids() {
     set(&reversed);
     assert_eq!(shown(), reversed);
     assert_eq!(id_of(2), Some(first[1]));
-    // The repeat gone again (item 7 once), then every row renamed: each row follows.
+    // Item 9 gone, then every row renamed: each row follows.
     let mut once = reversed.clone();
     once.retain(|&id| id != 9);
     set(&once);
@@ -424,6 +424,44 @@ fn rows_follow_edits_anywhere_in_the_list_keeping_ids() {
     app.controller().set_response(&list_endpoint(), &(), json).unwrap();
     app.run();
     assert!(rows(&list).iter().all(|row| row.get_untracked().name == "renamed"));
+}
+
+/// Rows moved inside a patched stretch keep their ids and their wake-ups
+/// (a rename after the move still reaches them), and stretches of 64 and 65
+/// changed keys (the patch's reach and one past it) show the right rows.
+#[test]
+fn rows_moved_inside_a_patched_stretch_keep_their_ids_and_follow_renames() {
+    let app = MockApp::new();
+    let set = |order: &[u32]| {
+        let json = rdc::json::Value::Array(order.iter().map(|&id| item(id, &format!("item {id}"))).collect());
+        app.controller().set_response(&list_endpoint(), &(), json).unwrap();
+        app.run();
+    };
+    let mut order: Vec<u32> = (1..=200).collect();
+    set(&order);
+    let list = app.hooks(|| use_list(list_endpoint(), Signal::derive(|| Some(()))));
+    let id_of = |id: u32| rows(&list).iter().find(|row| row.get_untracked().id == id).map(Row::id);
+    let shown = || rows(&list).iter().map(|row| row.get_untracked().id).collect::<Vec<u32>>();
+    let (five, six) = (id_of(5).unwrap(), id_of(6).unwrap());
+
+    order.swap(4, 5);
+    set(&order);
+    assert_eq!(shown(), order);
+    assert_eq!((id_of(5), id_of(6)), (Some(five), Some(six)), "swapped rows keep their ids");
+    app.controller().set(&Item::schema(), item(5, "five renamed")).unwrap();
+    app.run();
+    let row_five = rows(&list).iter().find(|row| row.get_untracked().id == 5).cloned().unwrap();
+    assert_eq!(row_five.get_untracked().name, "five renamed", "a moved row still follows its item");
+
+    for changed in [32u32, 33] {
+        let kept = id_of(100).unwrap();
+        let mut next = order.clone();
+        next.splice(9..9 + changed as usize, 1000 * changed..1000 * changed + 32);
+        set(&next);
+        assert_eq!(shown(), next, "{changed} keys gone and 32 new");
+        assert_eq!(id_of(100), Some(kept), "a row after the stretch keeps its id");
+        order = next;
+    }
 }
 
 /// A row whose required author is deleted leaves the list (its item no
@@ -445,4 +483,7 @@ fn rows_of_a_deleted_required_author_leave_and_come_back_with_it() {
     app.run();
     assert_eq!(names(&list), ["one", "two", "three"]);
     assert_eq!(rows(&list)[0].get_untracked().author.name, "author one");
+    let back = ids(&list);
+    assert_eq!(back[1], first[1], "the row that stayed keeps its id");
+    assert!(back[0] != first[0] && back[2] != first[2], "rows that left come back as new rows");
 }
