@@ -43,6 +43,7 @@ mod store;
 
 pub use error::{NormalizeError, ReadError};
 pub use identity::ByAddress;
+pub use normalize::lazy_as_keys;
 pub use rdc_macros::{Entity, Schema};
 pub use read::path::deserialize_at;
 pub use read::{denormalize, MemoCache, Pk, Query, ReadFn, ReadListFn};

@@ -59,11 +59,14 @@ pub(crate) struct Normalizer<'a> {
     pub args: &'a Value,
     pub staged: Staged,
     path: String,
+    /// Gives the response back as read (entities whole, lazy fields as their
+    /// keys) in place of its references: see [`lazy_as_keys`].
+    view: bool,
 }
 
 impl<'a> Normalizer<'a> {
     pub fn new(args: &'a Value) -> Self {
-        Normalizer { args, staged: Staged::default(), path: String::new() }
+        Normalizer { args, staged: Staged::default(), path: String::new(), view: false }
     }
 
     fn here(&self) -> String {
@@ -140,6 +143,9 @@ impl<'a> Normalizer<'a> {
                 };
                 let fields = fields.cloned().unwrap_or_default();
                 let reference = self.normalize(collection.edited(*edit), value, parent, key)?;
+                if self.view {
+                    return Ok(reference);
+                }
                 self.staged.list_edits.push(StagedListEdit {
                     collection: Arc::clone(collection),
                     reference: reference.clone(),
@@ -156,6 +162,9 @@ impl<'a> Normalizer<'a> {
                         n.normalize(&collection.item, item, parent, key)
                     })?,
                 };
+                if self.view {
+                    return Ok(items);
+                }
                 // Nested under a parent (`nested_by`): keyed by it, not by the args.
                 let nested = collection.nested_args(parent, key);
                 let pk = Text::new(collection.list_key(nested.as_ref().unwrap_or(self.args)));
@@ -170,6 +179,11 @@ impl<'a> Normalizer<'a> {
                 self.normalize(&resolved, value, parent, key)
             }
             // Stored as its inner schema stores it; only reads differ.
+            Schema::Lazy(inner) if self.view => {
+                let mut keys =
+                    Normalizer { args: self.args, staged: Staged::default(), path: self.path.clone(), view: false };
+                keys.normalize(inner, value, parent, key)
+            }
             Schema::Lazy(inner) => self.normalize(inner, value, parent, key),
         }
     }
@@ -254,6 +268,9 @@ impl<'a> Normalizer<'a> {
                     true => self.invalidate(def, value, parent, key)?,
                     false => self.entity(def, value, parent, key)?,
                 };
+                if self.view {
+                    return Ok(pk);
+                }
                 let mut reference = Map::with_capacity(2);
                 reference.insert("id".to_owned(), pk);
                 reference.insert("schema".to_owned(), Value::String(choice.unwrap_or_default().into()));
@@ -300,6 +317,9 @@ impl<'a> Normalizer<'a> {
             let null = if field.required { NullMember::Refused } else { NullMember::Allowed };
             object = self.member(object, field.name, &field.schema, null)?;
         }
+        if self.view {
+            return Ok(Value::Object(object));
+        }
         let reference = pk.clone();
         let slot = (def.key, pk);
         match self.staged.entities.get_mut(&slot) {
@@ -322,6 +342,9 @@ impl<'a> Normalizer<'a> {
         parent: &Value,
         key: &str,
     ) -> Result<Value, NormalizeError> {
+        if self.view {
+            return Ok(value);
+        }
         let pk = match &value {
             Value::Object(object) => (def.pk_found)(object, &Found { parent, key, args: self.args }),
             scalar => crate::schema::pk_string(scalar),
@@ -340,6 +363,29 @@ impl<'a> Normalizer<'a> {
     fn rejected(&self, def: &EntityDef, reason: String) -> NormalizeError {
         NormalizeError::Rejected { entity: def.key, path: self.here(), reason }
     }
+}
+
+/// `value`, a response of `schema` (with `args`), as the store reads it back:
+/// each lazy field holds its keys, not its entities; all else stays as sent
+/// (entities whole, a page its own items). What a typed result decodes when
+/// the schema has a lazy field ([`Schema::has_lazy`]).
+///
+/// ```
+/// use rdc_core::{json, lazy_as_keys, Entity, Pk, Schema};
+/// #[derive(serde::Deserialize, Entity)]
+/// struct Building { id: String }
+/// #[derive(serde::Deserialize, Entity)]
+/// struct Department { id: String, #[entity(lazy = "Vec<Building>")] buildings: Vec<Pk> }
+/// let schema = Schema::array(Department::schema());
+/// let wire = json!([{"id": "d1", "buildings": [{"id": "b1"}]}]);
+/// assert_eq!(lazy_as_keys(&schema, wire, &json!(null))?, json!([{"id": "d1", "buildings": ["b1"]}]));
+/// # Ok::<(), rdc_core::NormalizeError>(())
+/// ```
+///
+/// # Errors
+/// When `value` does not normalize through `schema` (as a write would say).
+pub fn lazy_as_keys(schema: &Schema, value: Value, args: &Value) -> Result<Value, NormalizeError> {
+    Normalizer { view: true, ..Normalizer::new(args) }.normalize(schema, value, &Value::Null, "")
 }
 
 /// What a value of `schema` is, for a message saying it was not there.
