@@ -178,13 +178,13 @@ impl<'a> Normalizer<'a> {
                 let resolved = schema.resolved().into_owned();
                 self.normalize(&resolved, value, parent, key)
             }
-            // Stored as its inner schema stores it; only reads differ.
-            Schema::Lazy(inner) if self.view => {
+            // Stored as its inner schema stores it, its keys as text (as read).
+            Schema::Lazy(_) if self.view => {
                 let mut keys =
                     Normalizer { args: self.args, staged: Staged::default(), path: self.path.clone(), view: false };
-                keys.normalize(inner, value, parent, key)
+                keys.normalize(schema, value, parent, key)
             }
-            Schema::Lazy(inner) => self.normalize(inner, value, parent, key),
+            Schema::Lazy(inner) => Ok(keys_as_text(inner, self.normalize(inner, value, parent, key)?)),
         }
     }
 
@@ -386,6 +386,30 @@ impl<'a> Normalizer<'a> {
 /// When `value` does not normalize through `schema` (as a write would say).
 pub fn lazy_as_keys(schema: &Schema, value: Value, args: &Value) -> Result<Value, NormalizeError> {
     Normalizer { view: true, ..Normalizer::new(args) }.normalize(schema, value, &Value::Null, "")
+}
+
+/// A lazy field's `keys` (as `schema` stored them) as its readers take them:
+/// each entity's pk as text (`7` is `"7"`), a list without the `null`s that
+/// name nothing (as a list of entities reads without them).
+fn keys_as_text(schema: &Schema, keys: Value) -> Value {
+    let items = |item: &Schema, items: Vec<Value>| {
+        Value::Array(items.into_iter().filter(|k| !k.is_null()).map(|k| keys_as_text(item, k)).collect())
+    };
+    match (schema, keys) {
+        (Schema::Entity(_) | Schema::Invalidate(_), Value::Number(n)) => {
+            crate::schema::pk_string(&Value::Number(n)).map_or(Value::Null, |pk| Value::String(pk.into()))
+        }
+        (Schema::Array(item), Value::Array(list)) => items(item, list),
+        (Schema::All(all), Value::Array(list)) => match all.as_ref() {
+            All::Single(def) => items(&Schema::Entity(def), list),
+            All::Poly(_) => Value::Array(list),
+        },
+        (Schema::Values(item), Value::Object(map)) => {
+            Value::Object(map.into_iter().map(|(name, k)| (name, keys_as_text(item, k))).collect())
+        }
+        (Schema::Cyclic(_), keys) => keys_as_text(&schema.resolved(), keys),
+        (_, keys) => keys,
+    }
 }
 
 /// What a value of `schema` is, for a message saying it was not there.

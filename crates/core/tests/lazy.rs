@@ -238,3 +238,22 @@ fn a_lazy_field_may_name_its_own_type() {
         ([Pk::from("ada")].as_slice(), None, 0)
     );
 }
+
+#[test]
+fn null_and_numeric_references_in_a_lazy_field_read_as_keys() {
+    let mut state = State::default();
+    let dept = json!({
+        "id": "d3",
+        "name": "Music",
+        "buildings": [{ "id": "b1", "name": "North" }, null, 4],
+        "main": 1.5,
+        "annex": 7,
+    });
+    state.write_entities(&Department::schema(), dept, &Value::Null, meta(0)).unwrap();
+    let mut memo = MemoCache::default();
+    let read = memo.entity::<Department>(&state, "d3").unwrap().unwrap();
+    assert_eq!(read.buildings, [Pk::from("b1"), Pk::from("4")], "a null names nothing: left out");
+    assert_eq!((read.main.as_str(), read.annex.as_deref()), ("1.5", Some("7")));
+    let list = buildings().read(&mut memo, &state, &read.buildings).unwrap().unwrap();
+    assert_eq!(list.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(), ["North"]);
+}
