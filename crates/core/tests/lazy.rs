@@ -257,3 +257,17 @@ fn null_and_numeric_references_in_a_lazy_field_read_as_keys() {
     let list = buildings().read(&mut memo, &state, &read.buildings).unwrap().unwrap();
     assert_eq!(list.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(), ["North"]);
 }
+
+#[test]
+fn a_lazy_read_is_memoized_apart_from_entity_reads_whatever_the_pk() {
+    let query = Lazy::<Building>::of().query();
+    // A pk chosen to be the lazy read's memo key.
+    let evil = query.memo_key(&Pk::from("b1"));
+    let mut state = State::default();
+    rename(&mut state, "b1", "North", 0);
+    rename(&mut state, &evil, "Evil", 0);
+    let mut memo = MemoCache::default();
+    assert_eq!(memo.entity::<Building>(&state, &evil).unwrap().unwrap().name, "Evil");
+    assert_eq!(query.read(&mut memo, &state, &Pk::from("b1")).unwrap().unwrap().name, "North");
+    assert_eq!(memo.entity::<Building>(&state, &evil).unwrap().unwrap().name, "Evil");
+}

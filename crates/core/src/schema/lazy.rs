@@ -2,6 +2,7 @@
 //! usual but read as its keys; [`LazyQuery`] reads those keys' entities when
 //! asked, so the parent's read neither follows nor depends on them.
 
+use std::any::TypeId;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
@@ -156,7 +157,9 @@ impl<T> LazyQuery<T> {
         &self.inner
     }
 
-    /// The key the read of `keys` is memoized under: the schema and the keys.
+    /// The key the read of `keys` is memoized under: the schema and the keys,
+    /// among the entries of type `LazyQuery<T>` (apart from other reads':
+    /// what [`MemoCache::topics`] takes).
     ///
     /// ```
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Building { id: String }
@@ -193,7 +196,8 @@ impl<T: DeserializeOwned + Send + Sync + 'static> LazyQuery<T> {
         state: &State,
         keys: &K,
     ) -> Result<Option<Arc<T>>, ReadError> {
-        memo.read::<T>(state, &self.memo_key(keys), &self.inner, &keys.input())
+        // Its own entries (under `LazyQuery<T>`): an entity's pk cannot name them.
+        memo.read_under::<T>(state, TypeId::of::<LazyQuery<T>>(), &self.memo_key(keys), &self.inner, &keys.input())
     }
 }
 
