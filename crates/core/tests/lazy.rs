@@ -271,3 +271,18 @@ fn a_lazy_read_is_memoized_apart_from_entity_reads_whatever_the_pk() {
     assert_eq!(query.read(&mut memo, &state, &Pk::from("b1")).unwrap().unwrap().name, "North");
     assert_eq!(memo.entity::<Building>(&state, &evil).unwrap().unwrap().name, "Evil");
 }
+
+#[test]
+fn a_lazy_collection_in_a_page_is_made_paginated() {
+    let lists = rdc_core::Collection::of("Buildings", Building::schema());
+    let page = Schema::object([("results", Schema::lazy(lists))]);
+    let next = rdc_core::Collection::paginated_schema(&page, "cursor");
+    let mut state = State::default();
+    let first = json!({ "results": [{ "id": "b1", "name": "North" }] });
+    state.write_result("GET /b", &page, first, &json!({}), meta(0)).unwrap();
+    let second = json!({ "results": [{ "id": "b2", "name": "South" }] });
+    state.write_result("GET /b?cursor=1", &next, second, &json!({ "cursor": 1 }), meta(1)).unwrap();
+    let lists = &state.tables()["Buildings"];
+    assert_eq!(lists.rows.len(), 1, "one list, both pages in it");
+    assert_eq!(lists.rows[0].value.as_ref().unwrap()["items"], json!(["b1", "b2"]));
+}
