@@ -104,6 +104,13 @@ fn a_change_to_a_lazy_entity_leaves_the_parent_read_as_it_was() {
     let mut memo = MemoCache::default();
     let before = memo.read_result::<Department>(&state, "GET /d1", &Department::schema()).unwrap().unwrap();
     let query_before = buildings().read(&mut memo, &state, &before.buildings).unwrap().unwrap();
+    // What a change can wake: the parent's read looks at no building, its query does.
+    let tables =
+        |memo: &MemoCache, ty, key: &str| memo.topics(ty, key).map(|t| t.topic.table_key()).collect::<Vec<_>>();
+    let parent_tables = tables(&memo, std::any::TypeId::of::<Department>(), "GET /d1");
+    assert!(parent_tables.contains(&"Department") && !parent_tables.contains(&"Building"), "{parent_tables:?}");
+    let query_type = std::any::TypeId::of::<rdc_core::LazyQuery<Vec<Building>>>();
+    assert!(tables(&memo, query_type, &buildings().memo_key(&before.buildings)).contains(&"Building"));
     rename(&mut state, "b1", "North Hall", 1);
     let after = memo.read_result::<Department>(&state, "GET /d1", &Department::schema()).unwrap().unwrap();
     assert!(Arc::ptr_eq(&before, &after), "the parent's read does not depend on its lazy entities");
