@@ -293,3 +293,21 @@ fn a_lazy_collection_in_a_page_is_made_paginated() {
     assert_eq!(lists.rows.len(), 1, "one list, both pages in it");
     assert_eq!(lists.rows[0].value.as_ref().unwrap()["items"], json!(["b1", "b2"]));
 }
+
+#[test]
+fn an_optional_lazy_type_takes_optional_keys() {
+    #[derive(Debug, Deserialize, Entity)]
+    struct Site {
+        id: String,
+        #[entity(lazy = "Option<Building>")]
+        annex: Option<Pk>,
+    }
+    let mut state = State::default();
+    let site = json!({ "id": "s1", "annex": { "id": "b1", "name": "North" } });
+    state.write_entities(&Site::schema(), site, &Value::Null, meta(0)).unwrap();
+    let mut memo = MemoCache::default();
+    let read = memo.entity::<Site>(&state, "s1").unwrap().unwrap();
+    assert_eq!((read.id.as_str(), read.annex.clone()), ("s1", Some(Pk::from("b1"))));
+    let annex = Lazy::<Option<Building>>::of().query().read(&mut memo, &state, &read.annex).unwrap().unwrap();
+    assert_eq!(annex.as_ref().as_ref().map(|b| b.name.as_str()), Some("North"));
+}
