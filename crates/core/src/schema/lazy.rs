@@ -70,7 +70,7 @@ impl<T> Lazy<T> {
     /// assert_eq!(format!("{:?}", query.schema()), "Entity(Building)");
     /// ```
     pub fn query(&self) -> LazyQuery<T> {
-        LazyQuery { inner: self.inner.clone() }
+        LazyQuery::new(self.inner.clone())
     }
 }
 
@@ -143,9 +143,23 @@ impl Schema {
 /// ```
 pub struct LazyQuery<T> {
     inner: SchemaOf<T>,
+    /// The schema's part of every memo key, made once.
+    named: Arc<str>,
 }
 
 impl<T> LazyQuery<T> {
+    fn new(inner: SchemaOf<T>) -> LazyQuery<T> {
+        let named = format!("lazy {:?} ", *inner).into();
+        LazyQuery { inner, named }
+    }
+
+    /// The memo key of the keys' stored form `input`.
+    fn key_of(&self, input: &Value) -> String {
+        let mut key = String::from(&*self.named);
+        key.push_str(&args_key(input));
+        key
+    }
+
     /// The schema the keys are read through (the lazy field's inner one).
     ///
     /// ```
@@ -168,7 +182,7 @@ impl<T> LazyQuery<T> {
     /// assert_ne!(query.memo_key(&vec![Pk::from("1")]), query.memo_key(&vec![Pk::from("2")]));
     /// ```
     pub fn memo_key<K: LazyKeys<T> + ?Sized>(&self, keys: &K) -> String {
-        format!("lazy {:?} {}", *self.inner, args_key(&keys.input()))
+        self.key_of(&keys.input())
     }
 }
 
@@ -197,13 +211,14 @@ impl<T: DeserializeOwned + Send + Sync + 'static> LazyQuery<T> {
         keys: &K,
     ) -> Result<Option<Arc<T>>, ReadError> {
         // Its own entries (under `LazyQuery<T>`): an entity's pk cannot name them.
-        memo.read_under::<T>(state, TypeId::of::<LazyQuery<T>>(), &self.memo_key(keys), &self.inner, &keys.input())
+        let input = keys.input();
+        memo.read_under::<T>(state, TypeId::of::<LazyQuery<T>>(), &self.key_of(&input), &self.inner, &input)
     }
 }
 
 impl<T> Clone for LazyQuery<T> {
     fn clone(&self) -> Self {
-        LazyQuery { inner: self.inner.clone() }
+        LazyQuery { inner: self.inner.clone(), named: Arc::clone(&self.named) }
     }
 }
 
