@@ -70,7 +70,7 @@ pub mod __private {
         ReadStored, Reader, Slot, StoredField,
     };
     pub use crate::read::path::deserialize_at;
-    pub use crate::schema::lazy_keys;
+    pub use crate::schema::assert_lazy_keys;
 
     /// Checks that a field is a string without allocating it (field checks at
     /// normalize time use it in place of `String`).

@@ -115,7 +115,7 @@ fn lazy_checks(fields: &[Field], name: &syn::Ident, core: &TokenStream) -> Token
             (keys, _) => (keys.unwrap_or(&f.ty), lazy),
         };
         let (keys, lazy) = (replace_self(quote!(#keys), name), replace_self(quote!(#lazy), name));
-        Some(quote_spanned!(f.ty.span()=> const _: fn() = #core::__private::lazy_keys::<#keys, #lazy>;))
+        Some(quote_spanned!(f.ty.span()=> const _: fn() = #core::__private::assert_lazy_keys::<#keys, #lazy>;))
     });
     quote!(#(#checks)*)
 }
@@ -388,12 +388,12 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
 
             // A lazy field of this entity holds its key.
             impl #core::LazyKeys<#name> for #core::Pk {
-                fn input(&self) -> #core::json::Value {
+                fn stored_keys(&self) -> #core::json::Value {
                     #core::json::Value::String(self.0.clone())
                 }
             }
             impl #core::LazyKeys<#name> for ::std::string::String {
-                fn input(&self) -> #core::json::Value {
+                fn stored_keys(&self) -> #core::json::Value {
                     #core::json::Value::String(::std::convert::From::from(self.as_str()))
                 }
             }

@@ -182,7 +182,7 @@ impl<T> LazyQuery<T> {
     /// assert_ne!(query.memo_key(&vec![Pk::from("1")]), query.memo_key(&vec![Pk::from("2")]));
     /// ```
     pub fn memo_key<K: LazyKeys<T> + ?Sized>(&self, keys: &K) -> String {
-        self.key_of(&keys.input())
+        self.key_of(&keys.stored_keys())
     }
 }
 
@@ -211,7 +211,7 @@ impl<T: DeserializeOwned + Send + Sync + 'static> LazyQuery<T> {
         keys: &K,
     ) -> Result<Option<Arc<T>>, ReadError> {
         // Its own entries (under `LazyQuery<T>`): an entity's pk cannot name them.
-        let input = keys.input();
+        let input = keys.stored_keys();
         memo.read_under::<T>(state, TypeId::of::<LazyQuery<T>>(), &self.key_of(&input), &self.inner, &input)
     }
 }
@@ -237,7 +237,7 @@ impl<T> fmt::Debug for LazyQuery<T> {
 /// ```
 /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Building { id: String }
 /// use rdc_core::{LazyKeys, Pk};
-/// fn keys_of<T, K: LazyKeys<T>>(keys: &K) -> rdc_core::json::Value { keys.input() }
+/// fn keys_of<T, K: LazyKeys<T>>(keys: &K) -> rdc_core::json::Value { keys.stored_keys() }
 /// assert_eq!(keys_of::<Vec<Building>, _>(&vec![Pk::from("b1")]), rdc_core::json!(["b1"]));
 /// ```
 #[diagnostic::on_unimplemented(
@@ -246,44 +246,52 @@ impl<T> fmt::Debug for LazyQuery<T> {
     note = "a lazy field of an entity holds a `Pk` (or a `String`), of a `Vec` of entities a `Vec<Pk>`"
 )]
 pub trait LazyKeys<T: ?Sized> {
-    /// The keys as stored (the input the inner schema reads).
-    fn input(&self) -> Value;
+    /// The keys as a lazy field stores them (the input the query's schema
+    /// reads).
+    ///
+    /// ```
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Building { id: String }
+    /// use rdc_core::{json, LazyKeys, Pk};
+    /// let keys = Some(vec![Pk::from("b1")]);
+    /// assert_eq!(LazyKeys::<Option<Vec<Building>>>::stored_keys(&keys), json!(["b1"]));
+    /// ```
+    fn stored_keys(&self) -> Value;
 }
 
 impl<T, K: LazyKeys<T>> LazyKeys<Vec<T>> for Vec<K> {
-    fn input(&self) -> Value {
-        Value::Array(self.iter().map(K::input).collect())
+    fn stored_keys(&self) -> Value {
+        Value::Array(self.iter().map(K::stored_keys).collect())
     }
 }
 
 impl<T, K: LazyKeys<T>> LazyKeys<Vec<T>> for [K] {
-    fn input(&self) -> Value {
-        Value::Array(self.iter().map(K::input).collect())
+    fn stored_keys(&self) -> Value {
+        Value::Array(self.iter().map(K::stored_keys).collect())
     }
 }
 
 impl<T, K: LazyKeys<T>> LazyKeys<Option<T>> for Option<K> {
-    fn input(&self) -> Value {
-        self.as_ref().map_or(Value::Null, K::input)
+    fn stored_keys(&self) -> Value {
+        self.as_ref().map_or(Value::Null, K::stored_keys)
     }
 }
 
 impl<T, K: LazyKeys<T>> LazyKeys<HashMap<String, T>> for HashMap<String, K> {
-    fn input(&self) -> Value {
-        Value::Object(self.iter().map(|(name, keys)| (name.clone(), keys.input())).collect())
+    fn stored_keys(&self) -> Value {
+        Value::Object(self.iter().map(|(name, keys)| (name.clone(), keys.stored_keys())).collect())
     }
 }
 
 impl<T, K: LazyKeys<T>> LazyKeys<BTreeMap<String, T>> for BTreeMap<String, K> {
-    fn input(&self) -> Value {
-        Value::Object(self.iter().map(|(name, keys)| (name.clone(), keys.input())).collect())
+    fn stored_keys(&self) -> Value {
+        Value::Object(self.iter().map(|(name, keys)| (name.clone(), keys.stored_keys())).collect())
     }
 }
 
 /// The value as stored, taken on your word (a collection's list key, a
 /// union's `{"id", "schema"}`), as [`SchemaOf::unchecked`] is.
 impl<T: ?Sized> LazyKeys<T> for Value {
-    fn input(&self) -> Value {
+    fn stored_keys(&self) -> Value {
         self.clone()
     }
 }
@@ -291,4 +299,4 @@ impl<T: ?Sized> LazyKeys<T> for Value {
 /// Checks at compile time that a lazy field's type `K` holds the keys of `T`
 /// (what `#[entity(lazy = "T")]` generates).
 #[doc(hidden)]
-pub fn lazy_keys<K: LazyKeys<T> + ?Sized, T>() {}
+pub fn assert_lazy_keys<K: LazyKeys<T> + ?Sized, T>() {}
