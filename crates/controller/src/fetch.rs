@@ -300,6 +300,9 @@ impl Controller {
                         seq: fetched.seq,
                     };
                     let schema = endpoint.schema();
+                    // A lazy field reads back as its keys: the answer is given so.
+                    let sent =
+                        schema.as_ref().filter(|s| !is_one_entity(s) && s.has_lazy()).map(|s| (s, value.clone()));
                     // Known before the write is shared: another tab keeps it too.
                     keys::entry(&mut self.inner.keys.borrow_mut(), key).persist |= policy.persist;
                     let written =
@@ -311,7 +314,10 @@ impl Controller {
                         self.set_typed_error(key, Rc::new(error.clone()));
                         return Err(error);
                     }
-                    let stored = schema.as_ref().filter(|s| is_one_entity(s)).and_then(|s| self.stored_json(key, s));
+                    let stored = match sent {
+                        Some((schema, sent)) => rdc_core::lazy_as_keys(schema, sent, args).ok(),
+                        None => schema.as_ref().filter(|s| is_one_entity(s)).and_then(|s| self.stored_json(key, s)),
+                    };
                     let mut keys = self.inner.keys.borrow_mut();
                     let state = keys::note_stored(&mut keys, key, schema, policy.persist);
                     // Storing the result cleared the key's error in the store.
@@ -370,7 +376,8 @@ impl Controller {
 /// Whether results of `schema` are one entity (an entity, a union, or an
 /// item a collection takes in): read back from the store, where the answer
 /// merged into the entity, they are whole even when the answer was a part.
-/// Lists and pages are not: a page reads back as the whole list.
+/// Lists and pages are not: a page reads back as the whole list (with lazy
+/// fields, they are given as [`rdc_core::lazy_as_keys`] makes them).
 fn is_one_entity(schema: &Schema) -> bool {
     match schema {
         Schema::Entity(_) | Schema::Union(_) => true,

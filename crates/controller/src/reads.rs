@@ -245,7 +245,7 @@ impl Controller {
         keys: &K,
     ) -> Result<Option<Arc<T>>, ReadError> {
         let read = self.with_state(|state| query.read(&mut self.inner.memo.borrow_mut(), state, keys));
-        self.note_read::<T>(None, &query.memo_key(keys));
+        self.note_read::<rdc_core::LazyQuery<T>>(None, &query.memo_key(keys));
         read
     }
 

@@ -209,3 +209,37 @@ fn entity_by_on_a_hydrated_store_builds_the_index_it_looks_through() {
     assert!(c.entity_by::<Account>("id", &json!("1")).unwrap().is_some());
     assert!(!c.with_state(|s| s.is_indexed("Account", "id")));
 }
+
+#[derive(Debug, serde::Deserialize, Entity)]
+#[allow(dead_code)] // read by its entity reader
+struct Building {
+    id: String,
+    name: String,
+}
+
+#[derive(Debug, serde::Deserialize, Entity)]
+struct Department {
+    id: String,
+    #[entity(lazy = "Vec<Building>")]
+    buildings: Vec<rdc_core::Pk>,
+}
+
+/// A result with a lazy field: its slice carries the buildings it brought
+/// (the browser reads them through the query) and the keys as stored.
+#[test]
+fn a_slice_carries_a_results_lazy_entities_and_the_browser_reads_them() {
+    let (c, _time, tasks, server) = setup();
+    let api = Api::new(&server, "GET", "/departments", Some(Schema::array(Department::schema())));
+    server.borrow_mut().always(json!([{ "id": "d1", "buildings": [{ "id": "b1", "name": "North" }, 7] }]));
+    tasks.block_on(c.fetch(&api, json!({}), None)).unwrap();
+    let slice = c.dehydrate_keys(["GET /departments"]);
+    assert_eq!((slice.result_count(), slice.entity_count()), (1, 2), "the department and its building");
+
+    let (browser, _, _) = at(5);
+    browser.hydrate(Dehydrated::from_script_text(&slice.to_script_text()).unwrap());
+    let depts = browser.read::<_, Vec<Department>>(&api, &json!({})).unwrap().data.unwrap();
+    assert_eq!((depts[0].id.as_str(), depts[0].buildings.clone()), ("d1", vec!["b1".into(), "7".into()]));
+    let query = rdc_core::Lazy::<Vec<Building>>::of().query();
+    let buildings = browser.query_lazy(&query, &depts[0].buildings).unwrap().unwrap();
+    assert_eq!(buildings.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(), ["North"]);
+}

@@ -50,6 +50,11 @@ fn a_lazy_entity_changed_wakes_the_query_and_not_the_parent() {
     let parent = c.entity::<Department>("d1").unwrap().unwrap();
     let before = c.query_lazy(&query, &keys).unwrap().unwrap();
     assert_eq!((parent_runs.get(), query_runs.get()), (1, 1));
+    let tables: Vec<_> = c.entity_topics::<Department>("d1").iter().map(|t| t.topic.table_key()).collect();
+    assert!(
+        tables.contains(&"Department") && !tables.contains(&"Building"),
+        "the parent reads no building: {tables:?}"
+    );
 
     c.set(&Building::schema(), json!({ "id": "b2", "name": "South Hall" })).unwrap();
     assert_eq!(query_runs.get(), 2, "the query's reader wakes");

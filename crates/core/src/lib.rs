@@ -43,6 +43,7 @@ mod store;
 
 pub use error::{NormalizeError, ReadError};
 pub use identity::ByAddress;
+pub use normalize::lazy_as_keys;
 pub use rdc_macros::{Entity, Schema};
 pub use read::path::deserialize_at;
 pub use read::{denormalize, MemoCache, Pk, Query, ReadFn, ReadListFn};
@@ -70,7 +71,7 @@ pub mod __private {
         ReadStored, Reader, Slot, StoredField,
     };
     pub use crate::read::path::deserialize_at;
-    pub use crate::schema::lazy_keys;
+    pub use crate::schema::assert_lazy_keys;
 
     /// Checks that a field is a string without allocating it (field checks at
     /// normalize time use it in place of `String`).

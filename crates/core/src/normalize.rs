@@ -64,11 +64,14 @@ pub(crate) struct Normalizer<'a> {
     path: String,
     /// The lens each scalar met got from `args` (worked out once per write).
     lenses: Vec<(&'static str, Option<String>)>,
+    /// Gives the response back as read (entities whole, lazy fields as their
+    /// keys) in place of its references: see [`lazy_as_keys`].
+    view: bool,
 }
 
 impl<'a> Normalizer<'a> {
     pub fn new(args: &'a Value) -> Self {
-        Normalizer { args, staged: Staged::default(), path: String::new(), lenses: Vec::new() }
+        Normalizer { args, staged: Staged::default(), path: String::new(), lenses: Vec::new(), view: false }
     }
 
     fn here(&self) -> String {
@@ -145,6 +148,9 @@ impl<'a> Normalizer<'a> {
                 };
                 let fields = fields.cloned().unwrap_or_default();
                 let reference = self.normalize(collection.edited(*edit), value, parent, key)?;
+                if self.view {
+                    return Ok(reference);
+                }
                 self.staged.list_edits.push(StagedListEdit {
                     collection: Arc::clone(collection),
                     reference: reference.clone(),
@@ -161,6 +167,9 @@ impl<'a> Normalizer<'a> {
                         n.normalize(&collection.item, item, parent, key)
                     })?,
                 };
+                if self.view {
+                    return Ok(items);
+                }
                 // Nested under a parent (`nested_by`): keyed by it, not by the args.
                 let nested = collection.nested_args(parent, key);
                 let pk = Text::new(collection.list_key(nested.as_ref().unwrap_or(self.args)));
@@ -174,8 +183,18 @@ impl<'a> Normalizer<'a> {
                 let resolved = schema.resolved().into_owned();
                 self.normalize(&resolved, value, parent, key)
             }
-            // Stored as its inner schema stores it; only reads differ.
-            Schema::Lazy(inner) => self.normalize(inner, value, parent, key),
+            // Stored as its inner schema stores it, its keys as text (as read).
+            Schema::Lazy(_) if self.view => {
+                let mut keys = Normalizer {
+                    args: self.args,
+                    staged: Staged::default(),
+                    path: self.path.clone(),
+                    lenses: Vec::new(),
+                    view: false,
+                };
+                keys.normalize(schema, value, parent, key)
+            }
+            Schema::Lazy(inner) => Ok(keys_as_text(inner, self.normalize(inner, value, parent, key)?)),
             Schema::Scalar(scalar) => self.columns(scalar, value, key),
         }
     }
@@ -260,6 +279,9 @@ impl<'a> Normalizer<'a> {
                     true => self.invalidate(def, value, parent, key)?,
                     false => self.entity(def, value, parent, key)?,
                 };
+                if self.view {
+                    return Ok(pk);
+                }
                 let mut reference = Map::with_capacity(2);
                 reference.insert("id".to_owned(), pk);
                 reference.insert("schema".to_owned(), Value::String(choice.unwrap_or_default().into()));
@@ -309,6 +331,9 @@ impl<'a> Normalizer<'a> {
             }
             let null = if field.required { NullMember::Refused } else { NullMember::Allowed };
             object = self.member(object, field.name, &field.schema, null)?;
+        }
+        if self.view {
+            return Ok(Value::Object(object));
         }
         let reference = pk.clone();
         let slot = (def.key, pk);
@@ -442,6 +467,9 @@ impl<'a> Normalizer<'a> {
         parent: &Value,
         key: &str,
     ) -> Result<Value, NormalizeError> {
+        if self.view {
+            return Ok(value);
+        }
         let pk = match &value {
             Value::Object(object) => (def.pk_found)(object, &Found { parent, key, args: self.args }),
             scalar => crate::schema::pk_string(scalar),
@@ -459,6 +487,53 @@ impl<'a> Normalizer<'a> {
 
     fn rejected(&self, def: &EntityDef, reason: String) -> NormalizeError {
         NormalizeError::Rejected { entity: def.key, path: self.here(), reason }
+    }
+}
+
+/// `value`, a response of `schema` (with `args`), as the store reads it back:
+/// each lazy field holds its keys, not its entities; all else stays as sent
+/// (entities whole, a page its own items). What a typed result decodes when
+/// the schema has a lazy field ([`Schema::has_lazy`]).
+///
+/// ```
+/// use rdc_core::{json, lazy_as_keys, Entity, Pk, Schema};
+/// #[derive(serde::Deserialize, Entity)]
+/// struct Building { id: String }
+/// #[derive(serde::Deserialize, Entity)]
+/// struct Department { id: String, #[entity(lazy = "Vec<Building>")] buildings: Vec<Pk> }
+/// let schema = Schema::array(Department::schema());
+/// let wire = json!([{"id": "d1", "buildings": [{"id": "b1"}]}]);
+/// assert_eq!(lazy_as_keys(&schema, wire, &json!(null))?, json!([{"id": "d1", "buildings": ["b1"]}]));
+/// # Ok::<(), rdc_core::NormalizeError>(())
+/// ```
+///
+/// # Errors
+/// When `value` does not normalize through `schema` (as a write would say).
+pub fn lazy_as_keys(schema: &Schema, value: Value, args: &Value) -> Result<Value, NormalizeError> {
+    Normalizer { view: true, ..Normalizer::new(args) }.normalize(schema, value, &Value::Null, "")
+}
+
+/// A lazy field's `keys` (as `schema` stored them) as its readers take them:
+/// each entity's pk as text (`7` is `"7"`), a list without the `null`s that
+/// name nothing (as a list of entities reads without them).
+fn keys_as_text(schema: &Schema, keys: Value) -> Value {
+    let items = |item: &Schema, items: Vec<Value>| {
+        Value::Array(items.into_iter().filter(|k| !k.is_null()).map(|k| keys_as_text(item, k)).collect())
+    };
+    match (schema, keys) {
+        (Schema::Entity(_) | Schema::Invalidate(_), Value::Number(n)) => {
+            crate::schema::pk_string(&Value::Number(n)).map_or(Value::Null, |pk| Value::String(pk.into()))
+        }
+        (Schema::Array(item), Value::Array(list)) => items(item, list),
+        (Schema::All(all), Value::Array(list)) => match all.as_ref() {
+            All::Single(def) => items(&Schema::Entity(def), list),
+            All::Poly(_) => Value::Array(list),
+        },
+        (Schema::Values(item), Value::Object(map)) => {
+            Value::Object(map.into_iter().map(|(name, k)| (name, keys_as_text(item, k))).collect())
+        }
+        (Schema::Cyclic(_), keys) => keys_as_text(&schema.resolved(), keys),
+        (_, keys) => keys,
     }
 }
 

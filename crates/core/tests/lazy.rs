@@ -104,6 +104,13 @@ fn a_change_to_a_lazy_entity_leaves_the_parent_read_as_it_was() {
     let mut memo = MemoCache::default();
     let before = memo.read_result::<Department>(&state, "GET /d1", &Department::schema()).unwrap().unwrap();
     let query_before = buildings().read(&mut memo, &state, &before.buildings).unwrap().unwrap();
+    // What a change can wake: the parent's read looks at no building, its query does.
+    let tables =
+        |memo: &MemoCache, ty, key: &str| memo.topics(ty, key).map(|t| t.topic.table_key()).collect::<Vec<_>>();
+    let parent_tables = tables(&memo, std::any::TypeId::of::<Department>(), "GET /d1");
+    assert!(parent_tables.contains(&"Department") && !parent_tables.contains(&"Building"), "{parent_tables:?}");
+    let query_type = std::any::TypeId::of::<rdc_core::LazyQuery<Vec<Building>>>();
+    assert!(tables(&memo, query_type, &buildings().memo_key(&before.buildings)).contains(&"Building"));
     rename(&mut state, "b1", "North Hall", 1);
     let after = memo.read_result::<Department>(&state, "GET /d1", &Department::schema()).unwrap().unwrap();
     assert!(Arc::ptr_eq(&before, &after), "the parent's read does not depend on its lazy entities");
@@ -237,4 +244,70 @@ fn a_lazy_field_may_name_its_own_type() {
         (bo.reports.as_slice(), bo.manager.as_ref(), ada.reports.len()),
         ([Pk::from("ada")].as_slice(), None, 0)
     );
+}
+
+#[test]
+fn null_and_numeric_references_in_a_lazy_field_read_as_keys() {
+    let mut state = State::default();
+    let dept = json!({
+        "id": "d3",
+        "name": "Music",
+        "buildings": [{ "id": "b1", "name": "North" }, null, 4],
+        "main": 1.5,
+        "annex": 7,
+    });
+    state.write_entities(&Department::schema(), dept, &Value::Null, meta(0)).unwrap();
+    let mut memo = MemoCache::default();
+    let read = memo.entity::<Department>(&state, "d3").unwrap().unwrap();
+    assert_eq!(read.buildings, [Pk::from("b1"), Pk::from("4")], "a null names nothing: left out");
+    assert_eq!((read.main.as_str(), read.annex.as_deref()), ("1.5", Some("7")));
+    let list = buildings().read(&mut memo, &state, &read.buildings).unwrap().unwrap();
+    assert_eq!(list.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(), ["North"]);
+}
+
+#[test]
+fn a_lazy_read_is_memoized_apart_from_entity_reads_whatever_the_pk() {
+    let query = Lazy::<Building>::of().query();
+    // A pk chosen to be the lazy read's memo key.
+    let evil = query.memo_key(&Pk::from("b1"));
+    let mut state = State::default();
+    rename(&mut state, "b1", "North", 0);
+    rename(&mut state, &evil, "Evil", 0);
+    let mut memo = MemoCache::default();
+    assert_eq!(memo.entity::<Building>(&state, &evil).unwrap().unwrap().name, "Evil");
+    assert_eq!(query.read(&mut memo, &state, &Pk::from("b1")).unwrap().unwrap().name, "North");
+    assert_eq!(memo.entity::<Building>(&state, &evil).unwrap().unwrap().name, "Evil");
+}
+
+#[test]
+fn a_lazy_collection_in_a_page_is_made_paginated() {
+    let lists = rdc_core::Collection::of("Buildings", Building::schema());
+    let page = Schema::object([("results", Schema::lazy(lists))]);
+    let next = rdc_core::Collection::paginated_schema(&page, "cursor");
+    let mut state = State::default();
+    let first = json!({ "results": [{ "id": "b1", "name": "North" }] });
+    state.write_result("GET /b", &page, first, &json!({}), meta(0)).unwrap();
+    let second = json!({ "results": [{ "id": "b2", "name": "South" }] });
+    state.write_result("GET /b?cursor=1", &next, second, &json!({ "cursor": 1 }), meta(1)).unwrap();
+    let lists = &state.tables()["Buildings"];
+    assert_eq!(lists.rows.len(), 1, "one list, both pages in it");
+    assert_eq!(lists.rows[0].value.as_ref().unwrap()["items"], json!(["b1", "b2"]));
+}
+
+#[test]
+fn an_optional_lazy_type_takes_optional_keys() {
+    #[derive(Debug, Deserialize, Entity)]
+    struct Site {
+        id: String,
+        #[entity(lazy = "Option<Building>")]
+        annex: Option<Pk>,
+    }
+    let mut state = State::default();
+    let site = json!({ "id": "s1", "annex": { "id": "b1", "name": "North" } });
+    state.write_entities(&Site::schema(), site, &Value::Null, meta(0)).unwrap();
+    let mut memo = MemoCache::default();
+    let read = memo.entity::<Site>(&state, "s1").unwrap().unwrap();
+    assert_eq!((read.id.as_str(), read.annex.clone()), ("s1", Some(Pk::from("b1"))));
+    let annex = Lazy::<Option<Building>>::of().query().read(&mut memo, &state, &read.annex).unwrap().unwrap();
+    assert_eq!(annex.as_ref().as_ref().map(|b| b.name.as_str()), Some("North"));
 }

@@ -116,9 +116,14 @@ fn nested_schema(f: &Field, core: &TokenStream) -> TokenStream {
 fn lazy_checks(fields: &[Field], name: &syn::Ident, core: &TokenStream) -> TokenStream {
     let checks = fields.iter().filter_map(|f| {
         let lazy = f.lazy.as_ref()?;
-        let keys = attrs::option_inner(&f.ty).unwrap_or(&f.ty);
+        // An optional field holds the keys of the lazy type, or of its inner
+        // type when that is optional too (`Option<Building>`).
+        let (keys, lazy) = match (attrs::option_inner(&f.ty), attrs::option_inner(lazy)) {
+            (Some(keys), Some(inner)) => (keys, inner),
+            (keys, _) => (keys.unwrap_or(&f.ty), lazy),
+        };
         let (keys, lazy) = (replace_self(quote!(#keys), name), replace_self(quote!(#lazy), name));
-        Some(quote_spanned!(f.ty.span()=> const _: fn() = #core::__private::lazy_keys::<#keys, #lazy>;))
+        Some(quote_spanned!(f.ty.span()=> const _: fn() = #core::__private::assert_lazy_keys::<#keys, #lazy>;))
     });
     quote!(#(#checks)*)
 }
@@ -397,12 +402,12 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
 
             // A lazy field of this entity holds its key.
             impl #core::LazyKeys<#name> for #core::Pk {
-                fn input(&self) -> #core::json::Value {
+                fn stored_keys(&self) -> #core::json::Value {
                     #core::json::Value::String(self.0.clone())
                 }
             }
             impl #core::LazyKeys<#name> for ::std::string::String {
-                fn input(&self) -> #core::json::Value {
+                fn stored_keys(&self) -> #core::json::Value {
                     #core::json::Value::String(::std::convert::From::from(self.as_str()))
                 }
             }

@@ -35,6 +35,11 @@ fn use_lazy_reads_the_keys_entities_and_follows_their_changes_and_the_keys() {
     app.run();
     assert_eq!(names(&buildings), Some(vec!["North".into(), "South".into()]));
     let before = parent.get_untracked();
+    let tables: Vec<_> = c.entity_topics::<Department>("d1").iter().map(|t| t.topic.table_key()).collect();
+    assert!(
+        tables.contains(&"Department") && !tables.contains(&"Building"),
+        "the parent reads no building: {tables:?}"
+    );
 
     c.set(&Building::schema(), rdc::json!({ "id": "b1", "name": "North Hall" })).unwrap();
     app.run();

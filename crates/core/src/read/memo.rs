@@ -248,6 +248,23 @@ impl MemoCache {
         self.read_memo(state, memo_key, None, schema, Input::Value(input), None)
     }
 
+    /// As [`MemoCache::read`], its entries kept apart under `ty` (a lazy
+    /// query's own, so no other read's key can name them).
+    pub(crate) fn read_under<T: DeserializeOwned + Send + Sync + 'static>(
+        &mut self,
+        state: &State,
+        ty: TypeId,
+        memo_key: &str,
+        schema: &Schema,
+        input: &Value,
+    ) -> Result<Option<Arc<T>>, ReadError> {
+        let read: &ReadFn = &|ctx, schema, input| {
+            read_with::<T>(ctx, schema, input).map(|v| v.map(|v| Arc::new(v) as Arc<dyn Any + Send + Sync>))
+        };
+        let value = self.read_erased(state, memo_key, ty, None, schema, Input::Value(input), None, read)?;
+        Ok(value.and_then(|value| value.downcast::<T>().ok()))
+    }
+
     /// The typed face of [`MemoCache::read_erased`]: only the read itself and the
     /// final downcast exist once per type read, the memo logic once in all.
     fn read_memo<T: DeserializeOwned + Send + Sync + 'static>(

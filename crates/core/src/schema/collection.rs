@@ -310,7 +310,7 @@ impl Collection {
     }
 
     /// `schema` with each collection at its top or among its object's
-    /// members changed by `change`; other schemas unchanged.
+    /// members (lazy or not) changed by `change`; other schemas unchanged.
     fn changed(schema: &Schema, change: &impl Fn(&Collection) -> Collection) -> Schema {
         match schema {
             Schema::Collection(c) => Schema::Collection(Arc::new(change(c))),
@@ -321,6 +321,8 @@ impl Collection {
                 }
                 Schema::Object(Arc::new(object))
             }
+            // Stored as its inner schema: a lazy list is a list all the same.
+            Schema::Lazy(inner) => Schema::lazy(Collection::changed(inner, change)),
             other => other.clone(),
         }
     }

@@ -2,6 +2,7 @@
 //! usual but read as its keys; [`LazyQuery`] reads those keys' entities when
 //! asked, so the parent's read neither follows nor depends on them.
 
+use std::any::TypeId;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
@@ -69,7 +70,7 @@ impl<T> Lazy<T> {
     /// assert_eq!(format!("{:?}", query.schema()), "Entity(Building)");
     /// ```
     pub fn query(&self) -> LazyQuery<T> {
-        LazyQuery { inner: self.inner.clone() }
+        LazyQuery::new(self.inner.clone())
     }
 }
 
@@ -142,9 +143,23 @@ impl Schema {
 /// ```
 pub struct LazyQuery<T> {
     inner: SchemaOf<T>,
+    /// The schema's part of every memo key, made once.
+    named: Arc<str>,
 }
 
 impl<T> LazyQuery<T> {
+    fn new(inner: SchemaOf<T>) -> LazyQuery<T> {
+        let named = format!("lazy {:?} ", *inner).into();
+        LazyQuery { inner, named }
+    }
+
+    /// The memo key of the keys' stored form `input`.
+    fn key_of(&self, input: &Value) -> String {
+        let mut key = String::from(&*self.named);
+        key.push_str(&args_key(input));
+        key
+    }
+
     /// The schema the keys are read through (the lazy field's inner one).
     ///
     /// ```
@@ -156,7 +171,9 @@ impl<T> LazyQuery<T> {
         &self.inner
     }
 
-    /// The key the read of `keys` is memoized under: the schema and the keys.
+    /// The key the read of `keys` is memoized under: the schema and the keys,
+    /// among the entries of type `LazyQuery<T>` (apart from other reads':
+    /// what [`MemoCache::topics`] takes).
     ///
     /// ```
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Building { id: String }
@@ -165,7 +182,7 @@ impl<T> LazyQuery<T> {
     /// assert_ne!(query.memo_key(&vec![Pk::from("1")]), query.memo_key(&vec![Pk::from("2")]));
     /// ```
     pub fn memo_key<K: LazyKeys<T> + ?Sized>(&self, keys: &K) -> String {
-        format!("lazy {:?} {}", *self.inner, args_key(&keys.input()))
+        self.key_of(&keys.stored_keys())
     }
 }
 
@@ -193,13 +210,15 @@ impl<T: DeserializeOwned + Send + Sync + 'static> LazyQuery<T> {
         state: &State,
         keys: &K,
     ) -> Result<Option<Arc<T>>, ReadError> {
-        memo.read::<T>(state, &self.memo_key(keys), &self.inner, &keys.input())
+        // Its own entries (under `LazyQuery<T>`): an entity's pk cannot name them.
+        let input = keys.stored_keys();
+        memo.read_under::<T>(state, TypeId::of::<LazyQuery<T>>(), &self.key_of(&input), &self.inner, &input)
     }
 }
 
 impl<T> Clone for LazyQuery<T> {
     fn clone(&self) -> Self {
-        LazyQuery { inner: self.inner.clone() }
+        LazyQuery { inner: self.inner.clone(), named: Arc::clone(&self.named) }
     }
 }
 
@@ -218,7 +237,7 @@ impl<T> fmt::Debug for LazyQuery<T> {
 /// ```
 /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Building { id: String }
 /// use rdc_core::{LazyKeys, Pk};
-/// fn keys_of<T, K: LazyKeys<T>>(keys: &K) -> rdc_core::json::Value { keys.input() }
+/// fn keys_of<T, K: LazyKeys<T>>(keys: &K) -> rdc_core::json::Value { keys.stored_keys() }
 /// assert_eq!(keys_of::<Vec<Building>, _>(&vec![Pk::from("b1")]), rdc_core::json!(["b1"]));
 /// ```
 #[diagnostic::on_unimplemented(
@@ -227,44 +246,52 @@ impl<T> fmt::Debug for LazyQuery<T> {
     note = "a lazy field of an entity holds a `Pk` (or a `String`), of a `Vec` of entities a `Vec<Pk>`"
 )]
 pub trait LazyKeys<T: ?Sized> {
-    /// The keys as stored (the input the inner schema reads).
-    fn input(&self) -> Value;
+    /// The keys as a lazy field stores them (the input the query's schema
+    /// reads).
+    ///
+    /// ```
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Building { id: String }
+    /// use rdc_core::{json, LazyKeys, Pk};
+    /// let keys = Some(vec![Pk::from("b1")]);
+    /// assert_eq!(LazyKeys::<Option<Vec<Building>>>::stored_keys(&keys), json!(["b1"]));
+    /// ```
+    fn stored_keys(&self) -> Value;
 }
 
 impl<T, K: LazyKeys<T>> LazyKeys<Vec<T>> for Vec<K> {
-    fn input(&self) -> Value {
-        Value::Array(self.iter().map(K::input).collect())
+    fn stored_keys(&self) -> Value {
+        Value::Array(self.iter().map(K::stored_keys).collect())
     }
 }
 
 impl<T, K: LazyKeys<T>> LazyKeys<Vec<T>> for [K] {
-    fn input(&self) -> Value {
-        Value::Array(self.iter().map(K::input).collect())
+    fn stored_keys(&self) -> Value {
+        Value::Array(self.iter().map(K::stored_keys).collect())
     }
 }
 
 impl<T, K: LazyKeys<T>> LazyKeys<Option<T>> for Option<K> {
-    fn input(&self) -> Value {
-        self.as_ref().map_or(Value::Null, K::input)
+    fn stored_keys(&self) -> Value {
+        self.as_ref().map_or(Value::Null, K::stored_keys)
     }
 }
 
 impl<T, K: LazyKeys<T>> LazyKeys<HashMap<String, T>> for HashMap<String, K> {
-    fn input(&self) -> Value {
-        Value::Object(self.iter().map(|(name, keys)| (name.clone(), keys.input())).collect())
+    fn stored_keys(&self) -> Value {
+        Value::Object(self.iter().map(|(name, keys)| (name.clone(), keys.stored_keys())).collect())
     }
 }
 
 impl<T, K: LazyKeys<T>> LazyKeys<BTreeMap<String, T>> for BTreeMap<String, K> {
-    fn input(&self) -> Value {
-        Value::Object(self.iter().map(|(name, keys)| (name.clone(), keys.input())).collect())
+    fn stored_keys(&self) -> Value {
+        Value::Object(self.iter().map(|(name, keys)| (name.clone(), keys.stored_keys())).collect())
     }
 }
 
 /// The value as stored, taken on your word (a collection's list key, a
 /// union's `{"id", "schema"}`), as [`SchemaOf::unchecked`] is.
 impl<T: ?Sized> LazyKeys<T> for Value {
-    fn input(&self) -> Value {
+    fn stored_keys(&self) -> Value {
         self.clone()
     }
 }
@@ -272,4 +299,4 @@ impl<T: ?Sized> LazyKeys<T> for Value {
 /// Checks at compile time that a lazy field's type `K` holds the keys of `T`
 /// (what `#[entity(lazy = "T")]` generates).
 #[doc(hidden)]
-pub fn lazy_keys<K: LazyKeys<T> + ?Sized, T>() {}
+pub fn assert_lazy_keys<K: LazyKeys<T> + ?Sized, T>() {}

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 pub use all::All;
 pub use collection::{Collection, ListEdit};
-pub use lazy::{lazy_keys, Lazy, LazyKeys, LazyQuery};
+pub use lazy::{assert_lazy_keys, Lazy, LazyKeys, LazyQuery};
 pub use meta::{EntityMeta, Millis};
 
 pub(crate) use collection::{args_key, join_pages, same_arg};
