@@ -64,11 +64,14 @@ pub(crate) struct Normalizer<'a> {
     path: String,
     /// The lens each scalar met got from `args` (worked out once per write).
     lenses: Vec<(&'static str, Option<String>)>,
+    /// Whether the value being normalized is the one its `key` names (a member
+    /// or a map entry), not a list's item, which sees the list's key.
+    own_key: bool,
 }
 
 impl<'a> Normalizer<'a> {
     pub fn new(args: &'a Value) -> Self {
-        Normalizer { args, staged: Staged::default(), path: String::new(), lenses: Vec::new() }
+        Normalizer { args, staged: Staged::default(), path: String::new(), lenses: Vec::new(), own_key: false }
     }
 
     fn here(&self) -> String {
@@ -86,6 +89,14 @@ impl<'a> Normalizer<'a> {
         self.path.push_str(name);
         let out = f(self);
         self.path.truncate(len);
+        out
+    }
+
+    /// Runs `f` with `own_key` set to `own`, then puts it back.
+    fn keyed<T>(&mut self, own: bool, f: impl FnOnce(&mut Self) -> T) -> T {
+        let was = std::mem::replace(&mut self.own_key, own);
+        let out = f(self);
+        self.own_key = was;
         out
     }
 
@@ -117,7 +128,8 @@ impl<'a> Normalizer<'a> {
                     let mut out = Vec::with_capacity(map.len());
                     // A `null` member is no entry (as in data-client): a map of entities reads whole.
                     for (name, item) in map.into_iter().filter(|(_, item)| !item.is_null()) {
-                        let normalized = self.with_key(&name, |n| n.normalize(inner, item, &Value::Null, &name))?;
+                        let normalized =
+                            self.with_key(&name, |n| n.keyed(true, |n| n.normalize(inner, item, &Value::Null, &name)))?;
                         out.push((name, normalized));
                     }
                     // The keys of a map, each once already: no lookup per key.
@@ -201,7 +213,7 @@ impl<'a> Normalizer<'a> {
         // back at its place: field positions are what change tracking compares.
         let Some((at, owned_name, item)) = map.take_entry(name) else { return Ok(map) };
         let parent = Value::Object(map);
-        let normalized = self.with_key(name, |n| n.normalize(schema, item, &parent, name))?;
+        let normalized = self.with_key(name, |n| n.keyed(true, |n| n.normalize(schema, item, &parent, name)))?;
         // Built as an object just above; the other arm cannot happen.
         let mut map = match parent {
             Value::Object(map) => map,
@@ -229,7 +241,7 @@ impl<'a> Normalizer<'a> {
                 let len = self.path.len();
                 for (i, item) in items.into_iter().enumerate() {
                     push_index(&mut self.path, i);
-                    let normalized = each(self, item, parent, key);
+                    let normalized = self.keyed(false, |n| each(n, item, parent, key));
                     self.path.truncate(len);
                     out.push(normalized?);
                 }
@@ -238,7 +250,7 @@ impl<'a> Normalizer<'a> {
             Value::Object(map) => {
                 let mut out = Vec::with_capacity(map.len());
                 for (name, item) in map {
-                    out.push(self.with_key(&name, |n| each(n, item, parent, key))?);
+                    out.push(self.with_key(&name, |n| n.keyed(false, |n| each(n, item, parent, key)))?);
                 }
                 Ok(Value::Array(out))
             }
@@ -366,10 +378,12 @@ impl<'a> Normalizer<'a> {
             Value::Null => return Ok(Value::Null),
             other => return Err(self.shape("an object", &other)),
         };
-        let pk = match key {
-            "" => (def.pk)(&object)
+        // Keyed by the pk it is found under (as data-client's `parent[key] ===
+        // input`); a list's item or the response root is keyed by its own pk.
+        let pk = match self.own_key {
+            true => key.to_owned(),
+            false => (def.pk)(&object)
                 .ok_or_else(|| NormalizeError::MissingPrimaryKey { entity: def.key, path: self.here() })?,
-            key => key.to_owned(),
         };
         let mut fields = Object::new();
         for (name, value) in object {

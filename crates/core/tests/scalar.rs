@@ -260,3 +260,31 @@ fn a_type_read_through_serde_reads_its_scalar_fields_the_same() {
         "cannot read pct as the requested type: no `portfolio` lens: the read has no args that give one"
     );
 }
+
+#[test]
+fn columns_in_a_list_are_keyed_by_each_row_s_pk_not_by_the_list_s_key() {
+    let rows = json!([{ "id": "1", "pct": 0.5 }, { "id": "2", "pct": 0.7 }]);
+    let in_object = Schema::object([("rows", Schema::array(portfolio().bound_to::<Company>()))]);
+    let in_values = Schema::values(Schema::array(portfolio().bound_to::<Company>()));
+    let mut state = State::default();
+    state
+        .write_result("rows", &in_object, json!({ "rows": rows.clone() }), &lens("A"), WriteMeta::at(0, 1000))
+        .unwrap();
+    state.write_result("by name", &in_values, json!({ "x": rows }), &lens("B"), WriteMeta::at(0, 1000)).unwrap();
+    for (cell, pct) in [("Company,1,A", 0.5), ("Company,2,A", 0.7), ("Company,1,B", 0.5), ("Company,2,B", 0.7)] {
+        assert_eq!(row(&state, "Scalar(portfolio)", cell).get("pct"), Some(&json!(pct)), "{cell}");
+    }
+    assert!(state.entity("Scalar(portfolio)", "Company,rows,A").is_none());
+    assert!(state.entity("Scalar(portfolio)", "Company,x,B").is_none());
+    // A map key "" is the pk of its columns, as any other key is.
+    state
+        .write_result(
+            "empty key",
+            &columns(),
+            json!({ "": { "id": "3", "pct": 0.9 } }),
+            &lens("A"),
+            WriteMeta::at(0, 1000),
+        )
+        .unwrap();
+    assert_eq!(row(&state, "Scalar(portfolio)", "Company,,A").get("pct"), Some(&json!(0.9)));
+}
