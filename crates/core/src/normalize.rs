@@ -67,11 +67,20 @@ pub(crate) struct Normalizer<'a> {
     /// Whether the value being normalized is the one its `key` names (a member
     /// or a map entry), not a list's item, which sees the list's key.
     own_key: bool,
+    /// Whether a [`Scalar`] was met: the result then keeps the write's args.
+    pub met_scalar: bool,
 }
 
 impl<'a> Normalizer<'a> {
     pub fn new(args: &'a Value) -> Self {
-        Normalizer { args, staged: Staged::default(), path: String::new(), lenses: Vec::new(), own_key: false }
+        Normalizer {
+            args,
+            staged: Staged::default(),
+            path: String::new(),
+            lenses: Vec::new(),
+            own_key: false,
+            met_scalar: false,
+        }
     }
 
     fn here(&self) -> String {
@@ -348,6 +357,7 @@ impl<'a> Normalizer<'a> {
         def: &'static EntityDef,
         pk: &str,
     ) -> Result<Object, NormalizeError> {
+        self.met_scalar = true;
         let cells = Value::String(Text::new(cells_of(def.key, pk)));
         let Some((at, owned_name, value)) = object.take_entry(name) else {
             object.insert(name.to_owned(), cells);
@@ -367,6 +377,7 @@ impl<'a> Normalizer<'a> {
     /// under the entity's pk): its fields go to the entity's cell in the
     /// write's lens; the entity is left as it is.
     fn columns(&mut self, scalar: &ScalarSchema, value: Value, key: &str) -> Result<Value, NormalizeError> {
+        self.met_scalar = true;
         let def = match &scalar.place {
             Place::Columns(def) => *def,
             Place::Field { .. } => {
