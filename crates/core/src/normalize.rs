@@ -363,6 +363,13 @@ impl<'a> Normalizer<'a> {
             object.insert(name.to_owned(), cells);
             return Ok(object);
         };
+        // No lens in the write's args: the value has no cell to go to and is
+        // left out; the entity's other fields are written (a mutation's answer
+        // the server has committed is not refused for it).
+        if self.lens(&scalar.scalar).is_none() {
+            object.insert_at(at, owned_name, cells);
+            return Ok(object);
+        }
         if let Place::Field { check, .. } = &scalar.place {
             self.with_key(name, |n| n.checked(def, *check, &value))?;
         }
@@ -430,6 +437,16 @@ impl<'a> Normalizer<'a> {
         })
     }
 
+    /// The lens `scalar` gets from the write's args (worked out once per write).
+    fn lens(&mut self, scalar: &Scalar) -> Option<String> {
+        let known = self.lenses.iter().find(|(key, _)| *key == scalar.key()).map(|(_, lens)| lens.clone());
+        known.unwrap_or_else(|| {
+            let lens = scalar.lens(self.args);
+            self.lenses.push((scalar.key(), lens.clone()));
+            lens
+        })
+    }
+
     /// Stages `fields` in the cell of entity `def`/`pk` in the write's lens
     /// of `scalar`; returns where the entity's cells are.
     fn stage_cell(
@@ -439,13 +456,7 @@ impl<'a> Normalizer<'a> {
         pk: &str,
         fields: Object,
     ) -> Result<Text, NormalizeError> {
-        let known = self.lenses.iter().find(|(key, _)| *key == scalar.key()).map(|(_, lens)| lens.clone());
-        let lens = known.unwrap_or_else(|| {
-            let lens = scalar.lens(self.args);
-            self.lenses.push((scalar.key(), lens.clone()));
-            lens
-        });
-        let lens = lens.ok_or_else(|| {
+        let lens = self.lens(scalar).ok_or_else(|| {
             self.rejected(scalar.def, format!("the endpoint's args give no `{}` lens for {}", scalar.key(), def.key))
         })?;
         let cells = cells_of(def.key, pk);

@@ -162,15 +162,24 @@ fn a_hostile_cell_value_is_refused_with_its_path_and_the_store_keeps_what_it_had
 }
 
 #[test]
-fn a_write_whose_args_give_no_lens_is_refused() {
-    let mut state = State::default();
-    let one = json!([{ "id": "1", "name": "Acme", "price": 1.0, "pct": 0.5 }]);
-    let err = state.write_result("companies", &list(), one, &json!({}), WriteMeta::at(0, 1000)).unwrap_err();
+fn a_write_whose_args_give_no_lens_writes_all_but_its_scalar_fields() {
+    let mut state = two_lenses();
+    let cell = row(&state, "Scalar(portfolio)", "Company,1,A");
+    let one = json!([{ "id": "1", "name": "Acme Corp", "price": 11.0, "pct": 0.99 }]);
+    state.write_result("companies", &list(), one, &json!({}), WriteMeta::at(2, 60_000)).unwrap();
+    assert_eq!(row(&state, "Company", "1").get("name"), Some(&json!("Acme Corp")));
+    assert_eq!(row(&state, "Company", "1").get("pct"), Some(&json!("Company,1")));
+    assert!(Arc::ptr_eq(&cell, &row(&state, "Scalar(portfolio)", "Company,1,A")), "the cells are left as they were");
+    let a = read(&mut MemoCache::default(), &state, "A");
+    assert_eq!((a[0].name.as_str(), a[0].price, a[0].pct), ("Acme Corp", 11.0, 0.5));
+    // A columns answer has nothing else to write: refused, naming the scalar.
+    let err = state
+        .write_result("columns", &columns(), json!({ "1": { "pct": 0.1 } }), &json!({}), WriteMeta::at(3, 60_000))
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "Scalar(portfolio) at [0].pct was rejected: the endpoint's args give no `portfolio` lens for Company"
+        "Scalar(portfolio) at 1 was rejected: the endpoint's args give no `portfolio` lens for Company"
     );
-    assert!(state.entity("Company", "1").is_none());
 }
 
 #[test]

@@ -24,7 +24,10 @@ use crate::json::Value;
 /// from the args the result was fetched with. A read without args (a read of
 /// an entity by its pk) or whose args give no lens, or a lens with no cell for
 /// the entity yet, reads an `Option` field as `None`; a field that is no
-/// `Option` then fails with an error naming the scalar.
+/// `Option` then fails with an error naming the scalar. A write whose args
+/// give no lens leaves its scalar values out (the cells keep theirs) and
+/// writes the rest; a columns answer with no lens has nothing else and is
+/// refused.
 ///
 /// ```
 /// use rdc_core::{json, Entity, MemoCache, Scalar, Schema, State, WriteMeta};
