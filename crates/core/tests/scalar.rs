@@ -297,3 +297,18 @@ fn columns_in_a_list_are_keyed_by_each_row_s_pk_not_by_the_list_s_key() {
         .unwrap();
     assert_eq!(row(&state, "Scalar(portfolio)", "Company,,A").get("pct"), Some(&json!(0.9)));
 }
+
+#[test]
+fn pks_and_lenses_with_commas_keep_their_cells_apart() {
+    let mut state = State::default();
+    let row = |id: &str, pct: f64| json!([{ "id": id, "name": "n", "price": 1.0, "pct": pct }]);
+    state.write_result("one", &list(), row("1,A", 0.1), &lens("B"), WriteMeta::at(0, 60_000)).unwrap();
+    state.write_result("two", &list(), row("1", 0.2), &lens("A,B"), WriteMeta::at(1, 60_000)).unwrap();
+    state.write_result("three", &list(), row("1", 0.3), &lens("A"), WriteMeta::at(2, 60_000)).unwrap();
+    let mut memo = MemoCache::default();
+    let pct = |memo: &mut MemoCache, key: &str| {
+        memo.read_result::<Vec<Company>>(&state, key, &list()).unwrap().unwrap()[0].pct
+    };
+    assert_eq!((pct(&mut memo, "one"), pct(&mut memo, "two"), pct(&mut memo, "three")), (0.1, 0.2, 0.3));
+    assert_eq!(state.tables()["Scalar(portfolio)"].rows.len(), 3);
+}

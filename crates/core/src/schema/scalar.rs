@@ -78,6 +78,19 @@ impl std::fmt::Debug for Scalar {
 
 /// Where a [`Scalar`] is used: a field of an entity, or (bound to an entity
 /// type) the whole value, an object of the entity's scalar fields.
+///
+/// ```
+/// # #[derive(serde::Deserialize)] struct In { portfolio: String }
+/// fn portfolio() -> rdc_core::Scalar {
+///     rdc_core::Scalar::new("portfolio", |args: &In| Some(args.portfolio.clone()))
+/// }
+/// #[derive(serde::Deserialize, rdc_core::Entity)]
+/// struct Company { id: String, #[entity(scalar = "portfolio()")] pct: f64 }
+///
+/// // The columns of a portfolio, keyed by pk: a `Schema::Scalar`.
+/// let columns = portfolio().bound_to::<Company>();
+/// assert!(matches!(columns, rdc_core::Schema::Scalar(_)));
+/// ```
 #[derive(Debug, Clone)]
 pub struct ScalarSchema {
     pub(crate) scalar: Scalar,
