@@ -213,3 +213,21 @@ fn a_read_after_many_fetches_in_flight_still_reads_its_lens() {
     let key = c.key_of(&held, &args("P0")).unwrap();
     assert_eq!(read_by_key(&c, &key).unwrap().unwrap()[0].pct, 0.25);
 }
+
+#[test]
+fn set_with_hands_the_stored_entity_with_scalar_fields_to_the_update() {
+    let (c, tasks) = controller();
+    tasks.block_on(c.fetch(&companies(), args("A"), ())).unwrap();
+    let seen = Rc::new(std::cell::RefCell::new(Value::Null));
+    let into = Rc::clone(&seen);
+    c.set_with(&Company::schema().into(), &json!("1"), |current| {
+        *into.borrow_mut() = current.clone();
+        let mut renamed = current;
+        renamed["name"] = json!("renamed");
+        renamed
+    })
+    .unwrap();
+    assert_eq!(seen.borrow()["price"], json!(10.0));
+    assert_eq!(read(&c, "A")[0].name, "renamed");
+    assert_eq!(read(&c, "A")[0].pct, 0.5, "the cell keeps its value");
+}

@@ -125,7 +125,7 @@ fn a_columns_endpoint_writes_only_the_cells_of_its_lens() {
 }
 
 #[test]
-fn a_memoized_read_is_kept_per_lens() {
+fn a_read_through_another_lens_is_read_again_and_never_handed_the_other_s_value() {
     let state = two_lenses();
     let mut memo = MemoCache::default();
     let a = read(&mut memo, &state, "A");
@@ -311,4 +311,17 @@ fn pks_and_lenses_with_commas_keep_their_cells_apart() {
     };
     assert_eq!((pct(&mut memo, "one"), pct(&mut memo, "two"), pct(&mut memo, "three")), (0.1, 0.2, 0.3));
     assert_eq!(state.tables()["Scalar(portfolio)"].rows.len(), 3);
+}
+
+#[test]
+fn an_entity_read_as_json_without_a_lens_reads_its_scalar_fields_as_null() {
+    let state = two_lenses();
+    let json = rdc_core::denormalize::<Value>(&state, &Company::schema().into(), &json!("1")).unwrap().unwrap();
+    assert_eq!(json, json!({ "id": "1", "name": "Acme", "price": 10.0, "pct": null, "shares": null }));
+    // Typed, a field that is no `Option` still fails naming the scalar.
+    let err = MemoCache::default().entity::<Company>(&state, "1").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot read pct as the requested type: no `portfolio` lens: the read has no args that give one"
+    );
 }
