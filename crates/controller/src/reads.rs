@@ -97,11 +97,14 @@ impl Controller {
     ) -> Result<Read<T>, ReadError> {
         let now = self.now();
         self.count_read();
-        // The args that made the key: a scalar field reads their lens.
+        // The args that made the result (kept with it when it holds scalar
+        // fields, also once taken up from elsewhere), else the key's last
+        // known ones: a scalar field reads their lens.
         self.with_state(|state| {
             let mut memo = self.inner.memo.borrow_mut();
             let origins = self.origins();
-            let data = match (schema, origins.get(key)) {
+            let args = state.result(key).and_then(|r| r.args.as_deref()).or_else(|| origins.get(key));
+            let data = match (schema, args) {
                 (Some(schema), Some(args)) => memo.read_result_with::<T>(state, key, schema, args),
                 (Some(schema), None) => memo.read_result::<T>(state, key, schema),
                 (None, _) => memo.read_plain::<T>(state, key),

@@ -67,11 +67,24 @@ pub(crate) struct Normalizer<'a> {
     /// Gives the response back as read (entities whole, lazy fields as their
     /// keys) in place of its references: see [`lazy_as_keys`].
     view: bool,
+    /// Whether the value being normalized is the one its `key` names (a member
+    /// or a map entry), not a list's item, which sees the list's key.
+    own_key: bool,
+    /// Whether a [`Scalar`] was met: the result then keeps the write's args.
+    pub met_scalar: bool,
 }
 
 impl<'a> Normalizer<'a> {
     pub fn new(args: &'a Value) -> Self {
-        Normalizer { args, staged: Staged::default(), path: String::new(), lenses: Vec::new(), view: false }
+        Normalizer {
+            args,
+            staged: Staged::default(),
+            path: String::new(),
+            lenses: Vec::new(),
+            own_key: false,
+            met_scalar: false,
+            view: false,
+        }
     }
 
     fn here(&self) -> String {
@@ -89,6 +102,14 @@ impl<'a> Normalizer<'a> {
         self.path.push_str(name);
         let out = f(self);
         self.path.truncate(len);
+        out
+    }
+
+    /// Runs `f` with `own_key` set to `own`, then puts it back.
+    fn keyed<T>(&mut self, own: bool, f: impl FnOnce(&mut Self) -> T) -> T {
+        let was = std::mem::replace(&mut self.own_key, own);
+        let out = f(self);
+        self.own_key = was;
         out
     }
 
@@ -120,7 +141,8 @@ impl<'a> Normalizer<'a> {
                     let mut out = Vec::with_capacity(map.len());
                     // A `null` member is no entry (as in data-client): a map of entities reads whole.
                     for (name, item) in map.into_iter().filter(|(_, item)| !item.is_null()) {
-                        let normalized = self.with_key(&name, |n| n.normalize(inner, item, &Value::Null, &name))?;
+                        let normalized =
+                            self.with_key(&name, |n| n.keyed(true, |n| n.normalize(inner, item, &Value::Null, &name)))?;
                         out.push((name, normalized));
                     }
                     // The keys of a map, each once already: no lookup per key.
@@ -185,13 +207,8 @@ impl<'a> Normalizer<'a> {
             }
             // Stored as its inner schema stores it, its keys as text (as read).
             Schema::Lazy(_) if self.view => {
-                let mut keys = Normalizer {
-                    args: self.args,
-                    staged: Staged::default(),
-                    path: self.path.clone(),
-                    lenses: Vec::new(),
-                    view: false,
-                };
+                let mut keys =
+                    Normalizer { path: self.path.clone(), own_key: self.own_key, ..Normalizer::new(self.args) };
                 keys.normalize(schema, value, parent, key)
             }
             Schema::Lazy(inner) => Ok(keys_as_text(inner, self.normalize(inner, value, parent, key)?)),
@@ -220,7 +237,7 @@ impl<'a> Normalizer<'a> {
         // back at its place: field positions are what change tracking compares.
         let Some((at, owned_name, item)) = map.take_entry(name) else { return Ok(map) };
         let parent = Value::Object(map);
-        let normalized = self.with_key(name, |n| n.normalize(schema, item, &parent, name))?;
+        let normalized = self.with_key(name, |n| n.keyed(true, |n| n.normalize(schema, item, &parent, name)))?;
         // Built as an object just above; the other arm cannot happen.
         let mut map = match parent {
             Value::Object(map) => map,
@@ -248,7 +265,7 @@ impl<'a> Normalizer<'a> {
                 let len = self.path.len();
                 for (i, item) in items.into_iter().enumerate() {
                     push_index(&mut self.path, i);
-                    let normalized = each(self, item, parent, key);
+                    let normalized = self.keyed(false, |n| each(n, item, parent, key));
                     self.path.truncate(len);
                     out.push(normalized?);
                 }
@@ -257,7 +274,7 @@ impl<'a> Normalizer<'a> {
             Value::Object(map) => {
                 let mut out = Vec::with_capacity(map.len());
                 for (name, item) in map {
-                    out.push(self.with_key(&name, |n| each(n, item, parent, key))?);
+                    out.push(self.with_key(&name, |n| n.keyed(false, |n| each(n, item, parent, key)))?);
                 }
                 Ok(Value::Array(out))
             }
@@ -361,11 +378,19 @@ impl<'a> Normalizer<'a> {
         def: &'static EntityDef,
         pk: &str,
     ) -> Result<Object, NormalizeError> {
+        self.met_scalar = true;
         let cells = Value::String(Text::new(cells_of(def.key, pk)));
         let Some((at, owned_name, value)) = object.take_entry(name) else {
             object.insert(name.to_owned(), cells);
             return Ok(object);
         };
+        // No lens in the write's args: the value has no cell to go to and is
+        // left out; the entity's other fields are written (a mutation's answer
+        // the server has committed is not refused for it).
+        if self.lens(&scalar.scalar).is_none() {
+            object.insert_at(at, owned_name, cells);
+            return Ok(object);
+        }
         if let Place::Field { check, .. } = &scalar.place {
             self.with_key(name, |n| n.checked(def, *check, &value))?;
         }
@@ -380,6 +405,7 @@ impl<'a> Normalizer<'a> {
     /// under the entity's pk): its fields go to the entity's cell in the
     /// write's lens; the entity is left as it is.
     fn columns(&mut self, scalar: &ScalarSchema, value: Value, key: &str) -> Result<Value, NormalizeError> {
+        self.met_scalar = true;
         let def = match &scalar.place {
             Place::Columns(def) => *def,
             Place::Field { .. } => {
@@ -391,10 +417,12 @@ impl<'a> Normalizer<'a> {
             Value::Null => return Ok(Value::Null),
             other => return Err(self.shape("an object", &other)),
         };
-        let pk = match key {
-            "" => (def.pk)(&object)
+        // Keyed by the pk it is found under (as data-client's `parent[key] ===
+        // input`); a list's item or the response root is keyed by its own pk.
+        let pk = match self.own_key {
+            true => key.to_owned(),
+            false => (def.pk)(&object)
                 .ok_or_else(|| NormalizeError::MissingPrimaryKey { entity: def.key, path: self.here() })?,
-            key => key.to_owned(),
         };
         let mut fields = Object::new();
         for (name, value) in object {
@@ -430,6 +458,16 @@ impl<'a> Normalizer<'a> {
         })
     }
 
+    /// The lens `scalar` gets from the write's args (worked out once per write).
+    fn lens(&mut self, scalar: &Scalar) -> Option<String> {
+        let known = self.lenses.iter().find(|(key, _)| *key == scalar.key()).map(|(_, lens)| lens.clone());
+        known.unwrap_or_else(|| {
+            let lens = scalar.lens(self.args);
+            self.lenses.push((scalar.key(), lens.clone()));
+            lens
+        })
+    }
+
     /// Stages `fields` in the cell of entity `def`/`pk` in the write's lens
     /// of `scalar`; returns where the entity's cells are.
     fn stage_cell(
@@ -439,13 +477,7 @@ impl<'a> Normalizer<'a> {
         pk: &str,
         fields: Object,
     ) -> Result<Text, NormalizeError> {
-        let known = self.lenses.iter().find(|(key, _)| *key == scalar.key()).map(|(_, lens)| lens.clone());
-        let lens = known.unwrap_or_else(|| {
-            let lens = scalar.lens(self.args);
-            self.lenses.push((scalar.key(), lens.clone()));
-            lens
-        });
-        let lens = lens.ok_or_else(|| {
+        let lens = self.lens(scalar).ok_or_else(|| {
             self.rejected(scalar.def, format!("the endpoint's args give no `{}` lens for {}", scalar.key(), def.key))
         })?;
         let cells = cells_of(def.key, pk);

@@ -125,7 +125,7 @@ fn a_columns_endpoint_writes_only_the_cells_of_its_lens() {
 }
 
 #[test]
-fn a_memoized_read_is_kept_per_lens() {
+fn a_read_through_another_lens_is_read_again_and_never_handed_the_other_s_value() {
     let state = two_lenses();
     let mut memo = MemoCache::default();
     let a = read(&mut memo, &state, "A");
@@ -162,15 +162,24 @@ fn a_hostile_cell_value_is_refused_with_its_path_and_the_store_keeps_what_it_had
 }
 
 #[test]
-fn a_write_whose_args_give_no_lens_is_refused() {
-    let mut state = State::default();
-    let one = json!([{ "id": "1", "name": "Acme", "price": 1.0, "pct": 0.5 }]);
-    let err = state.write_result("companies", &list(), one, &json!({}), WriteMeta::at(0, 1000)).unwrap_err();
+fn a_write_whose_args_give_no_lens_writes_all_but_its_scalar_fields() {
+    let mut state = two_lenses();
+    let cell = row(&state, "Scalar(portfolio)", "Company,1,A");
+    let one = json!([{ "id": "1", "name": "Acme Corp", "price": 11.0, "pct": 0.99 }]);
+    state.write_result("companies", &list(), one, &json!({}), WriteMeta::at(2, 60_000)).unwrap();
+    assert_eq!(row(&state, "Company", "1").get("name"), Some(&json!("Acme Corp")));
+    assert_eq!(row(&state, "Company", "1").get("pct"), Some(&json!("Company,1")));
+    assert!(Arc::ptr_eq(&cell, &row(&state, "Scalar(portfolio)", "Company,1,A")), "the cells are left as they were");
+    let a = read(&mut MemoCache::default(), &state, "A");
+    assert_eq!((a[0].name.as_str(), a[0].price, a[0].pct), ("Acme Corp", 11.0, 0.5));
+    // A columns answer has nothing else to write: refused, naming the scalar.
+    let err = state
+        .write_result("columns", &columns(), json!({ "1": { "pct": 0.1 } }), &json!({}), WriteMeta::at(3, 60_000))
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "Scalar(portfolio) at [0].pct was rejected: the endpoint's args give no `portfolio` lens for Company"
+        "Scalar(portfolio) at 1 was rejected: the endpoint's args give no `portfolio` lens for Company"
     );
-    assert!(state.entity("Company", "1").is_none());
 }
 
 #[test]
@@ -255,6 +264,62 @@ fn a_type_read_through_serde_reads_its_scalar_fields_the_same() {
         [("Acme", 0.1, Some(7)), ("Bolt", 0.9, None)]
     );
     let err = memo.entity::<ThroughSerde>(&state, "1").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot read pct as the requested type: no `portfolio` lens: the read has no args that give one"
+    );
+}
+
+#[test]
+fn columns_in_a_list_are_keyed_by_each_row_s_pk_not_by_the_list_s_key() {
+    let rows = json!([{ "id": "1", "pct": 0.5 }, { "id": "2", "pct": 0.7 }]);
+    let in_object = Schema::object([("rows", Schema::array(portfolio().bound_to::<Company>()))]);
+    let in_values = Schema::values(Schema::array(portfolio().bound_to::<Company>()));
+    let mut state = State::default();
+    state
+        .write_result("rows", &in_object, json!({ "rows": rows.clone() }), &lens("A"), WriteMeta::at(0, 1000))
+        .unwrap();
+    state.write_result("by name", &in_values, json!({ "x": rows }), &lens("B"), WriteMeta::at(0, 1000)).unwrap();
+    for (cell, pct) in [("Company,1,A", 0.5), ("Company,2,A", 0.7), ("Company,1,B", 0.5), ("Company,2,B", 0.7)] {
+        assert_eq!(row(&state, "Scalar(portfolio)", cell).get("pct"), Some(&json!(pct)), "{cell}");
+    }
+    assert!(state.entity("Scalar(portfolio)", "Company,rows,A").is_none());
+    assert!(state.entity("Scalar(portfolio)", "Company,x,B").is_none());
+    // A map key "" is the pk of its columns, as any other key is.
+    state
+        .write_result(
+            "empty key",
+            &columns(),
+            json!({ "": { "id": "3", "pct": 0.9 } }),
+            &lens("A"),
+            WriteMeta::at(0, 1000),
+        )
+        .unwrap();
+    assert_eq!(row(&state, "Scalar(portfolio)", "Company,,A").get("pct"), Some(&json!(0.9)));
+}
+
+#[test]
+fn pks_and_lenses_with_commas_keep_their_cells_apart() {
+    let mut state = State::default();
+    let row = |id: &str, pct: f64| json!([{ "id": id, "name": "n", "price": 1.0, "pct": pct }]);
+    state.write_result("one", &list(), row("1,A", 0.1), &lens("B"), WriteMeta::at(0, 60_000)).unwrap();
+    state.write_result("two", &list(), row("1", 0.2), &lens("A,B"), WriteMeta::at(1, 60_000)).unwrap();
+    state.write_result("three", &list(), row("1", 0.3), &lens("A"), WriteMeta::at(2, 60_000)).unwrap();
+    let mut memo = MemoCache::default();
+    let pct = |memo: &mut MemoCache, key: &str| {
+        memo.read_result::<Vec<Company>>(&state, key, &list()).unwrap().unwrap()[0].pct
+    };
+    assert_eq!((pct(&mut memo, "one"), pct(&mut memo, "two"), pct(&mut memo, "three")), (0.1, 0.2, 0.3));
+    assert_eq!(state.tables()["Scalar(portfolio)"].rows.len(), 3);
+}
+
+#[test]
+fn an_entity_read_as_json_without_a_lens_reads_its_scalar_fields_as_null() {
+    let state = two_lenses();
+    let json = rdc_core::denormalize::<Value>(&state, &Company::schema().into(), &json!("1")).unwrap().unwrap();
+    assert_eq!(json, json!({ "id": "1", "name": "Acme", "price": 10.0, "pct": null, "shares": null }));
+    // Typed, a field that is no `Option` still fails naming the scalar.
+    let err = MemoCache::default().entity::<Company>(&state, "1").unwrap_err();
     assert_eq!(
         err.to_string(),
         "cannot read pct as the requested type: no `portfolio` lens: the read has no args that give one"

@@ -170,7 +170,14 @@ impl<E: Entity, A: 'static, L: 'static, B: 'static> Resource<E, A, L, B> {
             }),
             update: self.update.optimistic_with(|_, args, body| Some(overlaid(None, args, body))),
             partial_update: self.partial_update.optimistic_with(move |store, args, body| {
-                let stored = store.entity(key, &pk(args)?)?.value.clone()?;
+                let mut stored = (*store.entity(key, &pk(args)?)?.value.clone()?).clone();
+                // A scalar member holds where the entity's cells are, not a
+                // value: left out, the write leaves the cells as they are.
+                for field in (E::DEF.nested)() {
+                    if matches!(field.schema, rdc_core::Schema::Scalar(_)) {
+                        stored.remove(field.name);
+                    }
+                }
                 Some(overlaid(Some(&stored), args, body))
             }),
             delete: self.delete.optimistic_with(|_, args, _| Some(Value::Object(args.clone()))),

@@ -208,3 +208,40 @@ fn a_partial_update_answered_with_part_of_the_entity_resolves_to_the_stored_enti
     assert_eq!(patched, merged);
     assert_eq!(c.read::<_, Member>(&members.get, &id("1")).unwrap().data.unwrap().as_ref(), &merged);
 }
+
+#[derive(Debug, Deserialize)]
+struct Portfolio {
+    portfolio: String,
+}
+
+fn portfolio() -> rdc_core::Scalar {
+    rdc_core::Scalar::new("portfolio", |a: &Portfolio| Some(a.portfolio.clone()))
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Entity)]
+struct Company {
+    id: String,
+    price: f64,
+    #[entity(scalar = "portfolio()")]
+    pct: f64,
+}
+
+/// An optimistic partial update of an entity with scalar fields shows over
+/// its stored fields, leaving its cells as they are.
+#[test]
+fn an_optimistic_partial_update_of_an_entity_with_scalar_fields_shows_its_fields() {
+    use rdc_controller::{Endpoint, TypedEndpoint};
+    use rdc_core::{MemoCache, Schema, State, WriteMeta};
+    let companies = resource::<Company>("/companies/:id", "CompanyList").optimistic();
+    let mut store = State::default();
+    let list = Schema::array(Company::schema());
+    let a = json!([{ "id": "1", "price": 10.0, "pct": 0.5 }]);
+    store.write_result("companies A", &list, a, &json!({ "portfolio": "A" }), WriteMeta::at(0, 1000)).unwrap();
+    let body = rdc_rest::RequestBody::from(json!({ "price": 11.0 }));
+    let shown = companies.partial_update.endpoint().optimistic(&store, &json!({ "id": "1" }), Some(&body));
+    assert_eq!(shown, Some(json!({ "id": "1", "price": 11.0 })));
+    let one = Company::schema().into();
+    store.write_result("patch 1", &one, shown.unwrap(), &json!({ "id": "1" }), WriteMeta::at(1, 1000)).unwrap();
+    let read = MemoCache::default().read_result::<Vec<Company>>(&store, "companies A", &list).unwrap().unwrap();
+    assert_eq!((read[0].price, read[0].pct), (11.0, 0.5));
+}

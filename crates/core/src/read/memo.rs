@@ -144,6 +144,8 @@ impl MemoCache {
     /// Reads the stored result of endpoint `key` through `schema` into `T`.
     /// `Ok(None)` when there is no result (or it finds nothing, see
     /// [`denormalize`](crate::denormalize)). Use one schema per `(key, T)`.
+    /// A result written through a [`Scalar`](crate::Scalar) reads the lens of
+    /// the args it was written with ([`ResultEntry::args`](crate::ResultEntry::args)).
     pub fn read_result<T: DeserializeOwned + Send + Sync + 'static>(
         &mut self,
         state: &State,
@@ -156,7 +158,9 @@ impl MemoCache {
                 return Ok((keys as Arc<dyn Any + Send + Sync>).downcast::<T>().ok());
             }
         }
-        self.read_memo(state, key, Some(result.version), schema, Input::Result(&result.value), None)
+        // Written through a scalar: read through the lens it was written with.
+        let args = result.args.as_deref();
+        self.read_memo(state, key, Some(result.version), schema, Input::Result(&result.value), args)
     }
 
     /// [`MemoCache::read_result`] with the args the result was fetched with:
@@ -180,9 +184,9 @@ impl MemoCache {
     /// let in_eur = memo.read_result_with::<Product>(&state, "p", &schema, &eur)?.unwrap();
     /// let in_usd = memo.read_result_with::<Product>(&state, "p", &schema, &usd)?.unwrap();
     /// assert_eq!((in_eur.price, in_usd.price), (9.0, 10.0));
-    /// // Without args, a field that is no `Option` cannot be read.
-    /// let err = memo.read_result::<Product>(&state, "p", &schema).unwrap_err();
-    /// assert_eq!(err.to_string(), "cannot read price as the requested type: no `currency` lens: the read has no args that give one");
+    /// // Without args, the result reads through the lens it was written with.
+    /// let kept = memo.read_result::<Product>(&state, "p", &schema)?.unwrap();
+    /// assert_eq!(kept.price, 9.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_result_with<T: DeserializeOwned + Send + Sync + 'static>(

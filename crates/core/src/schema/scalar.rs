@@ -24,7 +24,10 @@ use crate::json::Value;
 /// from the args the result was fetched with. A read without args (a read of
 /// an entity by its pk) or whose args give no lens, or a lens with no cell for
 /// the entity yet, reads an `Option` field as `None`; a field that is no
-/// `Option` then fails with an error naming the scalar.
+/// `Option` then fails with an error naming the scalar. A write whose args
+/// give no lens leaves its scalar values out (the cells keep theirs) and
+/// writes the rest; a columns answer with no lens has nothing else and is
+/// refused.
 ///
 /// ```
 /// use rdc_core::{json, Entity, MemoCache, Scalar, Schema, State, WriteMeta};
@@ -75,6 +78,19 @@ impl std::fmt::Debug for Scalar {
 
 /// Where a [`Scalar`] is used: a field of an entity, or (bound to an entity
 /// type) the whole value, an object of the entity's scalar fields.
+///
+/// ```
+/// # #[derive(serde::Deserialize)] struct In { portfolio: String }
+/// fn portfolio() -> rdc_core::Scalar {
+///     rdc_core::Scalar::new("portfolio", |args: &In| Some(args.portfolio.clone()))
+/// }
+/// #[derive(serde::Deserialize, rdc_core::Entity)]
+/// struct Company { id: String, #[entity(scalar = "portfolio()")] pct: f64 }
+///
+/// // The columns of a portfolio, keyed by pk: a `Schema::Scalar`.
+/// let columns = portfolio().bound_to::<Company>();
+/// assert!(matches!(columns, rdc_core::Schema::Scalar(_)));
+/// ```
 #[derive(Debug, Clone)]
 pub struct ScalarSchema {
     pub(crate) scalar: Scalar,

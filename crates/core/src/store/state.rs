@@ -111,6 +111,11 @@ pub struct ResultEntry {
     pub meta: ResultMeta,
     /// Store version of the write.
     pub version: u64,
+    /// The args it was written with, kept when its schema met a
+    /// [`Scalar`](crate::Scalar): its reads read their lens (also once taken
+    /// up by another store). Absent in stores saved before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Arc<Value>>,
 }
 
 /// The last error of one endpoint key.

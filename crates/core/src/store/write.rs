@@ -38,8 +38,10 @@ impl State {
     ) -> Result<(), NormalizeError> {
         let mut normalizer = Normalizer::new(args);
         let result = normalizer.normalize(schema, value, &Value::Null, "")?;
+        // Its scalar fields read the lens of these args.
+        let args = normalizer.met_scalar.then(|| Arc::new(args.clone()));
         self.commit(normalizer.staged, meta)?;
-        self.store_result(key, result, meta);
+        self.store_result(key, result, args, meta);
         Ok(())
     }
 
@@ -47,13 +49,13 @@ impl State {
     pub fn write_plain_result(&mut self, key: &str, value: Value, meta: WriteMeta) {
         self.version += 1;
         self.journal.quiet(self.version);
-        self.store_result(key, value, meta);
+        self.store_result(key, value, None, meta);
     }
 
     /// Stores an (already normalized) result at the current version, unless the
     /// stored one was fetched later; an equal value keeps its identity. Clears the
     /// key's error.
-    fn store_result(&mut self, key: &str, value: Value, meta: WriteMeta) {
+    fn store_result(&mut self, key: &str, value: Value, args: Option<Arc<Value>>, meta: WriteMeta) {
         self.note_key(key, true, true);
         let version = self.version;
         let result_meta = ResultMeta {
@@ -65,9 +67,10 @@ impl State {
         };
         match self.results.get_mut(key) {
             Some(existing) if (existing.meta.fetched_at, existing.meta.seq) > (meta.fetched_at, meta.seq) => {}
-            Some(existing) if *existing.value == value => existing.meta = result_meta,
+            Some(existing) if *existing.value == value && existing.args == args => existing.meta = result_meta,
             _ => {
-                self.results.insert(key.to_owned(), ResultEntry { value: Arc::new(value), meta: result_meta, version });
+                let entry = ResultEntry { value: Arc::new(value), meta: result_meta, version, args };
+                self.results.insert(key.to_owned(), entry);
             }
         }
         self.errors.remove(key);

@@ -196,6 +196,30 @@ impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
     }
 }
 
+/// Deserializer methods for a type asked for: see [`ValueDe::typed`].
+macro_rules! typed_hints {
+    ($($method:ident)*) => {
+        $(
+            fn $method<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+                self.typed(visitor)
+            }
+        )*
+    };
+}
+
+impl<'a, 's, 'c> ValueDe<'a, 's, 'c> {
+    /// A read of a type asked for: a scalar with no cell fails saying why
+    /// (only a read as JSON, through `deserialize_any`, takes it as `null`).
+    fn typed<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Error> {
+        if let Schema::Scalar(scalar) = self.schema {
+            if let Cell::Missing(why) = self.scalar(scalar) {
+                return Err(de::Error::custom(why));
+            }
+        }
+        self.deserialize_any(visitor)
+    }
+}
+
 impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
     type Error = Error;
 
@@ -204,6 +228,12 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
         // The hot path (every entity reference) skips building a `Presented`.
         if let Schema::Entity(def) | Schema::Invalidate(def) = schema {
             return self.entity(def, value)?.deserialize_any(visitor);
+        }
+        // Read as JSON (no type asked for), a scalar with no cell is `null`.
+        if let Schema::Scalar(scalar) = schema {
+            if let Cell::Missing(_) = self.scalar(scalar) {
+                return visitor.visit_unit();
+            }
         }
         match self.presented()? {
             Presented::Entity(entity) => entity.deserialize_any(visitor),
@@ -291,10 +321,37 @@ impl<'a, 's, 'c> Deserializer<'a> for ValueDe<'a, 's, 'c> {
         visitor.visit_unit()
     }
 
-    serde::forward_to_deserialize_any! {
-        <W: Visitor<'a>>
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+    typed_hints! {
+        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128 deserialize_f32
+        deserialize_f64 deserialize_char deserialize_str deserialize_string deserialize_bytes
+        deserialize_byte_buf deserialize_unit deserialize_seq deserialize_map deserialize_identifier
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'a>>(self, _: &'static str, visitor: V) -> Result<V::Value, Error> {
+        self.typed(visitor)
+    }
+
+    fn deserialize_tuple<V: Visitor<'a>>(self, _: usize, visitor: V) -> Result<V::Value, Error> {
+        self.typed(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'a>>(
+        self,
+        _: &'static str,
+        _: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.typed(visitor)
+    }
+
+    fn deserialize_struct<V: Visitor<'a>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.typed(visitor)
     }
 }
 
