@@ -30,31 +30,7 @@ where
     T: serde::de::DeserializeOwned + Send + Sync + 'static,
     K: LazyKeys<T> + Send + Sync + 'static,
 {
-    let keys = Signal::derive(keys);
-    let controller = crate::provider::use_controller();
-    let state = ArcRwSignal::new(None::<Arc<T>>);
-    let listener = {
-        let (controller, state) = (controller.clone(), state.clone());
-        move || {
-            let next = keys.with_untracked(|keys| controller.query_lazy(&query, keys)).ok().flatten();
-            let same = state.with_untracked(|now| match (now, &next) {
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                (None, None) => true,
-                _ => false,
-            });
-            if !same {
-                state.set(next);
-            }
-        }
-    };
-    let id = controller.listen_reads(listener);
-    // New keys: read again (the first run too: they may have moved since).
-    let rerun = send_wrapper::SendWrapper::new(controller.clone());
-    Effect::new(move |_| {
-        keys.track();
-        rerun.run_listener(id);
-    });
-    let cleanup = send_wrapper::SendWrapper::new(controller);
-    on_cleanup(move || cleanup.unlisten(id));
-    Signal::derive(move || state.get())
+    super::follow::follow_read(Signal::derive(keys), move |controller, keys| {
+        controller.query_lazy(&query, keys).ok().flatten()
+    })
 }

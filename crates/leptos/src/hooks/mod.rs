@@ -4,6 +4,7 @@ mod activity;
 mod cache;
 mod each;
 mod fetch;
+mod follow;
 mod lazy;
 mod list;
 mod live;

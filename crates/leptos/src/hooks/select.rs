@@ -58,32 +58,5 @@ where
     T: serde::de::DeserializeOwned + Send + Sync + 'static,
     R: Send + Sync + 'static,
 {
-    let args: Signal<rdc_core::json::Value> = args.into();
-    let controller = crate::provider::use_controller();
-    let state = ArcRwSignal::new(None::<Arc<R>>);
-    let listener = {
-        let (controller, state) = (controller.clone(), state.clone());
-        move || {
-            let next = args.with_untracked(|args| controller.select(&query, args)).ok().flatten();
-            let same = state.with_untracked(|now| match (now, &next) {
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                (None, None) => true,
-                _ => false,
-            });
-            if !same {
-                state.set(next);
-            }
-        }
-    };
-    let id = controller.listen_reads(listener);
-    // New args: select again. The first run selects too: the args may have
-    // moved between `listen_reads` and the effect's first run.
-    let rerun = send_wrapper::SendWrapper::new(controller.clone());
-    Effect::new(move |_| {
-        args.track();
-        rerun.run_listener(id);
-    });
-    let cleanup = send_wrapper::SendWrapper::new(controller);
-    on_cleanup(move || cleanup.unlisten(id));
-    Signal::derive(move || state.get())
+    super::follow::follow_read(args.into(), move |controller, args| controller.select(&query, args).ok().flatten())
 }
