@@ -5,7 +5,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::json::Value;
 
-use super::EntityMeta;
 use super::{EntityDef, Object, Schema, SchemaOf};
 
 /// A list stored once per distinct set of arguments, e.g. `todos?userId=1`.
@@ -478,23 +477,9 @@ fn table_def(name: &'static str, pages: bool) -> &'static EntityDef {
     defs.entry((name, pages)).or_insert_with(|| {
         // One small allocation per collection name, for the life of the program.
         Box::leak(Box::new(EntityDef {
-            key,
-            pk: |_| None,
-            pk_field: None,
-            indexes: &[],
-            nested: || &[],
-            check_fields: |_| Ok(()),
-            process: |value, _| Ok(value),
-            pk_found: |_, _| None,
-            process_found: |value, _| Ok(value),
-            validate: |_| Ok(()),
-            merge: if pages { join_pages } else { |_, incoming| incoming.clone() },
-            default_merge: false,
             replaces: !pages,
             drops_older: pages,
-            should_update: |existing: &EntityMeta, incoming: &EntityMeta| incoming.not_older_than(existing),
-            reader: None,
-            list_reader: None,
+            ..EntityDef::internal_table(key, if pages { join_pages } else { |_, incoming| incoming.clone() })
         }))
     })
 }

@@ -160,6 +160,31 @@ pub struct EntityDef {
 }
 
 impl EntityDef {
+    /// The definition of a table of rdc's own (a collection's lists, a
+    /// scalar's cells), written with `merge`: no pk of its own, no fields
+    /// checked or nested, newer-or-equal writes win.
+    pub(crate) fn internal_table(key: &'static str, merge: fn(&Object, &Object) -> Object) -> EntityDef {
+        EntityDef {
+            key,
+            pk: |_| None,
+            pk_field: None,
+            indexes: &[],
+            nested: || &[],
+            check_fields: |_| Ok(()),
+            process: |value, _| Ok(value),
+            pk_found: |_, _| None,
+            process_found: |value, _| Ok(value),
+            validate: |_| Ok(()),
+            merge,
+            default_merge: false,
+            replaces: false,
+            drops_older: false,
+            should_update: |existing: &EntityMeta, incoming: &EntityMeta| incoming.not_older_than(existing),
+            reader: None,
+            list_reader: None,
+        }
+    }
+
     /// The nested field named `name` (wire name), if any.
     pub fn nested_field(&self, name: &str) -> Option<&'static NestedField> {
         (self.nested)().iter().find(|f| f.name == name)

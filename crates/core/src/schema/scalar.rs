@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::de::DeserializeOwned;
 
-use super::{Entity, EntityDef, EntityMeta, FieldError, Schema};
+use super::{Entity, EntityDef, FieldError, Schema};
 use crate::json::Value;
 
 /// A lens-dependent kind of entity field: its name (the key of its table) and
@@ -225,23 +225,8 @@ fn cell_def(key: &'static str) -> &'static EntityDef {
         // One small allocation per scalar name, for the life of the program.
         let table: &'static str = Box::leak(format!("Scalar({key})").into_boxed_str());
         Box::leak(Box::new(EntityDef {
-            key: table,
-            pk: |_| None,
-            pk_field: None,
-            indexes: &[],
-            nested: || &[],
-            check_fields: |_| Ok(()),
-            process: |value, _| Ok(value),
-            pk_found: |_, _| None,
-            process_found: |value, _| Ok(value),
-            validate: |_| Ok(()),
-            merge: |existing, incoming| existing.overlaid(incoming),
             default_merge: true,
-            replaces: false,
-            drops_older: false,
-            should_update: |existing: &EntityMeta, incoming: &EntityMeta| incoming.not_older_than(existing),
-            reader: None,
-            list_reader: None,
+            ..EntityDef::internal_table(table, |existing, incoming| existing.overlaid(incoming))
         }))
     })
 }
