@@ -121,14 +121,14 @@ start_api_server() {
 }
 
 # The server-rendered demo (demo-ssr/, a workspace of its own): the server built
-# with Leptos' `ssr` feature, the browser part with `hydrate`, bound by the pinned
-# wasm-bindgen (`--target web`): what `cargo leptos build` does, with no tool
-# beyond the ones installed above.
+# with Leptos' `ssr` feature (with its load client, `ssr-load`), the browser part
+# with `hydrate`, bound by the pinned wasm-bindgen (`--target web`): what
+# `cargo leptos build` does, with no tool beyond the ones installed above.
 SSR_SITE="$CARGO_TARGET_DIR/ssr-site"
 build_ssr_demo() {
     say "building the server-rendered demo (server: ssr; browser: hydrate)"
-    cargo build -q --manifest-path demo-ssr/Cargo.toml --features ssr --bin rdc-demo-ssr \
-        || die "the SSR demo's server did not build"
+    cargo build -q --manifest-path demo-ssr/Cargo.toml --features ssr --bin rdc-demo-ssr --bin ssr-load \
+        || die "the SSR demo's server (or its load client) did not build"
     cargo build -q --manifest-path demo-ssr/Cargo.toml --lib --features hydrate --target wasm32-unknown-unknown \
         || die "the SSR demo's browser part did not build"
     mkdir -p "$SSR_SITE/pkg"
