@@ -4,6 +4,7 @@
 
 WASM_BINDGEN_VERSION=0.2.130
 TRUNK_VERSION=0.21.14
+CARGO_LEPTOS_VERSION=0.3.5
 # The demo proxies /api to this port (Trunk.toml); change both together.
 RDC_API_PORT=${RDC_API_PORT:-3917}
 export RDC_API_PORT
@@ -53,6 +54,17 @@ ensure_trunk() {
         say "installing trunk $TRUNK_VERSION (about 10 minutes on 2 cores)"
         cargo install trunk --version "$TRUNK_VERSION" --locked --force \
             || die "could not install trunk $TRUNK_VERSION"
+    fi
+}
+
+# cargo-leptos, pinned (0.3.11 with --locked needs a newer rustc), built with
+# `no_downloads`: it takes wasm-bindgen (and, for release builds, wasm-opt) from
+# PATH and fails clearly instead of downloading them.
+ensure_cargo_leptos() {
+    if [ "$(cargo-leptos --version 2>/dev/null)" != "cargo-leptos $CARGO_LEPTOS_VERSION" ]; then
+        say "installing cargo-leptos $CARGO_LEPTOS_VERSION (about 10 minutes on 2 cores)"
+        cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked --features no_downloads --force \
+            || die "could not install cargo-leptos $CARGO_LEPTOS_VERSION"
     fi
 }
 
