@@ -7,8 +7,9 @@
 //! the data it should hold (the shared page's list; on the user's page, that
 //! user's name), else an error; any other user's name in it is a leak (the
 //! markup `<b>name</b>` or the carried JSON `"name":"name"`, raw or escaped).
-//! Prints one line (requests/s, p50, p99, errors, leaks) and one JSON line
-//! (the same, and each page's p50 and p99); exits 1 when there was an error or a leak.
+//! Prints one line (requests, requests/s, p50 and p99 of all, of the shared
+//! page, of the user's page, errors, leaks; times in ms) and the same as one
+//! JSON line; exits 1 when there was an error or a leak.
 //!
 //! It stops by itself: no request starts after the deadline, and the whole
 //! run is cut `DRAIN` later whatever the server does.
@@ -272,7 +273,11 @@ async fn main() {
     for example in tally.examples.lock().unwrap_or_else(|e| e.into_inner()).iter() {
         eprintln!("ssr-load: {example}");
     }
-    println!("{:<28} {:>8} {:>9.1} {:>8.1} {:>8.1} {:>7} {:>6}", options.label, done, rps, p50, p99, errors, leaks);
+    let [shared, user] = [&by_page[0], &by_page[1]].map(|t| (quantile_ms(t, 0.5), quantile_ms(t, 0.99)));
+    println!(
+        "{:<28} {:>8} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>7.1} {:>6} {:>5}",
+        options.label, done, rps, p50, p99, shared.0, shared.1, user.0, user.1, errors, leaks
+    );
     let pages: Vec<serde_json::Value> = [&options.shared_page, &options.user_page]
         .into_iter()
         .zip(&by_page)
