@@ -4,6 +4,7 @@
 
 WASM_BINDGEN_VERSION=0.2.130
 TRUNK_VERSION=0.21.14
+CARGO_LEPTOS_VERSION=0.3.5
 # The demo proxies /api to this port (Trunk.toml); change both together.
 RDC_API_PORT=${RDC_API_PORT:-3917}
 export RDC_API_PORT
@@ -53,6 +54,17 @@ ensure_trunk() {
         say "installing trunk $TRUNK_VERSION (about 10 minutes on 2 cores)"
         cargo install trunk --version "$TRUNK_VERSION" --locked --force \
             || die "could not install trunk $TRUNK_VERSION"
+    fi
+}
+
+# cargo-leptos, pinned (0.3.11 with --locked needs a newer rustc), built with
+# `no_downloads`: it takes wasm-bindgen (and, for release builds, wasm-opt) from
+# PATH and fails clearly instead of downloading them.
+ensure_cargo_leptos() {
+    if [ "$(cargo-leptos --version 2>/dev/null)" != "cargo-leptos $CARGO_LEPTOS_VERSION" ]; then
+        say "installing cargo-leptos $CARGO_LEPTOS_VERSION (about 10 minutes on 2 cores)"
+        cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked --features no_downloads --force \
+            || die "could not install cargo-leptos $CARGO_LEPTOS_VERSION"
     fi
 }
 
@@ -121,14 +133,14 @@ start_api_server() {
 }
 
 # The server-rendered demo (demo-ssr/, a workspace of its own): the server built
-# with Leptos' `ssr` feature, the browser part with `hydrate`, bound by the pinned
-# wasm-bindgen (`--target web`): what `cargo leptos build` does, with no tool
-# beyond the ones installed above.
+# with Leptos' `ssr` feature (with its load client, `ssr-load`), the browser part
+# with `hydrate`, bound by the pinned wasm-bindgen (`--target web`): what
+# `cargo leptos build` does, with no tool beyond the ones installed above.
 SSR_SITE="$CARGO_TARGET_DIR/ssr-site"
 build_ssr_demo() {
     say "building the server-rendered demo (server: ssr; browser: hydrate)"
-    cargo build -q --manifest-path demo-ssr/Cargo.toml --features ssr --bin rdc-demo-ssr \
-        || die "the SSR demo's server did not build"
+    cargo build -q --manifest-path demo-ssr/Cargo.toml --features ssr --bin rdc-demo-ssr --bin ssr-load \
+        || die "the SSR demo's server (or its load client) did not build"
     cargo build -q --manifest-path demo-ssr/Cargo.toml --lib --features hydrate --target wasm32-unknown-unknown \
         || die "the SSR demo's browser part did not build"
     mkdir -p "$SSR_SITE/pkg"
