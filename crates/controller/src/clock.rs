@@ -23,27 +23,28 @@ pub trait Clock {
 /// their order, and data stays fresh as long as it had left.
 pub(crate) struct Steady {
     /// The last reading of the injected clock, and what it read as here.
-    last: std::cell::Cell<(u64, u64)>,
+    last: std::sync::Mutex<(u64, u64)>,
 }
 
 impl Steady {
     /// Starts at `raw`, the injected clock's reading now.
     pub fn new(raw: u64) -> Steady {
-        Steady { last: std::cell::Cell::new((raw, raw)) }
+        Steady { last: std::sync::Mutex::new((raw, raw)) }
     }
 
     /// The time for `raw`, the injected clock's reading now.
     pub fn at(&self, raw: u64) -> u64 {
-        let (last_raw, last) = self.last.get();
-        let now = last.saturating_add(raw.saturating_sub(last_raw));
-        self.last.set((raw, now));
+        // Read and moved on under one lock: two threads never both move it from one reading.
+        let mut last = super::sync::lock(&self.last);
+        let now = last.1.saturating_add(raw.saturating_sub(last.0));
+        *last = (raw, now);
         now
     }
 
     /// How far this clock is ahead of the injected one (the steps back it
     /// held through), as of the last reading.
     pub fn offset(&self) -> u64 {
-        let (raw, now) = self.last.get();
+        let (raw, now) = *super::sync::lock(&self.last);
         now.saturating_sub(raw)
     }
 }

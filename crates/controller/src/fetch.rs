@@ -2,6 +2,7 @@
 //! and cancellation, and the typed calls over the JSON ones.
 
 use std::rc::Rc;
+use std::sync::atomic::Ordering;
 
 use super::*;
 
@@ -104,9 +105,9 @@ impl Controller {
         let this = self.clone();
         // The session it was made in: a reset before it runs (a logout right
         // after a reload replayed it) means it is never sent nor shown.
-        let epoch = self.inner.epoch.get();
+        let epoch = self.inner.epoch.load(Ordering::SeqCst);
         Box::pin(async move {
-            if epoch != this.inner.epoch.get() {
+            if epoch != this.inner.epoch.load(Ordering::SeqCst) {
                 shared.resolve(Err(Rc::new(FetchError::<E::Error>::Reset) as Rc<dyn std::any::Any>));
                 return;
             }
@@ -131,7 +132,8 @@ impl Controller {
                 }
                 turn.as_ref().and_then(|turn| this.took_turn(turn))
             };
-            let skipped = epoch != this.inner.epoch.get() || abort.as_ref().is_some_and(Abort::is_aborted);
+            let skipped =
+                epoch != this.inner.epoch.load(Ordering::SeqCst) || abort.as_ref().is_some_and(Abort::is_aborted);
             if !skipped {
                 this.dispatch(Action::Sent { key: &key });
             }
@@ -162,7 +164,7 @@ impl Controller {
                 this.inner.layers.borrow_mut().retain(|l| l.id != id);
                 this.write_base(|_| ());
             }
-            let outcome = if epoch != this.inner.epoch.get() {
+            let outcome = if epoch != this.inner.epoch.load(Ordering::SeqCst) {
                 Err(FetchError::Reset)
             } else if skipped {
                 Err(FetchError::Aborted)
@@ -254,7 +256,7 @@ impl Controller {
     /// reader retains the key or a caller awaits the answer (`shared` beyond
     /// the request's own handle and the key's in-flight mark).
     fn still_wanted(&self, key: &str, shared: &Rc<Shared>, abort: &Option<Abort>, epoch: u64) -> bool {
-        if epoch != self.inner.epoch.get() || abort.as_ref().is_some_and(Abort::is_aborted) {
+        if epoch != self.inner.epoch.load(Ordering::SeqCst) || abort.as_ref().is_some_and(Abort::is_aborted) {
             return false;
         }
         let keys = self.inner.keys.borrow();

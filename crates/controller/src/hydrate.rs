@@ -3,6 +3,7 @@
 //! the browser's clock.
 
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::Ordering;
 
 use super::Controller;
 use rdc_core::Millis;
@@ -120,7 +121,7 @@ impl Controller {
             taken_at: self.now(),
             state,
             persist: Vec::new(),
-            since: self.inner.since.get(),
+            since: self.inner.since.load(Ordering::SeqCst),
             offset: self.clock_offset(),
         }
     }
@@ -237,7 +238,7 @@ impl Controller {
         // by the difference (those still ahead of this clock move back).
         let (theirs, ours) = (shared.offset, self.clock_offset());
         let shift = move |at: Millis| at.saturating_sub(theirs).saturating_add(ours);
-        if shift(shared.since) < self.inner.reset_at.get() {
+        if shift(shared.since) < self.inner.reset_at.load(Ordering::SeqCst) {
             return;
         }
         self.take_up_from_elsewhere(shared.state, &shared.persist, shift);
@@ -252,15 +253,16 @@ impl Controller {
 
     /// Runs `f` with sharing off: what it writes came from elsewhere.
     pub(super) fn not_shared<R>(&self, f: impl FnOnce() -> R) -> R {
-        let was = self.inner.not_sharing.replace(true);
+        // Per thread: another thread's own writes are still shared meanwhile.
+        let was = self.inner.not_sharing.replace(Some(()));
         let out = f();
-        self.inner.not_sharing.set(was);
+        self.inner.not_sharing.replace(was);
         out
     }
 
     /// Where the change log stands, when writes are shared.
     pub(super) fn share_mark(&self) -> Option<rdc_core::ChangeMark> {
-        if self.inner.not_sharing.get() || self.inner.sinks.borrow().is_empty() {
+        if self.inner.not_sharing.is_set() || self.inner.sinks.borrow().is_empty() {
             return None;
         }
         self.inner.base.borrow().change_mark()
@@ -287,7 +289,7 @@ impl Controller {
                 taken_at: self.now(),
                 state: slice,
                 persist,
-                since: self.inner.since.get(),
+                since: self.inner.since.load(Ordering::SeqCst),
                 offset: self.clock_offset(),
             }
         });

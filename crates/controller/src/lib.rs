@@ -32,12 +32,15 @@ mod saved_body;
 mod services;
 mod shared;
 mod spawn;
+mod sync;
 mod topics;
 mod writes;
 
-use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+
+use sync::{Gate, PerThread, Slot};
 
 use rdc_core::json::Value;
 use serde::de::DeserializeOwned;
@@ -150,45 +153,50 @@ struct Layer {
 }
 
 struct Inner {
+    /// What every slot below is borrowed through (`sync.rs`).
+    gate: Arc<Gate>,
     /// The store readers see: the fetched data with the optimistic layers
     /// written over it (and recorded, so they can be taken back; see `write_base`).
-    base: RefCell<State>,
-    layers: RefCell<Vec<Layer>>,
-    memo: RefCell<MemoCache>,
+    base: Slot<State>,
+    layers: Slot<Vec<Layer>>,
+    memo: Slot<MemoCache>,
     clock: Rc<dyn Clock>,
     timers: Rc<dyn Timers>,
     spawner: Rc<dyn Spawn>,
-    epoch: Cell<u64>,
+    epoch: AtomicU64,
     /// Whether polls wait (the page hidden, the browser offline).
-    polls_paused: Cell<bool>,
-    next_id: Cell<u64>,
-    listeners: RefCell<Listeners>,
+    polls_paused: AtomicBool,
+    next_id: AtomicU64,
+    listeners: Slot<Listeners>,
     /// What the tracked listener running now has read so far.
-    tracking: RefCell<Option<Topics>>,
+    tracking: PerThread<Topics>,
     /// Typed reads made so far (`Controller::read_count`).
-    reads: Cell<u64>,
+    reads: AtomicU64,
     /// Listeners woken and not yet run, in order: one that panics leaves the
     /// rest here, and the next change runs them first.
-    waking: RefCell<std::collections::VecDeque<u64>>,
+    waking: Slot<std::collections::VecDeque<u64>>,
+    /// The thread running woken listeners now (its token; 0: none). Read and
+    /// set only while `waking` is borrowed.
+    notifying: AtomicUsize,
     /// What each `listen_changes` listener has yet to be told, by its id.
-    change_feeds: RefCell<rdc_core::FastMap<u64, notify::ChangeFeed>>,
+    change_feeds: Slot<rdc_core::FastMap<u64, notify::ChangeFeed>>,
     /// When each answer counts as fetched (`order.rs`).
     order: order::Order,
     /// The clock read as one that never goes back (`Controller::now`).
     steady: clock::Steady,
     /// When the data this store may hold began: its start or its last
     /// reset. Sent with what it shares (`Dehydrated::since`).
-    since: Cell<rdc_core::Millis>,
+    since: AtomicU64,
     /// When the store was last reset (0: never). What another tab wrote
     /// before then (its data began earlier) is not taken up.
-    reset_at: Cell<rdc_core::Millis>,
+    reset_at: AtomicU64,
     /// Per endpoint key: request in flight, retainers, schema, poll, typed error.
-    keys: RefCell<keys::Keys>,
+    keys: Slot<keys::Keys>,
     /// Hydrated results whose schema no reader has named yet (the garbage
     /// collector needs it to see which entities they reach).
-    schemas_unknown: Cell<usize>,
+    schemas_unknown: Slot<usize>,
     /// What the app gave this controller's endpoints (`services.rs`).
-    services: RefCell<Rc<services::Services>>,
+    services: Slot<Rc<services::Services>>,
     /// What sees each action (`manager.rs`).
     managers: manager::Managers,
     /// Mutations waiting to be sent (`offline.rs`).
@@ -199,17 +207,17 @@ struct Inner {
     replays: replay::Replays,
     /// What hears of each write to the fetched data (`share_writes`,
     /// persistence; in `hydrate.rs`).
-    sinks: RefCell<Vec<hydrate::Sink>>,
+    sinks: Slot<Vec<hydrate::Sink>>,
     /// Set while taking up data from elsewhere: not shared on.
-    not_sharing: Cell<bool>,
+    not_sharing: PerThread<()>,
     /// Rows taken up from elsewhere with kept results whose schema is not
     /// known here yet: kept with them (`persist.rs`).
-    taken_rows: RefCell<persist::Rows>,
+    taken_rows: Slot<persist::Rows>,
     /// The entity types kept across page loads (`persist.rs`).
-    kept_tables: RefCell<Vec<&'static str>>,
+    kept_tables: Slot<Vec<&'static str>>,
     /// While saves are made: the data they keep was fetched at or after this
     /// (what the last save kept; 0 before the first). The GC leaves it.
-    kept_since: Cell<Option<rdc_core::Millis>>,
+    kept_since: Slot<Option<rdc_core::Millis>>,
     /// The requests in flight (`activity.rs`).
     activity: activity::Activity,
     /// The args each stored result's key was made from (`invalidate.rs`).
@@ -270,41 +278,45 @@ impl Controller {
     ) -> Controller {
         let start = clock.now();
         let origin = clock::origin(&clock);
+        let gate = Arc::new(Gate::default());
+        let g = &gate;
         Controller {
             inner: Rc::new(Inner {
-                base: RefCell::new(tracked_state()),
-                layers: RefCell::default(),
-                memo: RefCell::default(),
+                base: Slot::new(g, "base", tracked_state()),
+                layers: Slot::new(g, "layers", Vec::new()),
+                memo: Slot::new(g, "memo", MemoCache::default()),
                 clock: Rc::new(clock),
                 timers: Rc::new(timers),
                 spawner: Rc::new(spawner),
-                epoch: Cell::new(0),
-                polls_paused: Cell::new(false),
-                next_id: Cell::new(0),
-                listeners: RefCell::default(),
-                tracking: RefCell::default(),
-                reads: Cell::new(0),
-                waking: RefCell::default(),
-                change_feeds: RefCell::default(),
+                epoch: AtomicU64::new(0),
+                polls_paused: AtomicBool::new(false),
+                next_id: AtomicU64::new(0),
+                listeners: Slot::new(g, "listeners", Listeners::default()),
+                tracking: PerThread::new(g, "tracking"),
+                reads: AtomicU64::new(0),
+                waking: Slot::new(g, "waking", Default::default()),
+                notifying: AtomicUsize::new(0),
+                change_feeds: Slot::new(g, "change_feeds", Default::default()),
                 order: order::Order::new(origin),
                 steady: clock::Steady::new(start),
-                since: Cell::new(start),
-                reset_at: Cell::new(0),
-                keys: RefCell::default(),
-                schemas_unknown: Cell::new(0),
-                services: RefCell::default(),
-                managers: manager::Managers::default(),
+                since: AtomicU64::new(start),
+                reset_at: AtomicU64::new(0),
+                keys: Slot::new(g, "keys", Default::default()),
+                schemas_unknown: Slot::new(g, "schemas_unknown", 0),
+                services: Slot::new(g, "services", Default::default()),
+                managers: manager::Managers::new(g),
                 #[cfg(feature = "offline")]
-                queue: offline::Queue::default(),
+                queue: offline::Queue::new(g),
                 #[cfg(all(feature = "offline", feature = "persist"))]
-                replays: replay::Replays::default(),
-                sinks: RefCell::default(),
-                not_sharing: Cell::new(false),
-                taken_rows: RefCell::default(),
-                kept_tables: RefCell::default(),
-                kept_since: Cell::new(None),
-                activity: activity::Activity::default(),
-                origins: invalidate::Origins::default(),
+                replays: replay::Replays::new(g),
+                sinks: Slot::new(g, "sinks", Vec::new()),
+                not_sharing: PerThread::new(g, "not_sharing"),
+                taken_rows: Slot::new(g, "taken_rows", Default::default()),
+                kept_tables: Slot::new(g, "kept_tables", Vec::new()),
+                kept_since: Slot::new(g, "kept_since", None),
+                activity: activity::Activity::new(g),
+                origins: invalidate::Origins::new(g),
+                gate,
             }),
         }
     }
@@ -336,9 +348,8 @@ impl Controller {
     }
 
     fn next_id(&self) -> u64 {
-        let id = self.inner.next_id.get() + 1;
-        self.inner.next_id.set(id);
-        id
+        // One add: two threads never get the same id.
+        self.inner.next_id.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// Runs `f` on the store as readers see it (optimistic layers applied).

@@ -6,7 +6,9 @@
 //! capped, never under [`LiveFeed::MIN_BACKOFF_MS`]), resuming after the last
 //! message received. The ordering rules are on [`LiveFeed`].
 
-use std::cell::{Cell, RefCell};
+use std::sync::Mutex;
+
+use super::sync::lock;
 use std::rc::Rc;
 
 use rdc_core::json::Value;
@@ -106,8 +108,8 @@ struct Feed {
     schema: Schema,
     watches: Box<dyn Fn(&str) -> bool>,
     /// The first wait before reopening, and the longest, in ms.
-    backoff: Cell<(u64, u64)>,
-    state: RefCell<FeedState>,
+    backoff: Mutex<(u64, u64)>,
+    state: Mutex<FeedState>,
 }
 
 #[derive(Default)]
@@ -172,8 +174,8 @@ impl LiveFeed {
                 source: Box::new(source),
                 schema,
                 watches: Box::new(watches),
-                backoff: Cell::new((1_000, 30_000)),
-                state: RefCell::default(),
+                backoff: Mutex::new((1_000, 30_000)),
+                state: Mutex::default(),
             }),
         }
     }
@@ -201,14 +203,14 @@ impl LiveFeed {
     pub fn backoff(self, first_ms: u64, max_ms: u64) -> LiveFeed {
         if first_ms > 0 {
             let first = first_ms.max(Self::MIN_BACKOFF_MS);
-            self.inner.backoff.set((first, max_ms.max(first)));
+            *lock(&self.inner.backoff) = (first, max_ms.max(first));
         }
         self
     }
 
     /// What the feed did so far.
     pub fn stats(&self) -> LiveStats {
-        self.inner.state.borrow().stats
+        lock(&self.inner.state).stats
     }
 
     /// Why the last message was rejected (not JSON, not the schema's shape,
@@ -229,7 +231,7 @@ impl LiveFeed {
     /// assert_eq!(feed.last_error(), None);
     /// ```
     pub fn last_error(&self) -> Option<String> {
-        self.inner.state.borrow().last_error.clone()
+        lock(&self.inner.state).last_error.clone()
     }
 }
 
@@ -238,7 +240,7 @@ impl Manager for LiveFeed {
         match action {
             Action::Retained { key } if (self.inner.watches)(key) => {
                 let first = {
-                    let mut state = self.inner.state.borrow_mut();
+                    let mut state = lock(&self.inner.state);
                     state.readers += 1;
                     state.readers == 1
                 };
@@ -248,7 +250,7 @@ impl Manager for LiveFeed {
             }
             Action::Released { key } if (self.inner.watches)(key) => {
                 let last = {
-                    let mut state = self.inner.state.borrow_mut();
+                    let mut state = lock(&self.inner.state);
                     state.readers = state.readers.saturating_sub(1);
                     state.readers == 0
                 };
@@ -264,7 +266,7 @@ impl Manager for LiveFeed {
 /// Opens a new connection; events of earlier ones are ignored from now on.
 fn open(feed: &Rc<Feed>, controller: &Controller) {
     let (connection, after) = {
-        let mut state = feed.state.borrow_mut();
+        let mut state = lock(&feed.state);
         state.connection += 1;
         state.stats.connected = true;
         state.counted = None;
@@ -274,13 +276,13 @@ fn open(feed: &Rc<Feed>, controller: &Controller) {
     let (weak, controller) = (Rc::downgrade(feed), controller.clone());
     let events: Rc<dyn Fn(StreamEvent)> = Rc::new(move |event| {
         if let Some(feed) = weak.upgrade() {
-            if feed.state.borrow().connection == connection {
+            if lock(&feed.state).connection == connection {
                 on_event(&feed, &controller, event);
             }
         }
     });
     let close = feed.source.open(after, events);
-    let mut state = feed.state.borrow_mut();
+    let mut state = lock(&feed.state);
     // An event sent while opening may have ended this connection already.
     match state.connection == connection && state.stats.connected {
         true => state.close = Some(close),
@@ -294,7 +296,7 @@ fn open(feed: &Rc<Feed>, controller: &Controller) {
 /// Closes the connection and any pending reopen.
 fn close(feed: &Feed, controller: &Controller) {
     let (close, timer) = {
-        let mut state = feed.state.borrow_mut();
+        let mut state = lock(&feed.state);
         state.connection += 1;
         state.stats.connected = false;
         (state.close.take(), state.reopen_timer.take())
@@ -310,14 +312,14 @@ fn close(feed: &Feed, controller: &Controller) {
 fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
     match event {
         StreamEvent::Opened => {
-            let mut state = feed.state.borrow_mut();
+            let mut state = lock(&feed.state);
             state.opened_at = Some(controller.now());
             state.stats.opened += 1;
         }
         StreamEvent::Message { id, data } => on_message(feed, controller, id, data),
-        StreamEvent::Rejected(reason) => feed.state.borrow_mut().reject(reason),
+        StreamEvent::Rejected(reason) => lock(&feed.state).reject(reason),
         StreamEvent::Failed(reason) => {
-            feed.state.borrow_mut().last_error = Some(reason);
+            lock(&feed.state).last_error = Some(reason);
             close(feed, controller);
             reopen_after_backoff(feed, controller);
         }
@@ -333,7 +335,7 @@ impl FeedState {
 
 /// Writes a message that comes in order; counts the others.
 fn on_message(feed: &Rc<Feed>, controller: &Controller, id: Option<u64>, data: String) {
-    let mut state = feed.state.borrow_mut();
+    let mut state = lock(&feed.state);
     let in_order = match (id, state.counted) {
         (Some(u64::MAX), _) => return state.reject(format!("message id {} leaves no id to follow", u64::MAX)),
         (Some(id), counted) => counted.is_none_or(|last| id > last),
@@ -350,7 +352,7 @@ fn on_message(feed: &Rc<Feed>, controller: &Controller, id: Option<u64>, data: S
     let written = Value::parse(data)
         .map_err(|e| e.to_string())
         .and_then(|value| controller.set(&feed.schema, value).map_err(|e| e.to_string()));
-    let mut state = feed.state.borrow_mut();
+    let mut state = lock(&feed.state);
     match written {
         Ok(()) => {
             state.stats.applied += 1;
@@ -364,8 +366,8 @@ fn on_message(feed: &Rc<Feed>, controller: &Controller, id: Option<u64>, data: S
 /// in a row (reset once a connection proved good), if it is still read.
 fn reopen_after_backoff(feed: &Rc<Feed>, controller: &Controller) {
     let wait = {
-        let mut state = feed.state.borrow_mut();
-        let (first, max) = feed.backoff.get();
+        let mut state = lock(&feed.state);
+        let (first, max) = *lock(&feed.backoff);
         if state.opened_at.is_some_and(|at| controller.now().saturating_sub(at) >= first) {
             state.failures = 0;
         }
@@ -384,7 +386,7 @@ fn reopen_after_backoff(feed: &Rc<Feed>, controller: &Controller) {
         Box::new(move || {
             if let Some(feed) = weak.upgrade() {
                 let wanted = {
-                    let mut state = feed.state.borrow_mut();
+                    let mut state = lock(&feed.state);
                     state.reopen_timer = None;
                     state.readers > 0
                 };
@@ -394,5 +396,5 @@ fn reopen_after_backoff(feed: &Rc<Feed>, controller: &Controller) {
             }
         }),
     );
-    feed.state.borrow_mut().reopen_timer = Some(timer);
+    lock(&feed.state).reopen_timer = Some(timer);
 }

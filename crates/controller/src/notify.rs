@@ -3,6 +3,7 @@
 //! which the controller records while they run.
 
 use std::rc::Rc;
+use std::sync::atomic::Ordering;
 
 use super::topics::Topics;
 use super::writes::write_result;
@@ -11,7 +12,7 @@ use rdc_core::{Changes, State, TakenBack, WriteMeta};
 
 /// The changes a `listen_changes` listener has yet to be told, each with the
 /// store version after it.
-pub(super) type ChangeFeed = Rc<std::cell::RefCell<std::collections::VecDeque<(u64, Rc<Changes>)>>>;
+pub(super) type ChangeFeed = Rc<std::sync::Mutex<std::collections::VecDeque<(u64, Rc<Changes>)>>>;
 
 impl Controller {
     /// Calls `listener` after every change to the store; returns an id for
@@ -65,7 +66,8 @@ impl Controller {
             // One at a time, popped before the call (the listener may write,
             // and be told of that in turn; should it panic, the rest stay queued).
             loop {
-                let Some((version, changes)) = told.borrow_mut().pop_front() else { break };
+                let next = crate::sync::lock(&told).pop_front();
+                let Some((version, changes)) = next else { break };
                 listener(&changes, version);
             }
         });
@@ -160,12 +162,12 @@ impl Controller {
     /// assert_eq!(controller.read_count(), before + 1);
     /// ```
     pub fn read_count(&self) -> u64 {
-        self.inner.reads.get()
+        self.inner.reads.load(Ordering::SeqCst)
     }
 
     /// Counts one typed read.
     pub(super) fn count_read(&self) {
-        self.inner.reads.set(self.inner.reads.get().wrapping_add(1));
+        self.inner.reads.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Stops calling a listener.
@@ -182,27 +184,25 @@ impl Controller {
     /// Records, for the tracked listener running now, a read of endpoint `key`
     /// and what the memoized read of `memo_key` into `T` depended on.
     pub(super) fn note_read<T: 'static>(&self, key: Option<&str>, memo_key: &str) {
-        let mut tracking = self.inner.tracking.borrow_mut();
-        let Some(topics) = tracking.as_mut() else { return };
-        if let Some(key) = key {
-            topics.key(key);
-        }
-        topics.record(self.inner.memo.borrow().topics(std::any::TypeId::of::<T>(), memo_key));
+        self.inner.tracking.with(|topics| {
+            if let Some(key) = key {
+                topics.key(key);
+            }
+            topics.record(self.inner.memo.borrow().topics(std::any::TypeId::of::<T>(), memo_key));
+        });
     }
 
     /// Records, for the tracked listener running now, a look at `topic` (all
     /// of its fields).
     pub(super) fn note_topic(&self, topic: rdc_core::Topic) {
-        if let Some(topics) = self.inner.tracking.borrow_mut().as_mut() {
+        self.inner.tracking.with(|topics| {
             topics.record(std::iter::once(rdc_core::TopicFields { topic, fields: rdc_core::FieldMask::MAX }));
-        }
+        });
     }
 
     /// Records, for the tracked listener running now, a look at endpoint `key`.
     pub(super) fn note_key(&self, key: &str) {
-        if let Some(topics) = self.inner.tracking.borrow_mut().as_mut() {
-            topics.key(key);
-        }
+        self.inner.tracking.with(|topics| topics.key(key));
     }
 
     /// Runs `write` on the fetched data alone: takes the optimistic layers back
@@ -261,7 +261,7 @@ impl Controller {
         if !feeds.is_empty() && !changes.is_empty() {
             let (version, changes) = (self.inner.base.borrow().version(), Rc::new(changes));
             for feed in feeds.values() {
-                feed.borrow_mut().push_back((version, Rc::clone(&changes)));
+                crate::sync::lock(feed).push_back((version, Rc::clone(&changes)));
             }
         }
         drop(feeds);
@@ -277,9 +277,32 @@ impl Controller {
             rdc_core::json::sort::sort(&mut queued);
             waking.extend(wake.into_iter().filter(|id| queued.binary_search(id).is_err()));
         }
+        // One thread runs a controller's woken listeners at a time (each run
+        // reads what the one before it wrote): while another thread does, it
+        // runs these too, once it gets to them. On its own thread a change made
+        // by a listener runs the listeners it wakes, as before.
+        let me = crate::sync::thread_token();
+        let running = self.inner.notifying.load(Ordering::SeqCst);
+        if running != 0 && running != me {
+            return;
+        }
+        if running == 0 {
+            self.inner.notifying.store(me, Ordering::SeqCst);
+        }
         drop(waking);
+        let _draining = (running == 0).then_some(Draining { controller: self, me });
         loop {
-            let Some(id) = self.inner.waking.borrow_mut().pop_front() else { break };
+            let next = {
+                let mut waking = self.inner.waking.borrow_mut();
+                let next = waking.pop_front();
+                if next.is_none() && running == 0 {
+                    // Under the same borrow as the check: a change queued after
+                    // it finds no thread running listeners, and runs them itself.
+                    self.inner.notifying.store(0, Ordering::SeqCst);
+                }
+                next
+            };
+            let Some(id) = next else { break };
             // A listener woken earlier may have unmounted this one: `run_listener` skips it.
             self.run_listener(id);
         }
@@ -294,6 +317,20 @@ impl Controller {
 
 /// The tracking slot of a listener's outer run, put back when the listener
 /// returns or panics (so a panic does not leave its topics collecting reads).
+/// Marks the end of running woken listeners, even when one panics.
+struct Draining<'c> {
+    controller: &'c Controller,
+    me: usize,
+}
+
+impl Drop for Draining<'_> {
+    fn drop(&mut self) {
+        let inner = &self.controller.inner;
+        let _waking = inner.waking.borrow();
+        let _ = inner.notifying.compare_exchange(self.me, 0, Ordering::SeqCst, Ordering::SeqCst);
+    }
+}
+
 struct Tracking<'c> {
     controller: &'c Controller,
     outer: Option<Option<Topics>>,

@@ -4,7 +4,12 @@
 //! browser) and taken up again at the next start with their expiry.
 
 #[cfg(feature = "persist")]
-use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+#[cfg(feature = "persist")]
+use super::sync::lock;
+#[cfg(feature = "persist")]
+use std::cell::RefCell;
 #[cfg(feature = "persist")]
 use std::rc::{Rc, Weak};
 
@@ -355,11 +360,11 @@ impl Controller {
             controller: Rc::downgrade(&self.inner),
             persist,
             storage: Box::new(storage),
-            loaded: Cell::new(false),
-            saving: Cell::new(true),
-            dirty: Cell::new(false),
-            timer: Cell::new(None),
-            fitted: Cell::new(0),
+            loaded: AtomicBool::new(false),
+            saving: AtomicBool::new(true),
+            dirty: AtomicBool::new(false),
+            timer: std::sync::Mutex::new(None),
+            fitted: AtomicUsize::new(0),
         });
         self.inner.kept_tables.borrow_mut().extend(&keeper.persist.entity_types);
         self.inner.kept_since.set(Some(0));
@@ -376,22 +381,22 @@ impl Controller {
         }
         self.add_manager(ClearsOnReset(Rc::clone(&keeper)));
         let load = keeper.storage.load();
-        let (controller, epoch) = (self.clone(), self.inner.epoch.get());
+        let (controller, epoch) = (self.clone(), self.inner.epoch.load(Ordering::SeqCst));
         Box::pin(async move {
             let text = load.await;
             let restored = match text {
-                _ if controller.inner.epoch.get() != epoch => Restored::ResetMeanwhile,
+                _ if controller.inner.epoch.load(Ordering::SeqCst) != epoch => Restored::ResetMeanwhile,
                 Err(reason) => {
                     // What is saved was never read: it is not saved over.
-                    keeper.saving.set(false);
+                    keeper.saving.store(false, Ordering::SeqCst);
                     controller.inner.kept_since.set(None);
                     Restored::LoadFailed { reason }
                 }
                 Ok(None) => Restored::Nothing,
                 Ok(Some(text)) => keeper.restore(&controller, &text),
             };
-            keeper.loaded.set(true);
-            if keeper.dirty.get() {
+            keeper.loaded.store(true, Ordering::SeqCst);
+            if keeper.dirty.load(Ordering::SeqCst) {
                 keeper.schedule();
             }
             restored
@@ -479,7 +484,7 @@ impl Controller {
                         taken_at: now,
                         state,
                         persist: Vec::new(),
-                        since: self.inner.since.get(),
+                        since: self.inner.since.load(Ordering::SeqCst),
                         offset: self.clock_offset(),
                     },
                     #[cfg(feature = "offline")]
@@ -621,15 +626,15 @@ struct Keeper {
     storage: Box<dyn PersistStorage>,
     /// Whether what was kept has been taken up (nothing is saved before:
     /// it would replace what is not read yet).
-    loaded: Cell<bool>,
+    loaded: AtomicBool,
     /// Off when a newer version of the app keeps its data there.
-    saving: Cell<bool>,
+    saving: AtomicBool,
     /// Whether a write came since the last save.
-    dirty: Cell<bool>,
-    timer: Cell<Option<u64>>,
+    dirty: AtomicBool,
+    timer: std::sync::Mutex<Option<u64>>,
     /// How many items the last save kept, `usize::MAX` for all there were
     /// (where the next one's search starts).
-    fitted: Cell<usize>,
+    fitted: AtomicUsize,
 }
 
 #[cfg(feature = "persist")]
@@ -646,7 +651,7 @@ impl Keeper {
             Err(error) => Restored::Unreadable { reason: over.unwrap_or_else(|| error.to_string()) },
             Ok(found) if found.version > self.persist.version => {
                 // A newer version of the app keeps its data there: this tab leaves it alone.
-                self.saving.set(false);
+                self.saving.store(false, Ordering::SeqCst);
                 controller.inner.kept_since.set(None);
                 return Restored::OtherVersion { found: found.version };
             }
@@ -680,8 +685,8 @@ impl Keeper {
     }
 
     fn wrote(self: &Rc<Self>) {
-        self.dirty.set(true);
-        if self.loaded.get() && self.timer.get().is_none() {
+        self.dirty.store(true, Ordering::SeqCst);
+        if self.loaded.load(Ordering::SeqCst) && lock(&self.timer).is_none() {
             self.schedule();
         }
     }
@@ -691,15 +696,15 @@ impl Keeper {
     /// held mutation nor sends an answered one again.
     #[cfg(feature = "offline")]
     fn queue_changed(self: &Rc<Self>) {
-        if !self.loaded.get() {
+        if !self.loaded.load(Ordering::SeqCst) {
             // Saved once what was kept is taken up.
-            self.dirty.set(true);
+            self.dirty.store(true, Ordering::SeqCst);
             return;
         }
-        if !self.saving.get() {
+        if !self.saving.load(Ordering::SeqCst) {
             return;
         }
-        if let (Some(timer), Some(controller)) = (self.timer.get(), self.controller()) {
+        if let (Some(timer), Some(controller)) = (*lock(&self.timer), self.controller()) {
             controller.cancel_timer(timer);
         }
         self.save();
@@ -707,7 +712,7 @@ impl Keeper {
 
     fn schedule(self: &Rc<Self>) {
         let Some(controller) = self.controller() else { return };
-        if !self.saving.get() {
+        if !self.saving.load(Ordering::SeqCst) {
             return;
         }
         let keeper = Rc::downgrade(self);
@@ -719,15 +724,15 @@ impl Keeper {
                 }
             }),
         );
-        self.timer.set(Some(timer));
+        *lock(&self.timer) = Some(timer);
     }
 
     fn save(&self) {
-        self.timer.set(None);
-        self.dirty.set(false);
+        *lock(&self.timer) = None;
+        self.dirty.store(false, Ordering::SeqCst);
         let Some(controller) = self.controller() else { return };
-        let Some(kept) = controller.persisted_text(&self.persist, self.fitted.get()) else { return };
-        self.fitted.set(kept.hint);
+        let Some(kept) = controller.persisted_text(&self.persist, self.fitted.load(Ordering::SeqCst)) else { return };
+        self.fitted.store(kept.hint, Ordering::SeqCst);
         #[cfg(feature = "offline")]
         let holds_mutations = !controller.saved_queue().is_empty();
         #[cfg(not(feature = "offline"))]
@@ -753,12 +758,13 @@ struct ClearsOnReset(Rc<Keeper>);
 impl Manager for ClearsOnReset {
     fn on_action(&self, controller: &Controller, action: Action<'_>) {
         if matches!(action, Action::Reset) {
-            if let Some(timer) = self.0.timer.take() {
+            let timer = lock(&self.0.timer).take();
+            if let Some(timer) = timer {
                 controller.cancel_timer(timer);
             }
-            self.0.dirty.set(false);
-            self.0.fitted.set(0);
-            if self.0.saving.get() {
+            self.0.dirty.store(false, Ordering::SeqCst);
+            self.0.fitted.store(0, Ordering::SeqCst);
+            if self.0.saving.load(Ordering::SeqCst) {
                 controller.inner.kept_since.set(Some(0));
             }
             self.0.storage.clear();

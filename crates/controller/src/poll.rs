@@ -3,6 +3,7 @@
 //! subscriber.
 
 use std::rc::{Rc, Weak};
+use std::sync::atomic::Ordering;
 
 use super::keys::{self, Keys, PollState};
 use super::{Controller, Endpoint, Inner, LocalFuture, TypedEndpoint};
@@ -97,7 +98,7 @@ impl Controller {
     /// assert!(!controller.polls_paused());
     /// ```
     pub fn pause_polls(&self, paused: bool) {
-        if self.inner.polls_paused.replace(paused) == paused || paused {
+        if self.inner.polls_paused.swap(paused, Ordering::SeqCst) == paused || paused {
             return;
         }
         let idle: Vec<String> = self
@@ -115,7 +116,7 @@ impl Controller {
 
     /// Whether polls wait (see [`Controller::pause_polls`]).
     pub fn polls_paused(&self) -> bool {
-        self.inner.polls_paused.get()
+        self.inner.polls_paused.load(Ordering::SeqCst)
     }
 
     /// Restarts the timer of `key` when its frequency changed (or after a poll).
@@ -152,7 +153,7 @@ impl Controller {
                     p.timer = None;
                 }
                 // Paused: this poll waits for `pause_polls(false)`.
-                if controller.inner.polls_paused.get() {
+                if controller.inner.polls_paused.load(Ordering::SeqCst) {
                     return;
                 }
                 let fetch = refetch();

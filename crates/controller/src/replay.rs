@@ -6,7 +6,6 @@
 #[cfg(feature = "offline")]
 use std::any::{Any, TypeId};
 #[cfg(feature = "offline")]
-use std::cell::RefCell;
 #[cfg(feature = "offline")]
 use std::rc::Rc;
 
@@ -172,10 +171,19 @@ where
 
 #[cfg(feature = "offline")]
 /// The registered endpoints, and what hears of each change to the queue (the saver).
-#[derive(Default)]
 pub(crate) struct Replays {
-    registry: RefCell<Vec<Replayable>>,
-    told: RefCell<Option<Rc<dyn Fn()>>>,
+    registry: super::sync::Slot<Vec<Replayable>>,
+    told: super::sync::Slot<Option<Rc<dyn Fn()>>>,
+}
+
+#[cfg(feature = "offline")]
+impl Replays {
+    pub(crate) fn new(gate: &std::sync::Arc<super::sync::Gate>) -> Replays {
+        Replays {
+            registry: super::sync::Slot::new(gate, "replays.registry", Vec::new()),
+            told: super::sync::Slot::new(gate, "replays.told", None),
+        }
+    }
 }
 
 #[cfg(feature = "offline")]
