@@ -3,10 +3,10 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use super::{LocalFuture, Timers};
+use super::{BoxFuture, Timers};
 
 /// The timer's side: whether it fired, and the task to wake when it does.
 /// (One lock: a firing between the check and the wait would be lost.)
@@ -14,9 +14,9 @@ use super::{LocalFuture, Timers};
 struct Alarm(std::sync::Mutex<(bool, Option<Waker>)>);
 
 /// `request`'s output, or `None` when `ms` pass first (the request is dropped).
-pub(crate) async fn within<T: 'static>(timers: &dyn Timers, ms: u64, request: LocalFuture<T>) -> Option<T> {
-    let alarm = Rc::new(Alarm::default());
-    let ring = Rc::clone(&alarm);
+pub(crate) async fn within<T: 'static>(timers: &dyn Timers, ms: u64, request: BoxFuture<T>) -> Option<T> {
+    let alarm = Arc::new(Alarm::default());
+    let ring = Arc::clone(&alarm);
     let timer = timers.set_timeout(
         ms,
         Box::new(move || {
@@ -43,8 +43,8 @@ pub(crate) async fn sleep(timers: &dyn Timers, ms: u64) {
 }
 
 struct Race<T> {
-    alarm: Rc<Alarm>,
-    request: LocalFuture<T>,
+    alarm: Arc<Alarm>,
+    request: BoxFuture<T>,
 }
 
 impl<T> Future for Race<T> {

@@ -36,7 +36,6 @@ mod sync;
 mod topics;
 mod writes;
 
-use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -49,7 +48,7 @@ pub use abort::Abort;
 pub use activity::InFlight;
 pub use callbacks::{MutationCallbacks, Settled};
 pub use clock::{Clock, FakeTime, Timers};
-pub use endpoint::{Endpoint, LocalFuture, Policy, TypedEndpoint};
+pub use endpoint::{BoxFuture, Endpoint, Policy, TypedEndpoint};
 pub use expiry::{expiry_status, ExpiryStatus};
 pub use from_fn::{from_fn, FnCall, FnEndpoint, FnError};
 pub use hydrate::Dehydrated;
@@ -138,7 +137,7 @@ pub struct Read<T> {
 }
 
 /// A mutation's expected result from the store it is written over.
-type Optimistic = Rc<dyn Fn(&State) -> Option<Value>>;
+type Optimistic = Arc<dyn Fn(&State) -> Option<Value> + Send + Sync>;
 
 /// An optimistic layer: a mutation's expected result shown until it answers.
 struct Layer {
@@ -160,9 +159,9 @@ struct Inner {
     base: Slot<State>,
     layers: Slot<Vec<Layer>>,
     memo: Slot<MemoCache>,
-    clock: Rc<dyn Clock>,
-    timers: Rc<dyn Timers>,
-    spawner: Rc<dyn Spawn>,
+    clock: Arc<dyn Clock>,
+    timers: Arc<dyn Timers>,
+    spawner: Arc<dyn Spawn>,
     epoch: AtomicU64,
     /// Whether polls wait (the page hidden, the browser offline).
     polls_paused: AtomicBool,
@@ -196,7 +195,7 @@ struct Inner {
     /// collector needs it to see which entities they reach).
     schemas_unknown: Slot<usize>,
     /// What the app gave this controller's endpoints (`services.rs`).
-    services: Slot<Rc<services::Services>>,
+    services: Slot<Arc<services::Services>>,
     /// What sees each action (`manager.rs`).
     managers: manager::Managers,
     /// Mutations waiting to be sent (`offline.rs`).
@@ -228,7 +227,7 @@ struct Inner {
 ///
 /// ```
 /// use rdc_core::Schema;
-/// use rdc_controller::{Controller, Endpoint, FakeTime, LocalTasks, LocalFuture, Policy, Spawn};
+/// use rdc_controller::{Controller, Endpoint, FakeTime, LocalTasks, BoxFuture, Policy, Spawn};
 /// use rdc_core::json;
 /// use rdc_core::json::Value;
 ///
@@ -242,7 +241,7 @@ struct Inner {
 ///     fn schema(&self) -> Option<Schema> { None }
 ///     fn policy(&self) -> Policy { Policy::default() }
 ///     fn is_soft(&self, _: &String) -> bool { false }
-///     fn fetch(&self, _: &Value, _: Option<Value>) -> LocalFuture<Result<Value, String>> { Box::pin(async { Ok(json!({"hi": 1})) }) }
+///     fn fetch(&self, _: &Value, _: Option<Value>) -> BoxFuture<Result<Value, String>> { Box::pin(async { Ok(json!({"hi": 1})) }) }
 ///     fn storable(v: &Value) -> Option<Value> { Some(v.clone()) }
 /// }
 ///
@@ -257,7 +256,7 @@ struct Inner {
 /// ```
 #[derive(Clone)]
 pub struct Controller {
-    inner: Rc<Inner>,
+    inner: Arc<Inner>,
 }
 
 impl std::fmt::Debug for Controller {
@@ -281,13 +280,13 @@ impl Controller {
         let gate = Arc::new(Gate::default());
         let g = &gate;
         Controller {
-            inner: Rc::new(Inner {
+            inner: Arc::new(Inner {
                 base: Slot::new(g, "base", tracked_state()),
                 layers: Slot::new(g, "layers", Vec::new()),
                 memo: Slot::new(g, "memo", MemoCache::default()),
-                clock: Rc::new(clock),
-                timers: Rc::new(timers),
-                spawner: Rc::new(spawner),
+                clock: Arc::new(clock),
+                timers: Arc::new(timers),
+                spawner: Arc::new(spawner),
                 epoch: AtomicU64::new(0),
                 polls_paused: AtomicBool::new(false),
                 next_id: AtomicU64::new(0),

@@ -6,10 +6,10 @@
 //! capped, never under [`LiveFeed::MIN_BACKOFF_MS`]), resuming after the last
 //! message received. The ordering rules are on [`LiveFeed`].
 
+use std::sync::Arc;
 use std::sync::Mutex;
 
 use super::sync::lock;
-use std::rc::Rc;
 
 use rdc_core::json::Value;
 use rdc_core::Schema;
@@ -39,10 +39,10 @@ pub enum StreamEvent {
 
 /// Where a feed reads from: `rdc_rest::EventSourceStream` or
 /// `rdc_rest::WebSocketStream` in the browser, a fake in tests.
-pub trait StreamSource {
+pub trait StreamSource: Send + Sync {
     /// Opens the stream, resuming after message `after` when given; each
     /// event goes to `events`. Returns what closes it.
-    fn open(&self, after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()>;
+    fn open(&self, after: Option<u64>, events: Arc<dyn Fn(StreamEvent) + Send + Sync>) -> Box<dyn FnOnce() + Send>;
 }
 
 /// What a feed did so far.
@@ -73,17 +73,17 @@ pub struct LiveStats {
 /// - id `u64::MAX` is rejected: no message could ever come after it.
 ///
 /// ```
-/// use std::{cell::RefCell, rc::Rc};
+/// use std::sync::{Arc, Mutex};
 /// use rdc_controller::{Controller, FakeTime, LiveFeed, LocalTasks, StreamEvent, StreamSource};
 /// use rdc_core::{json, Entity};
 /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Price { id: String, price: u32 }
-/// type Sink = Rc<RefCell<Option<Rc<dyn Fn(StreamEvent)>>>>;
+/// type Sink = Arc<Mutex<Option<Arc<dyn Fn(StreamEvent) + Send + Sync>>>>;
 /// struct Fake(Sink);
 /// impl StreamSource for Fake {
-///     fn open(&self, _after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> {
-///         *self.0.borrow_mut() = Some(events);
+///     fn open(&self, _after: Option<u64>, events: Arc<dyn Fn(StreamEvent) + Send + Sync>) -> Box<dyn FnOnce() + Send> {
+///         *self.0.lock().unwrap() = Some(events);
 ///         let sink = self.0.clone();
-///         Box::new(move || *sink.borrow_mut() = None)
+///         Box::new(move || *sink.lock().unwrap() = None)
 ///     }
 /// }
 /// let time = FakeTime::default();
@@ -92,21 +92,21 @@ pub struct LiveStats {
 /// let feed = LiveFeed::new(Fake(sink.clone()), Price::schema().into(), |key| key.starts_with("GET /prices/"));
 /// controller.add_manager(feed.clone());
 /// controller.retain("GET /prices/BTC");
-/// let send = sink.borrow().clone().expect("opened for the first reader");
+/// let send = sink.lock().unwrap().clone().expect("opened for the first reader");
 /// send(StreamEvent::Message { id: Some(1), data: r#"{"id":"BTC","price":7}"#.into() });
 /// assert_eq!(controller.entity::<Price>("BTC").unwrap().map(|p| p.price), Some(7));
 /// controller.release("GET /prices/BTC");
-/// assert!(sink.borrow().is_none(), "closed when the last reader left");
+/// assert!(sink.lock().unwrap().is_none(), "closed when the last reader left");
 /// ```
 #[derive(Clone)]
 pub struct LiveFeed {
-    inner: Rc<Feed>,
+    inner: Arc<Feed>,
 }
 
 struct Feed {
     source: Box<dyn StreamSource>,
     schema: Schema,
-    watches: Box<dyn Fn(&str) -> bool>,
+    watches: Box<dyn Fn(&str) -> bool + Send + Sync>,
     /// The first wait before reopening, and the longest, in ms.
     backoff: Mutex<(u64, u64)>,
     state: Mutex<FeedState>,
@@ -115,7 +115,7 @@ struct Feed {
 #[derive(Default)]
 struct FeedState {
     readers: usize,
-    close: Option<Box<dyn FnOnce()>>,
+    close: Option<Box<dyn FnOnce() + Send>>,
     reopen_timer: Option<u64>,
     /// Counts connections: events of an older one are ignored.
     connection: u64,
@@ -148,10 +148,10 @@ impl LiveFeed {
     ///
     /// ```
     /// # use rdc_controller::{LiveFeed, StreamEvent, StreamSource};
-    /// # use std::rc::Rc;
+    /// # use std::sync::Arc;
     /// # struct Never;
     /// # impl StreamSource for Never {
-    /// #     fn open(&self, _: Option<u64>, _: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> { Box::new(|| ()) }
+    /// #     fn open(&self, _: Option<u64>, _: Arc<dyn Fn(StreamEvent) + Send + Sync>) -> Box<dyn FnOnce() + Send> { Box::new(|| ()) }
     /// # }
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Price { id: String }
     /// # use rdc_core::Entity;
@@ -167,10 +167,10 @@ impl LiveFeed {
     pub fn new(
         source: impl StreamSource + 'static,
         schema: Schema,
-        watches: impl Fn(&str) -> bool + 'static,
+        watches: impl Fn(&str) -> bool + Send + Sync + 'static,
     ) -> LiveFeed {
         LiveFeed {
-            inner: Rc::new(Feed {
+            inner: Arc::new(Feed {
                 source: Box::new(source),
                 schema,
                 watches: Box::new(watches),
@@ -190,10 +190,10 @@ impl LiveFeed {
     ///
     /// ```
     /// # use rdc_controller::{LiveFeed, StreamEvent, StreamSource};
-    /// # use std::rc::Rc;
+    /// # use std::sync::Arc;
     /// # struct Never;
     /// # impl StreamSource for Never {
-    /// #     fn open(&self, _: Option<u64>, _: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> { Box::new(|| ()) }
+    /// #     fn open(&self, _: Option<u64>, _: Arc<dyn Fn(StreamEvent) + Send + Sync>) -> Box<dyn FnOnce() + Send> { Box::new(|| ()) }
     /// # }
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Price { id: String }
     /// # use rdc_core::Entity;
@@ -220,10 +220,10 @@ impl LiveFeed {
     ///
     /// ```
     /// # use rdc_controller::{LiveFeed, StreamEvent, StreamSource};
-    /// # use std::rc::Rc;
+    /// # use std::sync::Arc;
     /// # struct Never;
     /// # impl StreamSource for Never {
-    /// #     fn open(&self, _: Option<u64>, _: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> { Box::new(|| {}) }
+    /// #     fn open(&self, _: Option<u64>, _: Arc<dyn Fn(StreamEvent) + Send + Sync>) -> Box<dyn FnOnce() + Send> { Box::new(|| {}) }
     /// # }
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Price { id: String }
     /// # use rdc_core::Entity;
@@ -264,7 +264,7 @@ impl Manager for LiveFeed {
 }
 
 /// Opens a new connection; events of earlier ones are ignored from now on.
-fn open(feed: &Rc<Feed>, controller: &Controller) {
+fn open(feed: &Arc<Feed>, controller: &Controller) {
     let (connection, after) = {
         let mut state = lock(&feed.state);
         state.connection += 1;
@@ -273,8 +273,8 @@ fn open(feed: &Rc<Feed>, controller: &Controller) {
         state.opened_at = None;
         (state.connection, state.last_id)
     };
-    let (weak, controller) = (Rc::downgrade(feed), controller.clone());
-    let events: Rc<dyn Fn(StreamEvent)> = Rc::new(move |event| {
+    let (weak, controller) = (Arc::downgrade(feed), controller.clone());
+    let events: Arc<dyn Fn(StreamEvent) + Send + Sync> = Arc::new(move |event| {
         if let Some(feed) = weak.upgrade() {
             if lock(&feed.state).connection == connection {
                 on_event(&feed, &controller, event);
@@ -309,7 +309,7 @@ fn close(feed: &Feed, controller: &Controller) {
     }
 }
 
-fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
+fn on_event(feed: &Arc<Feed>, controller: &Controller, event: StreamEvent) {
     match event {
         StreamEvent::Opened => {
             let mut state = lock(&feed.state);
@@ -334,7 +334,7 @@ impl FeedState {
 }
 
 /// Writes a message that comes in order; counts the others.
-fn on_message(feed: &Rc<Feed>, controller: &Controller, id: Option<u64>, data: String) {
+fn on_message(feed: &Arc<Feed>, controller: &Controller, id: Option<u64>, data: String) {
     let mut state = lock(&feed.state);
     let in_order = match (id, state.counted) {
         (Some(u64::MAX), _) => return state.reject(format!("message id {} leaves no id to follow", u64::MAX)),
@@ -364,7 +364,7 @@ fn on_message(feed: &Rc<Feed>, controller: &Controller, id: Option<u64>, data: S
 
 /// Reopens a failed stream after a backoff that doubles with each failure
 /// in a row (reset once a connection proved good), if it is still read.
-fn reopen_after_backoff(feed: &Rc<Feed>, controller: &Controller) {
+fn reopen_after_backoff(feed: &Arc<Feed>, controller: &Controller) {
     let wait = {
         let mut state = lock(&feed.state);
         let (first, max) = *lock(&feed.backoff);
@@ -379,7 +379,7 @@ fn reopen_after_backoff(feed: &Rc<Feed>, controller: &Controller) {
         let jittered = doubled - u64::try_from(u128::from(doubled / 4) * spread / 256).unwrap_or(0);
         jittered.max(LiveFeed::MIN_BACKOFF_MS)
     };
-    let weak = Rc::downgrade(feed);
+    let weak = Arc::downgrade(feed);
     let again = controller.clone();
     let timer = controller.set_timer(
         wait,

@@ -2,8 +2,8 @@
 //! listeners (`listen_reads`) hear only changes to what their last run read,
 //! which the controller records while they run.
 
-use std::rc::Rc;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use super::topics::Topics;
 use super::writes::write_result;
@@ -12,7 +12,7 @@ use rdc_core::{Changes, State, TakenBack, WriteMeta};
 
 /// The changes a `listen_changes` listener has yet to be told, each with the
 /// store version after it.
-pub(super) type ChangeFeed = Rc<std::sync::Mutex<std::collections::VecDeque<(u64, Rc<Changes>)>>>;
+pub(super) type ChangeFeed = Arc<std::sync::Mutex<std::collections::VecDeque<(u64, Arc<Changes>)>>>;
 
 impl Controller {
     /// Calls `listener` after every change to the store; returns an id for
@@ -24,16 +24,16 @@ impl Controller {
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
     /// # let time = FakeTime::default();
     /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
-    /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     /// let seen = calls.clone();
-    /// let id = controller.listen(move || seen.set(seen.get() + 1));
+    /// let id = controller.listen(move || { seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst); });
     /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"})).unwrap();
-    /// assert_eq!(calls.get(), 1);
+    /// assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
     /// controller.unlisten(id);
     /// ```
-    pub fn listen(&self, listener: impl Fn() + 'static) -> u64 {
+    pub fn listen(&self, listener: impl Fn() + Send + Sync + 'static) -> u64 {
         let id = self.next_id();
-        self.inner.listeners.borrow_mut().add(id, Rc::new(listener), false);
+        self.inner.listeners.borrow_mut().add(id, Arc::new(listener), false);
         id
     }
 
@@ -52,16 +52,16 @@ impl Controller {
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
     /// # let time = FakeTime::default();
     /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
-    /// let rows = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let rows = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     /// let seen = rows.clone();
-    /// let id = controller.listen_changes(move |changes, _version| seen.set(seen.get() + changes.rows.len() + changes.alive.len()));
+    /// let id = controller.listen_changes(move |changes, _version| { seen.fetch_add(changes.rows.len() + changes.alive.len(), std::sync::atomic::Ordering::SeqCst); });
     /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"})).unwrap();
-    /// assert!(rows.get() >= 1);
+    /// assert!(rows.load(std::sync::atomic::Ordering::SeqCst) >= 1);
     /// controller.unlisten(id);
     /// ```
-    pub fn listen_changes(&self, listener: impl Fn(&Changes, u64) + 'static) -> u64 {
+    pub fn listen_changes(&self, listener: impl Fn(&Changes, u64) + Send + Sync + 'static) -> u64 {
         let feed = ChangeFeed::default();
-        let told = Rc::clone(&feed);
+        let told = Arc::clone(&feed);
         let id = self.listen(move || {
             // One at a time, popped before the call (the listener may write,
             // and be told of that in turn; should it panic, the rest stay queued).
@@ -88,20 +88,20 @@ impl Controller {
     /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
     /// let user = |name: &str| rdc_core::json!({"id": "1", "name": name});
     /// controller.set(&User::schema(), user("Ada")).unwrap();
-    /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     /// let (seen, c) = (calls.clone(), controller.clone());
     /// controller.listen_reads(move || {
-    ///     seen.set(seen.get() + 1);
+    ///     seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     ///     let _ = c.entity::<User>("1");
     /// });
     /// controller.set(&User::schema(), rdc_core::json!({"id": "2", "name": "Bob"})).unwrap();
-    /// assert_eq!(calls.get(), 1); // another user: not woken
+    /// assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1); // another user: not woken
     /// controller.set(&User::schema(), user("Ada L.")).unwrap();
-    /// assert_eq!(calls.get(), 2);
+    /// assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2);
     /// ```
-    pub fn listen_reads(&self, listener: impl Fn() + 'static) -> u64 {
+    pub fn listen_reads(&self, listener: impl Fn() + Send + Sync + 'static) -> u64 {
         let id = self.next_id();
-        self.inner.listeners.borrow_mut().add(id, Rc::new(listener), true);
+        self.inner.listeners.borrow_mut().add(id, Arc::new(listener), true);
         self.run_listener(id);
         id
     }
@@ -131,14 +131,14 @@ impl Controller {
     /// # let time = FakeTime::default();
     /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
     /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"})).unwrap();
-    /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     /// let (seen, c) = (calls.clone(), controller.clone());
     /// controller.listen_reads(move || {
-    ///     seen.set(seen.get() + 1);
+    ///     seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     ///     let _ = c.untracked(|| c.entity::<User>("1"));
     /// });
     /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada L."})).unwrap();
-    /// assert_eq!(calls.get(), 1); // not woken
+    /// assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1); // not woken
     /// ```
     pub fn untracked<R>(&self, f: impl FnOnce() -> R) -> R {
         let outer = Tracking { controller: self, outer: Some(self.inner.tracking.replace(None)) };
@@ -259,9 +259,9 @@ impl Controller {
         let wake = self.inner.listeners.borrow().to_wake(&changes);
         let feeds = self.inner.change_feeds.borrow();
         if !feeds.is_empty() && !changes.is_empty() {
-            let (version, changes) = (self.inner.base.borrow().version(), Rc::new(changes));
+            let (version, changes) = (self.inner.base.borrow().version(), Arc::new(changes));
             for feed in feeds.values() {
-                crate::sync::lock(feed).push_back((version, Rc::clone(&changes)));
+                crate::sync::lock(feed).push_back((version, Arc::clone(&changes)));
             }
         }
         drop(feeds);

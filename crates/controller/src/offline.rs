@@ -4,8 +4,8 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::task::{Context, Poll, Waker};
 
@@ -42,8 +42,8 @@ impl Ticket {
 /// The held mutations, oldest first, and the one on the wire.
 pub(crate) struct Queue {
     offline: Slot<bool>,
-    held: Slot<VecDeque<Rc<Ticket>>>,
-    sending: Slot<Option<Rc<Ticket>>>,
+    held: Slot<VecDeque<Arc<Ticket>>>,
+    sending: Slot<Option<Arc<Ticket>>>,
     /// Whether the next mutation takes a ticket even when it could go at
     /// once: the first sent again after a reload, so it stays saved until
     /// it answers, as it was before.
@@ -110,17 +110,17 @@ impl Controller {
         // Checked and queued at once (no other thread's mutation between).
         let at_once = self.inner.gate.enter();
         #[cfg(feature = "persist")]
-        let free = !queue.ticket_next.replace(false);
+        let free = !std::mem::replace(&mut *queue.ticket_next.borrow_mut(), false);
         #[cfg(not(feature = "persist"))]
         let free = true;
         if free && !queue.offline.get() && queue.sending.borrow().is_none() && queue.held.borrow().is_empty() {
             return Turn { ticket: None, abort: None, watching: AtomicBool::new(false) };
         }
         #[cfg(feature = "persist")]
-        let ticket = Rc::new(Ticket { saved: saved(), ..Ticket::default() });
+        let ticket = Arc::new(Ticket { saved: saved(), ..Ticket::default() });
         #[cfg(not(feature = "persist"))]
-        let ticket = Rc::new(Ticket::default());
-        queue.held.borrow_mut().push_back(Rc::clone(&ticket));
+        let ticket = Arc::new(Ticket::default());
+        queue.held.borrow_mut().push_back(Arc::clone(&ticket));
         drop(at_once);
         self.queue_changed();
         // Online with none before it (a mutation sent again after a reload), it goes at once.
@@ -135,10 +135,10 @@ impl Controller {
         let ticket = turn.ticket.as_ref()?;
         let queue = &self.inner.queue;
         let at_once = self.inner.gate.enter();
-        if queue.sending.borrow().as_ref().is_some_and(|sending| Rc::ptr_eq(sending, ticket)) {
-            return Some(OnTheWire { controller: self.clone(), ticket: Rc::clone(ticket) });
+        if queue.sending.borrow().as_ref().is_some_and(|sending| Arc::ptr_eq(sending, ticket)) {
+            return Some(OnTheWire { controller: self.clone(), ticket: Arc::clone(ticket) });
         }
-        let held = queue.held.borrow().iter().position(|t| Rc::ptr_eq(t, ticket));
+        let held = queue.held.borrow().iter().position(|t| Arc::ptr_eq(t, ticket));
         if let Some(at) = held {
             queue.held.borrow_mut().remove(at);
             drop(at_once);
@@ -157,7 +157,7 @@ impl Controller {
         // The next session's first mutation is not one sent again after a reload.
         #[cfg(feature = "persist")]
         self.inner.queue.ticket_next.set(false);
-        let held: Vec<Rc<Ticket>> = self.inner.queue.held.borrow_mut().drain(..).collect();
+        let held: Vec<Arc<Ticket>> = self.inner.queue.held.borrow_mut().drain(..).collect();
         drop(at_once);
         if held.is_empty() {
             return;
@@ -174,7 +174,7 @@ impl Controller {
             return;
         }
         let Some(ticket) = queue.held.borrow_mut().pop_front() else { return };
-        *queue.sending.borrow_mut() = Some(Rc::clone(&ticket));
+        *queue.sending.borrow_mut() = Some(Arc::clone(&ticket));
         drop(at_once);
         ticket.release();
         self.queue_changed();
@@ -208,14 +208,14 @@ impl Controller {
 /// went), the next held one may go.
 pub(crate) struct OnTheWire {
     controller: Controller,
-    ticket: Rc<Ticket>,
+    ticket: Arc<Ticket>,
 }
 
 impl Drop for OnTheWire {
     fn drop(&mut self) {
         let queue = &self.controller.inner.queue;
         let at_once = self.controller.inner.gate.enter();
-        let mine = queue.sending.borrow().as_ref().is_some_and(|sending| Rc::ptr_eq(sending, &self.ticket));
+        let mine = queue.sending.borrow().as_ref().is_some_and(|sending| Arc::ptr_eq(sending, &self.ticket));
         if mine {
             *queue.sending.borrow_mut() = None;
             drop(at_once);
@@ -229,7 +229,7 @@ impl Drop for OnTheWire {
 /// A mutation's turn: ready at once (never held), when its ticket is let go,
 /// or when its request is aborted while it waits.
 pub(crate) struct Turn {
-    ticket: Option<Rc<Ticket>>,
+    ticket: Option<Arc<Ticket>>,
     abort: Option<Abort>,
     /// Whether the abort handle wakes this turn already.
     watching: AtomicBool,

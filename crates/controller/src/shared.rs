@@ -3,11 +3,11 @@
 use std::any::{Any, TypeId};
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-/// Type-erased outcome: `Ok(output)` or `Err(error)`, each an `Rc<dyn Any>`.
-pub(crate) type Outcome = Result<Rc<dyn Any>, Rc<dyn Any>>;
+/// Type-erased outcome: `Ok(output)` or `Err(error)`, each an `Arc<dyn Any + Send + Sync>`.
+pub(crate) type Outcome = Result<Arc<dyn Any + Send + Sync>, Arc<dyn Any + Send + Sync>>;
 
 pub(crate) struct Shared {
     /// The endpoint type that made the request: only the same type joins it.
@@ -46,7 +46,7 @@ impl Shared {
 }
 
 /// Waits for a [`Shared`] outcome.
-pub(crate) struct Wait(pub Rc<Shared>);
+pub(crate) struct Wait(pub Arc<Shared>);
 
 impl Future for Wait {
     type Output = Outcome;

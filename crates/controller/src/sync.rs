@@ -110,11 +110,6 @@ impl<T> Slot<T> {
         Some(SlotMut { guard, _entered: entered })
     }
 
-    /// Puts `value` in, returning what was there.
-    pub fn replace(&self, value: T) -> T {
-        std::mem::replace(&mut *self.borrow_mut(), value)
-    }
-
     /// A copy of the value.
     pub fn get(&self) -> T
     where

@@ -1,8 +1,8 @@
 //! Writing by hand: invalidation, expiry, reset, and responses or errors set
 //! without a request.
 
-use std::rc::Rc;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use super::*;
 
@@ -35,7 +35,7 @@ impl Controller {
     }
 
     /// Keeps `error` as the typed error of `key`'s last failed fetch.
-    pub(super) fn set_typed_error(&self, key: &str, error: Rc<dyn std::any::Any>) {
+    pub(super) fn set_typed_error(&self, key: &str, error: Arc<dyn std::any::Any + Send + Sync>) {
         keys::entry(&mut self.inner.keys.borrow_mut(), key).typed_error = Some(error);
     }
 
