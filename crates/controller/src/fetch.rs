@@ -44,6 +44,8 @@ impl Controller {
         // types) and the same args (a key can leave one out: a list's page).
         // Another request of the key keeps its mark; this one goes unmarked.
         let mut joinable = !policy.mutation;
+        // Looked up and marked at once: two threads' identical reads never both send.
+        let at_once = self.inner.gate.enter();
         if joinable {
             let existing = self.inner.keys.borrow().get(&key).and_then(|k| k.inflight.clone());
             if let Some(shared) = existing {
@@ -56,6 +58,9 @@ impl Controller {
         let shared = Arc::new(Shared::of::<E>(args.clone()));
         if joinable {
             keys::entry(&mut self.inner.keys.borrow_mut(), &key).inflight = Some(Arc::clone(&shared));
+        }
+        drop(at_once);
+        if joinable {
             // Readers show "loading".
             self.touch_key(&key);
             self.changed();

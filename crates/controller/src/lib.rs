@@ -369,3 +369,22 @@ fn tracked_state() -> State {
     state.track_changes();
     state
 }
+
+// What a server shares between the threads of its runtime is `Send + Sync`,
+// on every target (wasm32 too): checked when the crate compiles.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Controller>();
+    send_sync::<Abort>();
+    send_sync::<FetchContext>();
+    send_sync::<Dehydrated>();
+    send_sync::<Subscription>();
+    send_sync::<FakeTime>();
+    send_sync::<LocalTasks>();
+    send_sync::<State>();
+    send_sync::<MemoCache>();
+    #[cfg(feature = "live")]
+    send_sync::<LiveFeed>();
+    #[cfg(feature = "persist")]
+    send_sync::<MemoryStorage>();
+};
