@@ -17,6 +17,9 @@ pub(super) type ChangeFeed = Arc<std::sync::Mutex<std::collections::VecDeque<(u6
 impl Controller {
     /// Calls `listener` after every change to the store; returns an id for
     /// [`Controller::unlisten`]. Readers should prefer [`Controller::listen_reads`].
+    /// One thread at a time runs a controller's listeners: a change made on
+    /// another thread meanwhile is told by that one, and its write returns
+    /// first (on one thread, as in the browser, a write returns after them).
     ///
     /// ```
     /// # use rdc_core::Entity;
