@@ -11,9 +11,7 @@ use common::*;
 use leptos::prelude::*;
 use rdc::core::{Collection, Entity, SchemaOf};
 use rdc::leptos::{new_controller, use_suspense, DataProvider};
-use rdc::rest::{
-    resource, BrowserClient, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, Resource, RestEndpoint,
-};
+use rdc::rest::{resource, BoxFuture, BrowserClient, HttpClient, HttpRequest, HttpResponse, Resource, RestEndpoint};
 use rdc_e2e::{mount_point, wait_for_text};
 use wasm_bindgen_test::*;
 
@@ -24,7 +22,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 struct Noting(Arc<Mutex<Vec<String>>>);
 
 impl HttpClient for Noting {
-    fn send(&self, request: HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, String>> {
+    fn send(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, String>> {
         let path = request.url.split("/api").nth(1).unwrap_or_default().to_owned();
         self.0.lock().unwrap().push(format!("{} {path}", request.method));
         BrowserClient.send(request)

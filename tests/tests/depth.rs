@@ -61,30 +61,30 @@ fn a_reply_chain_of_20000_is_swept_and_its_read_fails_at_the_bound_in_wasm() {
 /// woken with it still run (they wait in the controller's queue).
 #[wasm_bindgen_test]
 fn a_listener_that_traps_leaves_the_controller_usable() {
-    use std::cell::Cell;
-    use std::rc::Rc;
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    use std::sync::Arc;
     use wasm_bindgen::{closure::Closure, JsCast, JsValue};
 
     let time = FakeTime::default();
     let controller = Controller::new(time.clone(), time, LocalTasks::default());
     controller.set(&Reply::schema(), rdc::json!({"id": "1"})).unwrap();
-    let armed = Rc::new(Cell::new(false));
+    let armed = Arc::new(AtomicBool::new(false));
     let trap = armed.clone();
     let reader = controller.clone();
     controller.listen_reads(move || {
         let _ = reader.entity::<Reply>("1");
-        if trap.replace(false) {
+        if trap.swap(false, Ordering::SeqCst) {
             panic!("a listener's bug");
         }
     });
-    let woken = Rc::new(Cell::new(0));
+    let woken = Arc::new(AtomicU32::new(0));
     let count = woken.clone();
     let reader = controller.clone();
     controller.listen_reads(move || {
         let _ = reader.entity::<Reply>("1");
-        count.set(count.get() + 1);
+        count.fetch_add(1, Ordering::SeqCst);
     });
-    armed.set(true);
+    armed.store(true, Ordering::SeqCst);
     let writer = controller.clone();
     let write = Closure::<dyn Fn()>::new(move || {
         writer.set(&Reply::schema(), rdc::json!({"id": "1", "parent": {"id": "0"}})).unwrap();
@@ -95,10 +95,10 @@ fn a_listener_that_traps_leaves_the_controller_usable() {
     assert!(controller.entity::<Reply>("1").unwrap().unwrap().parent.is_some(), "the write that woke it is kept");
     // The other reader, woken with it and cut off by the trap, runs at the next
     // change, even one to another entity: no wake-up is lost.
-    let before = woken.get();
+    let before = woken.load(Ordering::SeqCst);
     controller.set(&Reply::schema(), rdc::json!({"id": "9"})).unwrap();
-    assert_eq!(woken.get(), before + 1, "the missed wake-up is delivered");
+    assert_eq!(woken.load(Ordering::SeqCst), before + 1, "the missed wake-up is delivered");
     controller.set(&Reply::schema(), rdc::json!({"id": "1", "parent": null})).unwrap();
-    assert_eq!(woken.get(), before + 2, "later writes wake readers");
+    assert_eq!(woken.load(Ordering::SeqCst), before + 2, "later writes wake readers");
     assert!(controller.entity::<Reply>("1").unwrap().unwrap().parent.is_none());
 }

@@ -523,10 +523,14 @@ async fn use_mutation_runs_a_create_with_pending_value_and_typed_error_signals()
     assert!(text.contains("created Barbara Liskov"), "the last good result stays: {text}");
 }
 
-/// Answers `n` after `n` ms: a mutation whose runs answer out of order.
-async fn answer_after(n: u32) -> Result<u32, String> {
-    sleep(i32::try_from(n).unwrap_or(i32::MAX)).await;
-    Ok(n)
+/// Answers `n` after `n` ms: a mutation whose runs answer out of order. A
+/// browser timer's future, made to look `Send` as the controller takes futures
+/// (the browser is one thread).
+fn answer_after(n: u32) -> impl std::future::Future<Output = Result<u32, String>> + Send {
+    send_wrapper::SendWrapper::new(async move {
+        sleep(i32::try_from(n).unwrap_or(i32::MAX)).await;
+        Ok(n)
+    })
 }
 
 #[component]
@@ -653,7 +657,7 @@ fn quote() -> rdc::rest::RestEndpoint<Product, (), Ticker> {
 /// The browser's clock, moved forward on demand: data goes stale when a test
 /// says so, not when a loaded machine is slow; timers stay the browser's.
 #[derive(Clone, Default)]
-struct Aging(std::rc::Rc<std::cell::Cell<u64>>);
+struct Aging(std::sync::Arc<common::SyncCell<u64>>);
 
 impl Aging {
     /// Makes everything stored so far stale (time passes; no one is told).
@@ -720,7 +724,7 @@ async fn mount_trades(
 }
 
 /// Requests a controller has sent, counted by [`count_actions`].
-type Sent = std::rc::Rc<std::cell::Cell<u32>>;
+type Sent = std::sync::Arc<common::SyncCell<u32>>;
 
 /// Stale data a mounted reader shows is fetched again when the window regains
 /// focus, the page becomes visible or the network comes back; time alone, or

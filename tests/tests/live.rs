@@ -9,8 +9,7 @@ mod common;
 
 use common::*;
 use leptos::prelude::*;
-use std::cell::Cell;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use rdc::controller::{LiveFeed, StreamEvent, StreamSource};
 use rdc::core::Entity;
@@ -36,17 +35,17 @@ fn BtcPrice() -> impl IntoView {
 /// noting whether the current connection is open.
 struct Recording<S> {
     inner: S,
-    late: Rc<Cell<u32>>,
-    open: Rc<Cell<bool>>,
+    late: Arc<SyncCell<u32>>,
+    open: Arc<SyncCell<bool>>,
 }
 
 impl<S: StreamSource> StreamSource for Recording<S> {
-    fn open(&self, after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> {
-        let closed = Rc::new(Cell::new(false));
+    fn open(&self, after: Option<u64>, events: Arc<dyn Fn(StreamEvent) + Send + Sync>) -> Box<dyn FnOnce() + Send> {
+        let closed = Arc::new(SyncCell::new(false));
         let (seen_closed, late, open) = (closed.clone(), self.late.clone(), self.open.clone());
         let close = self.inner.open(
             after,
-            Rc::new(move |event| {
+            Arc::new(move |event| {
                 match (seen_closed.get(), &event) {
                     (true, _) => late.set(late.get() + 1),
                     (false, StreamEvent::Opened) => open.set(true),
@@ -78,7 +77,7 @@ fn id_of(controller: &rdc::controller::Controller, pair: &str, base: u64) -> Opt
 /// id), unmounts and checks no event arrives once closed. Returns the prices
 /// seen and the stats.
 async fn stream_prices(stream: impl StreamSource + 'static) -> (Vec<f64>, rdc::controller::LiveStats) {
-    let (late, open) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(false)));
+    let (late, open) = (Arc::new(SyncCell::new(0)), Arc::new(SyncCell::new(false)));
     let stream = Recording { inner: stream, late: late.clone(), open: open.clone() };
     let feed =
         LiveFeed::new(stream, ExchangePrice::schema().into(), |key| key.contains("/api/price/")).backoff(50, 400);

@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use rdc::controller::Controller;
-use rdc::controller::{ExpiryStatus, LocalFuture, Persist, PersistStorage, Restored};
+use rdc::controller::{BoxFuture, ExpiryStatus, Persist, PersistStorage, Restored};
 use rdc::json;
 use rdc::leptos::{new_controller, persist};
 use rdc_e2e::wait_for_text;
@@ -49,11 +49,11 @@ async fn first_load(db: &str, version: u32) {
 /// A storage that counts the saves asked of it, then passes them on.
 struct CountingSaves<S> {
     inner: S,
-    saves: std::rc::Rc<std::cell::Cell<u32>>,
+    saves: std::sync::Arc<common::SyncCell<u32>>,
 }
 
 impl<S: PersistStorage> PersistStorage for CountingSaves<S> {
-    fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
+    fn load(&self) -> BoxFuture<Result<Option<String>, String>> {
         self.inner.load()
     }
 
@@ -154,7 +154,7 @@ async fn a_reset_drops_a_save_still_queued_behind_another() {
     first_load(&db, 1).await;
     // This load's IndexedDB storage, with each save it is asked for counted.
     let signed_in = new_controller();
-    let saves = std::rc::Rc::<std::cell::Cell<u32>>::default();
+    let saves = std::sync::Arc::<common::SyncCell<u32>>::default();
     let storage = CountingSaves { inner: rdc::leptos::indexed_db(&db).unwrap(), saves: saves.clone() };
     let restored = signed_in.persist(Persist::new(1), storage).await;
     assert!(matches!(restored, Restored::Taken { .. }), "{restored:?}");

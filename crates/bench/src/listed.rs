@@ -2,7 +2,7 @@
 //! read by tracked listeners (as `use_keys` and a `use_entity` per row do),
 //! timed through a controller.
 
-use rdc_controller::{Controller, Endpoint, FakeTime, LocalFuture, LocalTasks, Policy};
+use rdc_controller::{BoxFuture, Controller, Endpoint, FakeTime, LocalTasks, Policy};
 use rdc_core::json;
 use rdc_core::json::Value;
 use rdc_core::{Entity, NormalizeError, Pk, Schema};
@@ -18,14 +18,15 @@ use crate::timing::median_us;
 pub(crate) fn listed_delete(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, String> {
     let (controller, list) = (listed(200).map_err(|e| e.to_string())?, ITEM_LIST);
     let item = list_item;
-    let (reader, shown) = (controller.clone(), std::rc::Rc::new(std::cell::Cell::new((0, 0))));
-    let seen = std::rc::Rc::clone(&shown);
+    let (reader, shown) = (controller.clone(), std::sync::Arc::new(std::sync::Mutex::new((0, 0))));
+    let seen = std::sync::Arc::clone(&shown);
     let schema = list.schema();
     // Counts its runs and keeps the number of keys it read.
     let id = controller.listen_reads(move || {
         let keys = reader.read_key::<Vec<Pk>>("GET /items", schema.as_ref(), false);
         let len = keys.ok().and_then(|read| read.data).map_or(0, |keys| keys.len());
-        seen.set((seen.get().0 + 1, len));
+        let mut seen = seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *seen = (seen.0 + 1, len);
     });
     let mut deleted = false;
     let mut samples = 0;
@@ -42,7 +43,7 @@ pub(crate) fn listed_delete(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, S
     controller.unlisten(id);
     // The listener ran once when it started and once per sample (the list lost
     // or got back its item each time), and last read 200 or 199 keys.
-    let (runs, len) = shown.get();
+    let (runs, len) = *shown.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     match runs == samples + 1 && (199..=200).contains(&len) {
         true => Ok(us),
         false => Err(format!("the list's listener ran {runs} times for {samples} samples, last reading {len} keys")),
@@ -56,17 +57,17 @@ pub(crate) fn listed_delete(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, S
 /// (the list's is not woken: its keys did not change) and that row's re-read.
 pub(crate) fn listed_rename(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, String> {
     let (controller, list) = (listed(100).map_err(|e| e.to_string())?, ITEM_LIST);
-    let runs = std::rc::Rc::new(std::cell::Cell::new((0usize, 0usize)));
-    let (reader, seen, schema) = (controller.clone(), std::rc::Rc::clone(&runs), list.schema());
+    let runs = std::sync::Arc::new(std::sync::Mutex::new((0usize, 0usize)));
+    let (reader, seen, schema) = (controller.clone(), std::sync::Arc::clone(&runs), list.schema());
     let mut ids = vec![controller.listen_reads(move || {
         let _ = reader.read_key::<Vec<Pk>>("GET /items", schema.as_ref(), false);
-        seen.set((seen.get().0 + 1, seen.get().1));
+        seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner).0 += 1;
     })];
     for i in 0..100 {
-        let (reader, seen, pk) = (controller.clone(), std::rc::Rc::clone(&runs), i.to_string());
+        let (reader, seen, pk) = (controller.clone(), std::sync::Arc::clone(&runs), i.to_string());
         ids.push(controller.listen_reads(move || {
             let _ = reader.entity::<ListItem>(&pk);
-            seen.set((seen.get().0, seen.get().1 + 1));
+            seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner).1 += 1;
         }));
     }
     let mut version = 0;
@@ -80,7 +81,7 @@ pub(crate) fn listed_rename(min_ms: f64, now: &dyn Fn() -> f64) -> Result<f64, S
     }
     // The list's listener ran once (when it started), the rows' once each and
     // then once per rename.
-    let (list_runs, row_runs) = runs.get();
+    let (list_runs, row_runs) = *runs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     match list_runs == 1 && row_runs == 100 + version {
         true => Ok(us),
         false => Err(format!("the list's listener ran {list_runs} times, the rows' {row_runs} for {version} renames")),
@@ -140,7 +141,7 @@ impl Endpoint for Never {
         false
     }
 
-    fn fetch(&self, _: &Value, _: Option<Value>) -> LocalFuture<Result<Value, String>> {
+    fn fetch(&self, _: &Value, _: Option<Value>) -> BoxFuture<Result<Value, String>> {
         Box::pin(std::future::pending())
     }
 

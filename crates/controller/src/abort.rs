@@ -66,10 +66,13 @@ impl Abort {
 
     /// Runs `callback` on abort (at once if already aborted).
     pub fn on_abort(&self, callback: impl FnOnce() + Send + 'static) {
-        if self.is_aborted() {
+        // Checked and kept under one lock: an abort between the two would never run it.
+        let mut inner = self.lock();
+        if inner.aborted {
+            drop(inner);
             callback();
         } else {
-            self.lock().on_abort.push(Box::new(callback));
+            inner.on_abort.push(Box::new(callback));
         }
     }
 }

@@ -2,7 +2,7 @@
 //! it settles (answered, failed, timed out, aborted or dropped by a reset),
 //! so a page can show one spinner or a "saving…" bar.
 
-use std::cell::RefCell;
+use super::sync::{Gate, Slot};
 
 use rdc_core::json::Value;
 
@@ -36,8 +36,13 @@ pub struct InFlight {
 }
 
 /// The requests in flight, oldest first.
-#[derive(Default)]
-pub(crate) struct Activity(RefCell<Vec<InFlight>>);
+pub(crate) struct Activity(Slot<Vec<InFlight>>);
+
+impl Activity {
+    pub(crate) fn new(gate: &std::sync::Arc<Gate>) -> Activity {
+        Activity(Slot::new(gate, "activity", Default::default()))
+    }
+}
 
 /// Marks a request in flight until dropped (so a request that ends in any
 /// way, even a panic, is no longer counted).

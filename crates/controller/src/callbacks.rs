@@ -2,16 +2,16 @@
 //! `onSettled`), typed: the success one gets the result, the error one the
 //! error, and what `on_mutate` returns reaches the others.
 
-use std::rc::Rc;
+use super::{BoxFuture, Controller, FetchError, TypedEndpoint};
+use std::sync::Arc;
 
-use super::{Controller, FetchError, LocalFuture, TypedEndpoint};
-
-type Mutate<C, X> = Rc<dyn Fn(&<C as TypedEndpoint>::Args) -> X>;
-type Success<C, X> = Rc<dyn Fn(&<C as TypedEndpoint>::Result, &<C as TypedEndpoint>::Args, &X)>;
-type Failure<C, X> = Rc<dyn Fn(&FetchError<<C as TypedEndpoint>::Error>, &<C as TypedEndpoint>::Args, &X)>;
+type Mutate<C, X> = Arc<dyn Fn(&<C as TypedEndpoint>::Args) -> X + Send + Sync>;
+type Success<C, X> = Arc<dyn Fn(&<C as TypedEndpoint>::Result, &<C as TypedEndpoint>::Args, &X) + Send + Sync>;
+type Failure<C, X> =
+    Arc<dyn Fn(&FetchError<<C as TypedEndpoint>::Error>, &<C as TypedEndpoint>::Args, &X) + Send + Sync>;
 /// What `on_settled` is given: the result or the error.
 pub type Settled<'a, C> = Result<&'a <C as TypedEndpoint>::Result, &'a FetchError<<C as TypedEndpoint>::Error>>;
-type Settle<C, X> = Rc<dyn Fn(Settled<'_, C>, &<C as TypedEndpoint>::Args, &X)>;
+type Settle<C, X> = Arc<dyn Fn(Settled<'_, C>, &<C as TypedEndpoint>::Args, &X) + Send + Sync>;
 
 /// What to run around a mutation sent with [`Controller::fetch_with`] (or
 /// a `use_mutation` hook): `on_mutate` before it is sent (its return value,
@@ -23,21 +23,21 @@ type Settle<C, X> = Rc<dyn Fn(Settled<'_, C>, &<C as TypedEndpoint>::Args, &X)>;
 /// before it is kept, but gets `()` as its context.
 ///
 /// ```
-/// use std::{cell::RefCell, rc::Rc};
+/// use std::sync::{Arc, Mutex};
 /// use rdc_controller::{from_fn, Controller, FakeTime, LocalTasks, MutationCallbacks};
 /// async fn rename(name: String) -> Result<String, String> { Ok(name.to_uppercase()) }
 /// let rename = from_fn("rename", rename).mutation();
 /// let (time, tasks) = (FakeTime::default(), LocalTasks::default());
 /// let controller = Controller::new(time.clone(), time, tasks.clone());
-/// let log = Rc::new(RefCell::new(Vec::<String>::new()));
+/// let log = Arc::new(Mutex::new(Vec::<String>::new()));
 /// let (a, b, c) = (log.clone(), log.clone(), log.clone());
 /// let callbacks = MutationCallbacks::new()
-///     .on_mutate(move |name: &String| { a.borrow_mut().push(format!("mutate {name}")); 7 })
-///     .on_success(move |done: &String, _, context: &i32| b.borrow_mut().push(format!("success {done} {context}")))
-///     .on_settled(move |outcome, _, _| c.borrow_mut().push(format!("settled {}", outcome.is_ok())));
+///     .on_mutate(move |name: &String| { a.lock().unwrap().push(format!("mutate {name}")); 7 })
+///     .on_success(move |done: &String, _, context: &i32| b.lock().unwrap().push(format!("success {done} {context}")))
+///     .on_settled(move |outcome, _, _| c.lock().unwrap().push(format!("settled {}", outcome.is_ok())));
 /// let done = tasks.block_on(controller.fetch_with(&rename, "ada".into(), (), &callbacks));
 /// assert_eq!(done.unwrap(), "ADA");
-/// assert_eq!(*log.borrow(), ["mutate ada", "success ADA 7", "settled true"]);
+/// assert_eq!(*log.lock().unwrap(), ["mutate ada", "success ADA 7", "settled true"]);
 /// ```
 pub struct MutationCallbacks<C: TypedEndpoint, X = ()> {
     mutate: Mutate<C, X>,
@@ -49,7 +49,7 @@ pub struct MutationCallbacks<C: TypedEndpoint, X = ()> {
 impl<C: TypedEndpoint, X> Clone for MutationCallbacks<C, X> {
     fn clone(&self) -> Self {
         MutationCallbacks {
-            mutate: Rc::clone(&self.mutate),
+            mutate: Arc::clone(&self.mutate),
             success: self.success.clone(),
             error: self.error.clone(),
             settled: self.settled.clone(),
@@ -69,7 +69,7 @@ impl<C: TypedEndpoint, X> std::fmt::Debug for MutationCallbacks<C, X> {
 
 impl<C: TypedEndpoint> Default for MutationCallbacks<C, ()> {
     fn default() -> Self {
-        MutationCallbacks { mutate: Rc::new(|_| ()), success: None, error: None, settled: None }
+        MutationCallbacks { mutate: Arc::new(|_| ()), success: None, error: None, settled: None }
     }
 }
 
@@ -94,15 +94,18 @@ impl<C: TypedEndpoint> MutationCallbacks<C, ()> {
     /// let callbacks = MutationCallbacks::<FnEndpoint<u32, u32, String>>::new().on_mutate(|n: &u32| n + 1);
     /// # let _ = callbacks;
     /// ```
-    pub fn on_mutate<Y: 'static>(self, f: impl Fn(&C::Args) -> Y + 'static) -> MutationCallbacks<C, Y> {
-        let success = self.success.map(|old| -> Success<C, Y> { Rc::new(move |r, a, _| old(r, a, &())) });
-        let error = self.error.map(|old| -> Failure<C, Y> { Rc::new(move |e, a, _| old(e, a, &())) });
-        let settled = self.settled.map(|old| -> Settle<C, Y> { Rc::new(move |o, a, _| old(o, a, &())) });
-        MutationCallbacks { mutate: Rc::new(f), success, error, settled }
+    pub fn on_mutate<Y: Send + 'static>(
+        self,
+        f: impl Fn(&C::Args) -> Y + Send + Sync + 'static,
+    ) -> MutationCallbacks<C, Y> {
+        let success = self.success.map(|old| -> Success<C, Y> { Arc::new(move |r, a, _| old(r, a, &())) });
+        let error = self.error.map(|old| -> Failure<C, Y> { Arc::new(move |e, a, _| old(e, a, &())) });
+        let settled = self.settled.map(|old| -> Settle<C, Y> { Arc::new(move |o, a, _| old(o, a, &())) });
+        MutationCallbacks { mutate: Arc::new(f), success, error, settled }
     }
 }
 
-impl<C: TypedEndpoint, X: 'static> MutationCallbacks<C, X> {
+impl<C: TypedEndpoint, X: Send + 'static> MutationCallbacks<C, X> {
     /// Runs `f` with the result, the args and the context once the answer
     /// is stored (replaces an earlier `on_success`).
     ///
@@ -111,8 +114,8 @@ impl<C: TypedEndpoint, X: 'static> MutationCallbacks<C, X> {
     /// let callbacks = MutationCallbacks::<FnEndpoint<u32, u32, String>>::new().on_success(|square: &u32, n: &u32, _| println!("{n}² = {square}"));
     /// # let _ = callbacks;
     /// ```
-    pub fn on_success(mut self, f: impl Fn(&C::Result, &C::Args, &X) + 'static) -> Self {
-        self.success = Some(Rc::new(f));
+    pub fn on_success(mut self, f: impl Fn(&C::Result, &C::Args, &X) + Send + Sync + 'static) -> Self {
+        self.success = Some(Arc::new(f));
         self
     }
 
@@ -125,8 +128,8 @@ impl<C: TypedEndpoint, X: 'static> MutationCallbacks<C, X> {
     /// let callbacks = MutationCallbacks::<FnEndpoint<u32, u32, String>>::new().on_error(|error, _, _| eprintln!("{error}"));
     /// # let _ = callbacks;
     /// ```
-    pub fn on_error(mut self, f: impl Fn(&FetchError<C::Error>, &C::Args, &X) + 'static) -> Self {
-        self.error = Some(Rc::new(f));
+    pub fn on_error(mut self, f: impl Fn(&FetchError<C::Error>, &C::Args, &X) + Send + Sync + 'static) -> Self {
+        self.error = Some(Arc::new(f));
         self
     }
 
@@ -138,8 +141,8 @@ impl<C: TypedEndpoint, X: 'static> MutationCallbacks<C, X> {
     /// let callbacks = MutationCallbacks::<FnEndpoint<u32, u32, String>>::new().on_settled(|outcome, _, _| assert!(outcome.is_ok()));
     /// # let _ = callbacks;
     /// ```
-    pub fn on_settled(mut self, f: impl Fn(Settled<'_, C>, &C::Args, &X) + 'static) -> Self {
-        self.settled = Some(Rc::new(f));
+    pub fn on_settled(mut self, f: impl Fn(Settled<'_, C>, &C::Args, &X) + Send + Sync + 'static) -> Self {
+        self.settled = Some(Arc::new(f));
         self
     }
 
@@ -170,25 +173,25 @@ impl Controller {
     /// each run's future alive).
     ///
     /// ```
-    /// use std::{cell::Cell, rc::Rc};
+    /// use std::sync::{atomic::{AtomicBool, Ordering}, Arc};
     /// use rdc_controller::{from_fn, Controller, FakeTime, FetchError, FnError, LocalTasks, MutationCallbacks};
     /// async fn refuse(_: u32) -> Result<u32, String> { Err("no".into()) }
     /// let refuse = from_fn("refuse", refuse).mutation();
     /// let (time, tasks) = (FakeTime::default(), LocalTasks::default());
     /// let controller = Controller::new(time.clone(), time, tasks.clone());
-    /// let failed = Rc::new(Cell::new(false));
+    /// let failed = Arc::new(AtomicBool::new(false));
     /// let seen = failed.clone();
-    /// let callbacks = MutationCallbacks::new().on_error(move |e: &FetchError<FnError<String>>, _, _| seen.set(true));
+    /// let callbacks = MutationCallbacks::new().on_error(move |e: &FetchError<FnError<String>>, _, _| seen.store(true, Ordering::SeqCst));
     /// assert!(tasks.block_on(controller.fetch_with(&refuse, 1, (), &callbacks)).is_err());
-    /// assert!(failed.get());
+    /// assert!(failed.load(Ordering::SeqCst));
     /// ```
-    pub fn fetch_with<C: TypedEndpoint, X: 'static>(
+    pub fn fetch_with<C: TypedEndpoint, X: Send + 'static>(
         &self,
         endpoint: &C,
         args: C::Args,
         body: C::Body,
         callbacks: &MutationCallbacks<C, X>,
-    ) -> LocalFuture<Result<C::Result, FetchError<C::Error>>> {
+    ) -> BoxFuture<Result<C::Result, FetchError<C::Error>>> {
         let context = callbacks.mutate(&args);
         let encoded = endpoint.encode_args(&args).and_then(|json| Ok((json, endpoint.encode_body(body)?)));
         let sent = encoded.map(|(json, body)| self.fetch_json(endpoint.endpoint(), json, body));

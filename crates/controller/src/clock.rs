@@ -1,11 +1,12 @@
 //! Time and timers, injected so that core never reads a clock: the browser
 //! binding passes `Date.now()` and `setTimeout`; tests pass fakes they advance.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+
+use super::sync::lock;
 
 /// Current time in milliseconds since the Unix epoch.
-pub trait Clock {
+pub trait Clock: Send + Sync {
     /// Now.
     fn now(&self) -> u64;
 
@@ -23,27 +24,28 @@ pub trait Clock {
 /// their order, and data stays fresh as long as it had left.
 pub(crate) struct Steady {
     /// The last reading of the injected clock, and what it read as here.
-    last: std::cell::Cell<(u64, u64)>,
+    last: std::sync::Mutex<(u64, u64)>,
 }
 
 impl Steady {
     /// Starts at `raw`, the injected clock's reading now.
     pub fn new(raw: u64) -> Steady {
-        Steady { last: std::cell::Cell::new((raw, raw)) }
+        Steady { last: std::sync::Mutex::new((raw, raw)) }
     }
 
     /// The time for `raw`, the injected clock's reading now.
     pub fn at(&self, raw: u64) -> u64 {
-        let (last_raw, last) = self.last.get();
-        let now = last.saturating_add(raw.saturating_sub(last_raw));
-        self.last.set((raw, now));
+        // Read and moved on under one lock: two threads never both move it from one reading.
+        let mut last = super::sync::lock(&self.last);
+        let now = last.1.saturating_add(raw.saturating_sub(last.0));
+        *last = (raw, now);
         now
     }
 
     /// How far this clock is ahead of the injected one (the steps back it
     /// held through), as of the last reading.
     pub fn offset(&self) -> u64 {
-        let (raw, now) = self.last.get();
+        let (raw, now) = *super::sync::lock(&self.last);
         now.saturating_sub(raw)
     }
 }
@@ -58,9 +60,9 @@ pub(crate) fn origin(clock: &dyn Clock) -> u64 {
 }
 
 /// One-shot timers.
-pub trait Timers {
+pub trait Timers: Send + Sync {
     /// Calls `callback` after `delay_ms`; returns a handle for [`Timers::cancel`].
-    fn set_timeout(&self, delay_ms: u64, callback: Box<dyn FnOnce()>) -> u64;
+    fn set_timeout(&self, delay_ms: u64, callback: Box<dyn FnOnce() + Send>) -> u64;
     /// Cancels a pending timer (no-op when it already ran).
     fn cancel(&self, handle: u64);
 }
@@ -69,31 +71,31 @@ pub trait Timers {
 ///
 /// ```
 /// use rdc_controller::{Clock, FakeTime, Timers};
-/// use std::{cell::Cell, rc::Rc};
+/// use std::sync::{atomic::{AtomicU64, Ordering}, Arc};
 /// let time = FakeTime::default();
-/// let fired = Rc::new(Cell::new(0));
+/// let fired = Arc::new(AtomicU64::new(0));
 /// let f = fired.clone();
-/// time.set_timeout(100, Box::new(move || f.set(f.get() + 1)));
+/// time.set_timeout(100, Box::new(move || { f.fetch_add(1, Ordering::SeqCst); }));
 /// time.advance(99);
-/// assert_eq!(fired.get(), 0);
+/// assert_eq!(fired.load(Ordering::SeqCst), 0);
 /// time.advance(1);
-/// assert_eq!((fired.get(), time.now()), (1, 100));
+/// assert_eq!((fired.load(Ordering::SeqCst), time.now()), (1, 100));
 /// ```
 #[derive(Clone, Default)]
 pub struct FakeTime {
-    inner: Rc<RefCell<FakeInner>>,
+    inner: Arc<Mutex<FakeInner>>,
 }
 
 #[derive(Default)]
 struct FakeInner {
     now: u64,
     next_handle: u64,
-    pending: Vec<(u64, u64, Box<dyn FnOnce()>)>,
+    pending: Vec<(u64, u64, Box<dyn FnOnce() + Send>)>,
 }
 
 impl std::fmt::Debug for FakeTime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let inner = self.inner.borrow();
+        let inner = lock(&self.inner);
         f.debug_struct("FakeTime").field("now", &inner.now).field("pending", &inner.pending.len()).finish()
     }
 }
@@ -102,10 +104,10 @@ impl FakeTime {
     /// Moves time forward by `ms`, running due timers in order (timers they set
     /// run too when due). The clock stops at `u64::MAX` ms.
     pub fn advance(&self, ms: u64) {
-        let target = self.inner.borrow().now.saturating_add(ms);
+        let target = lock(&self.inner).now.saturating_add(ms);
         loop {
             let due = {
-                let mut inner = self.inner.borrow_mut();
+                let mut inner = lock(&self.inner);
                 let next = inner
                     .pending
                     .iter()
@@ -147,7 +149,7 @@ impl FakeTime {
     /// assert_eq!(time.pending(), 0, "the timer ran after its 100 ms");
     /// ```
     pub fn step_back(&self, ms: u64) {
-        let mut inner = self.inner.borrow_mut();
+        let mut inner = lock(&self.inner);
         let back = ms.min(inner.now);
         inner.now -= back;
         for timer in &mut inner.pending {
@@ -157,19 +159,19 @@ impl FakeTime {
 
     /// Timers not yet run.
     pub fn pending(&self) -> usize {
-        self.inner.borrow().pending.len()
+        lock(&self.inner).pending.len()
     }
 }
 
 impl Clock for FakeTime {
     fn now(&self) -> u64 {
-        self.inner.borrow().now
+        lock(&self.inner).now
     }
 }
 
 impl Timers for FakeTime {
-    fn set_timeout(&self, delay_ms: u64, callback: Box<dyn FnOnce()>) -> u64 {
-        let mut inner = self.inner.borrow_mut();
+    fn set_timeout(&self, delay_ms: u64, callback: Box<dyn FnOnce() + Send>) -> u64 {
+        let mut inner = lock(&self.inner);
         inner.next_handle += 1;
         let handle = inner.next_handle;
         // A delay past the clock's end (`Duration::MAX` as ms) is due at its end.
@@ -179,6 +181,6 @@ impl Timers for FakeTime {
     }
 
     fn cancel(&self, handle: u64) {
-        self.inner.borrow_mut().pending.retain(|t| t.1 != handle);
+        lock(&self.inner).pending.retain(|t| t.1 != handle);
     }
 }

@@ -1,30 +1,31 @@
 //! A request's time limit: the request's future raced against a timer; and
 //! waiting, the same timer alone.
 
-use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use super::{LocalFuture, Timers};
+use super::{BoxFuture, Timers};
 
 /// The timer's side: whether it fired, and the task to wake when it does.
+/// (One lock: a firing between the check and the wait would be lost.)
 #[derive(Default)]
-struct Alarm {
-    fired: Cell<bool>,
-    waker: RefCell<Option<Waker>>,
-}
+struct Alarm(std::sync::Mutex<(bool, Option<Waker>)>);
 
 /// `request`'s output, or `None` when `ms` pass first (the request is dropped).
-pub(crate) async fn within<T: 'static>(timers: &dyn Timers, ms: u64, request: LocalFuture<T>) -> Option<T> {
-    let alarm = Rc::new(Alarm::default());
-    let ring = Rc::clone(&alarm);
+pub(crate) async fn within<T: 'static>(timers: &dyn Timers, ms: u64, request: BoxFuture<T>) -> Option<T> {
+    let alarm = Arc::new(Alarm::default());
+    let ring = Arc::clone(&alarm);
     let timer = timers.set_timeout(
         ms,
         Box::new(move || {
-            ring.fired.set(true);
-            if let Some(waker) = ring.waker.borrow_mut().take() {
+            let waker = {
+                let mut alarm = super::sync::lock(&ring.0);
+                alarm.0 = true;
+                alarm.1.take()
+            };
+            if let Some(waker) = waker {
                 waker.wake();
             }
         }),
@@ -42,8 +43,8 @@ pub(crate) async fn sleep(timers: &dyn Timers, ms: u64) {
 }
 
 struct Race<T> {
-    alarm: Rc<Alarm>,
-    request: LocalFuture<T>,
+    alarm: Arc<Alarm>,
+    request: BoxFuture<T>,
 }
 
 impl<T> Future for Race<T> {
@@ -53,10 +54,11 @@ impl<T> Future for Race<T> {
         if let Poll::Ready(out) = self.request.as_mut().poll(cx) {
             return Poll::Ready(Some(out));
         }
-        if self.alarm.fired.get() {
+        let mut alarm = super::sync::lock(&self.alarm.0);
+        if alarm.0 {
             return Poll::Ready(None);
         }
-        *self.alarm.waker.borrow_mut() = Some(cx.waker().clone());
+        alarm.1 = Some(cx.waker().clone());
         Poll::Pending
     }
 }

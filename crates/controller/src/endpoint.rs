@@ -9,7 +9,7 @@ use rdc_core::json::Value;
 use rdc_core::{Schema, State};
 
 /// A boxed future that need not be `Send` (browser futures are not).
-pub type LocalFuture<T> = Pin<Box<dyn Future<Output = T>>>;
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 /// Freshness and behaviour of an endpoint, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,14 +54,14 @@ impl Default for Policy {
 }
 
 /// An endpoint the [`Controller`](super::Controller) can fetch.
-pub trait Endpoint: 'static {
+pub trait Endpoint: Send + Sync + 'static {
     /// What a fetch resolves to (e.g. a JSON value or a blob).
-    type Output: Clone + 'static;
+    type Output: Clone + Send + Sync + 'static;
     /// What a failed fetch gives.
-    type Error: Clone + std::fmt::Display + 'static;
+    type Error: Clone + std::fmt::Display + Send + Sync + 'static;
     /// What a mutation sends: JSON for most endpoints; a REST endpoint also
     /// sends text, blobs and multipart forms. Cloned for each retry.
-    type Body: Clone + 'static;
+    type Body: Clone + Send + Sync + 'static;
 
     /// The cache key for `args` (the same for equal args in any order).
     ///
@@ -90,7 +90,7 @@ pub trait Endpoint: 'static {
     }
 
     /// Sends the request.
-    fn fetch(&self, args: &Value, body: Option<Self::Body>) -> LocalFuture<Result<Self::Output, Self::Error>>;
+    fn fetch(&self, args: &Value, body: Option<Self::Body>) -> BoxFuture<Result<Self::Output, Self::Error>>;
 
     /// Sends the request as the controller does: with the controller's
     /// services, cancelled when the context's abort fires. The default calls
@@ -100,7 +100,7 @@ pub trait Endpoint: 'static {
         args: &Value,
         body: Option<Self::Body>,
         _context: &super::FetchContext,
-    ) -> LocalFuture<Result<Self::Output, Self::Error>> {
+    ) -> BoxFuture<Result<Self::Output, Self::Error>> {
         self.fetch(args, body)
     }
 
@@ -151,15 +151,15 @@ pub trait Endpoint: 'static {
 /// }
 /// # let _ = key_of::<rdc_controller::FnEndpoint<(), Value, String>>;
 /// ```
-pub trait TypedEndpoint: Clone + 'static {
+pub trait TypedEndpoint: Clone + Send + Sync + 'static {
     /// What a call is made with (path and search params for REST).
-    type Args: 'static;
+    type Args: Send + 'static;
     /// What a mutation sends.
-    type Body: 'static;
+    type Body: Send + 'static;
     /// What a call resolves to, and what readers read.
-    type Result: 'static;
+    type Result: Send + 'static;
     /// What a failed call gives.
-    type Error: Clone + std::fmt::Display + 'static;
+    type Error: Clone + std::fmt::Display + Send + Sync + 'static;
     /// The endpoint doing the work.
     type Endpoint: Endpoint<Error = Self::Error> + Clone;
 

@@ -1,7 +1,8 @@
 //! Fetching: one shared request per key, its answer written in order, timeouts
 //! and cancellation, and the typed calls over the JSON ones.
 
-use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use super::*;
 
@@ -19,7 +20,7 @@ impl Controller {
         endpoint: &C,
         args: C::Args,
         body: C::Body,
-    ) -> LocalFuture<Result<C::Result, FetchError<C::Error>>> {
+    ) -> BoxFuture<Result<C::Result, FetchError<C::Error>>> {
         match encode(endpoint, &args, body) {
             Ok((args, body)) => typed(endpoint, self.fetch_json(endpoint.endpoint(), args, body)),
             Err(error) => Box::pin(async move { Err(FetchError::Endpoint(error)) }),
@@ -32,7 +33,7 @@ impl Controller {
         endpoint: &E,
         args: Value,
         body: Option<E::Body>,
-    ) -> LocalFuture<Result<E::Output, FetchError<E::Error>>> {
+    ) -> BoxFuture<Result<E::Output, FetchError<E::Error>>> {
         let key = match endpoint.key(&args) {
             Ok(key) => key,
             Err(error) => return Box::pin(async move { Err(FetchError::Endpoint(error)) }),
@@ -43,6 +44,8 @@ impl Controller {
         // types) and the same args (a key can leave one out: a list's page).
         // Another request of the key keeps its mark; this one goes unmarked.
         let mut joinable = !policy.mutation;
+        // Looked up and marked at once: two threads' identical reads never both send.
+        let at_once = self.inner.gate.enter();
         if joinable {
             let existing = self.inner.keys.borrow().get(&key).and_then(|k| k.inflight.clone());
             if let Some(shared) = existing {
@@ -52,16 +55,19 @@ impl Controller {
                 joinable = false;
             }
         }
-        let shared = Rc::new(Shared::of::<E>(args.clone()));
+        let shared = Arc::new(Shared::of::<E>(args.clone()));
         if joinable {
-            keys::entry(&mut self.inner.keys.borrow_mut(), &key).inflight = Some(Rc::clone(&shared));
+            keys::entry(&mut self.inner.keys.borrow_mut(), &key).inflight = Some(Arc::clone(&shared));
+        }
+        drop(at_once);
+        if joinable {
             // Readers show "loading".
             self.touch_key(&key);
             self.changed();
         }
         // The request runs as its own task: a caller that stops waiting (an
         // unmounted component, a re-run read) never strands the other waiters.
-        let work = self.request(endpoint.clone(), key, args, body, Rc::clone(&shared), None);
+        let work = self.request(endpoint.clone(), key, args, body, Arc::clone(&shared), None);
         self.inner.spawner.spawn(work);
         Box::pin(async move { downcast::<E>(Wait(shared).await) })
     }
@@ -74,7 +80,7 @@ impl Controller {
         endpoint: &C,
         args: C::Args,
         body: C::Body,
-    ) -> (LocalFuture<Result<C::Result, FetchError<C::Error>>>, Abort) {
+    ) -> (BoxFuture<Result<C::Result, FetchError<C::Error>>>, Abort) {
         let abort = Abort::default();
         let prepared =
             endpoint.json_and_key(&args).and_then(|(args, key)| Ok((args, key, endpoint.encode_body(body)?)));
@@ -83,8 +89,8 @@ impl Controller {
             Err(error) => return (Box::pin(async move { Err(FetchError::Endpoint(error)) }), abort),
         };
         let raw = endpoint.endpoint();
-        let shared = Rc::new(Shared::of::<C::Endpoint>(args.clone()));
-        let work = self.request(raw.clone(), key, args, body, Rc::clone(&shared), Some(abort.clone()));
+        let shared = Arc::new(Shared::of::<C::Endpoint>(args.clone()));
+        let work = self.request(raw.clone(), key, args, body, Arc::clone(&shared), Some(abort.clone()));
         self.inner.spawner.spawn(work);
         let output = Box::pin(async move { downcast::<C::Endpoint>(Wait(shared).await) });
         (typed(endpoint, output), abort)
@@ -98,16 +104,16 @@ impl Controller {
         key: String,
         args: Value,
         body: Option<E::Body>,
-        shared: Rc<Shared>,
+        shared: Arc<Shared>,
         abort: Option<Abort>,
-    ) -> LocalFuture<()> {
+    ) -> BoxFuture<()> {
         let this = self.clone();
         // The session it was made in: a reset before it runs (a logout right
         // after a reload replayed it) means it is never sent nor shown.
-        let epoch = self.inner.epoch.get();
+        let epoch = self.inner.epoch.load(Ordering::SeqCst);
         Box::pin(async move {
-            if epoch != this.inner.epoch.get() {
-                shared.resolve(Err(Rc::new(FetchError::<E::Error>::Reset) as Rc<dyn std::any::Any>));
+            if epoch != this.inner.epoch.load(Ordering::SeqCst) {
+                shared.resolve(Err(Arc::new(FetchError::<E::Error>::Reset) as Arc<dyn std::any::Any + Send + Sync>));
                 return;
             }
             let policy = endpoint.policy();
@@ -131,7 +137,8 @@ impl Controller {
                 }
                 turn.as_ref().and_then(|turn| this.took_turn(turn))
             };
-            let skipped = epoch != this.inner.epoch.get() || abort.as_ref().is_some_and(Abort::is_aborted);
+            let skipped =
+                epoch != this.inner.epoch.load(Ordering::SeqCst) || abort.as_ref().is_some_and(Abort::is_aborted);
             if !skipped {
                 this.dispatch(Action::Sent { key: &key });
             }
@@ -150,7 +157,7 @@ impl Controller {
             let fetched = if policy.mutation { this.inner.order.answered(sent, this.now()) } else { sent };
             if !policy.mutation {
                 let mut keys = this.inner.keys.borrow_mut();
-                let state = keys.get_mut(&key).filter(|k| k.inflight.as_ref().is_some_and(|s| Rc::ptr_eq(s, &shared)));
+                let state = keys.get_mut(&key).filter(|k| k.inflight.as_ref().is_some_and(|s| Arc::ptr_eq(s, &shared)));
                 if let Some(state) = state {
                     state.inflight = None;
                     keys::tidy(&mut keys, &key);
@@ -162,7 +169,7 @@ impl Controller {
                 this.inner.layers.borrow_mut().retain(|l| l.id != id);
                 this.write_base(|_| ());
             }
-            let outcome = if epoch != this.inner.epoch.get() {
+            let outcome = if epoch != this.inner.epoch.load(Ordering::SeqCst) {
                 Err(FetchError::Reset)
             } else if skipped {
                 Err(FetchError::Aborted)
@@ -186,8 +193,8 @@ impl Controller {
                 Err(error) => this.dispatch(Action::Failed { key: &key, error }),
             }
             let erased = match outcome {
-                Ok(out) => Ok(Rc::new(out) as Rc<dyn std::any::Any>),
-                Err(err) => Err(Rc::new(err) as Rc<dyn std::any::Any>),
+                Ok(out) => Ok(Arc::new(out) as Arc<dyn std::any::Any + Send + Sync>),
+                Err(err) => Err(Arc::new(err) as Arc<dyn std::any::Any + Send + Sync>),
             };
             shared.resolve(erased);
         })
@@ -205,7 +212,8 @@ impl Controller {
     ) -> Option<u64> {
         self.with_state(|store| endpoint.optimistic(store, args, body.as_ref()))?;
         let (optimist, sent_args, sent_body) = (endpoint.clone(), args.clone(), body.clone());
-        let value: crate::Optimistic = Rc::new(move |store| optimist.optimistic(store, &sent_args, sent_body.as_ref()));
+        let value: crate::Optimistic =
+            Arc::new(move |store| optimist.optimistic(store, &sent_args, sent_body.as_ref()));
         let id = self.next_id();
         let (key, schema, args) = (key.to_owned(), endpoint.schema(), args.clone());
         self.inner.layers.borrow_mut().push(Layer { id, key, schema, value, args, sent });
@@ -223,7 +231,7 @@ impl Controller {
         key: &str,
         args: &Value,
         body: &Option<E::Body>,
-        shared: &Rc<Shared>,
+        shared: &Arc<Shared>,
         abort: &Option<Abort>,
         epoch: u64,
     ) -> Option<Result<E::Output, E::Error>> {
@@ -253,14 +261,14 @@ impl Controller {
     /// again: the store was not reset, it was not aborted, and a mounted
     /// reader retains the key or a caller awaits the answer (`shared` beyond
     /// the request's own handle and the key's in-flight mark).
-    fn still_wanted(&self, key: &str, shared: &Rc<Shared>, abort: &Option<Abort>, epoch: u64) -> bool {
-        if epoch != self.inner.epoch.get() || abort.as_ref().is_some_and(Abort::is_aborted) {
+    fn still_wanted(&self, key: &str, shared: &Arc<Shared>, abort: &Option<Abort>, epoch: u64) -> bool {
+        if epoch != self.inner.epoch.load(Ordering::SeqCst) || abort.as_ref().is_some_and(Abort::is_aborted) {
             return false;
         }
         let keys = self.inner.keys.borrow();
         let state = keys.get(key);
-        let marked = state.and_then(|k| k.inflight.as_ref()).is_some_and(|s| Rc::ptr_eq(s, shared));
-        let awaiting = Rc::strong_count(shared) > 1 + usize::from(marked);
+        let marked = state.and_then(|k| k.inflight.as_ref()).is_some_and(|s| Arc::ptr_eq(s, shared));
+        let awaiting = Arc::strong_count(shared) > 1 + usize::from(marked);
         awaiting || state.is_some_and(|k| k.retained > 0)
     }
 
@@ -275,7 +283,7 @@ impl Controller {
         let error = FetchError::<E::Error>::Timeout { ms };
         let expires = now.saturating_add(expiry_ms);
         self.write_base(|base| base.set_error(key, error.to_string(), now, expires));
-        self.set_typed_error(key, Rc::new(error.clone()));
+        self.set_typed_error(key, Arc::new(error.clone()));
         Err(error)
     }
 
@@ -311,7 +319,7 @@ impl Controller {
                         let expires = now.saturating_add(policy.error_expiry_ms);
                         self.write_base(|base| base.set_error(key, err.to_string(), now, expires));
                         let error = FetchError::<E::Error>::Normalize(err);
-                        self.set_typed_error(key, Rc::new(error.clone()));
+                        self.set_typed_error(key, Arc::new(error.clone()));
                         return Err(error);
                     }
                     let stored = match sent {
@@ -332,7 +340,7 @@ impl Controller {
                 let expires = now.saturating_add(policy.error_expiry_ms);
                 self.write_base(|base| base.set_error(key, error.to_string(), now, expires));
                 let error = FetchError::Endpoint(error);
-                self.set_typed_error(key, Rc::new(error.clone()));
+                self.set_typed_error(key, Arc::new(error.clone()));
                 Err(error)
             }
         }
@@ -347,7 +355,7 @@ impl Controller {
         &self,
         endpoint: &C,
         args: C::Args,
-    ) -> LocalFuture<Result<Option<C::Result>, FetchError<C::Error>>>
+    ) -> BoxFuture<Result<Option<C::Result>, FetchError<C::Error>>>
     where
         C::Body: Default,
     {
@@ -405,8 +413,8 @@ fn encode<C: TypedEndpoint>(endpoint: &C, args: &C::Args, body: C::Body) -> Resu
 /// `output` read as `endpoint`'s result once it resolves.
 fn typed<C: TypedEndpoint>(
     endpoint: &C,
-    output: LocalFuture<Result<<C::Endpoint as Endpoint>::Output, FetchError<C::Error>>>,
-) -> LocalFuture<Result<C::Result, FetchError<C::Error>>> {
+    output: BoxFuture<Result<<C::Endpoint as Endpoint>::Output, FetchError<C::Error>>>,
+) -> BoxFuture<Result<C::Result, FetchError<C::Error>>> {
     let endpoint = endpoint.clone();
     Box::pin(async move { endpoint.decode_result(output.await?).map_err(FetchError::Endpoint) })
 }

@@ -3,12 +3,12 @@
 
 use std::future::Future;
 use std::marker::PhantomData;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::endpoint::{Endpoint, LocalFuture, Policy, TypedEndpoint};
+use super::endpoint::{BoxFuture, Endpoint, Policy, TypedEndpoint};
 use rdc_core::json::{self, Value};
 use rdc_core::{canonical_text, Schema, SchemaOf};
 
@@ -45,7 +45,7 @@ impl<E: std::fmt::Display> std::fmt::Display for FnError<E> {
     }
 }
 
-type CallFn<E> = Rc<dyn Fn(&Value) -> LocalFuture<Result<Value, FnError<E>>>>;
+type CallFn<E> = Arc<dyn Fn(&Value) -> BoxFuture<Result<Value, FnError<E>>> + Send + Sync>;
 
 /// The JSON side of a [`FnEndpoint`]: what the controller fetches with.
 ///
@@ -56,7 +56,7 @@ type CallFn<E> = Rc<dyn Fn(&Value) -> LocalFuture<Result<Value, FnError<E>>>>;
 /// assert_eq!(call.key(&rdc_core::json!(4)).unwrap(), "double 4");
 /// ```
 pub struct FnCall<E> {
-    name: Rc<str>,
+    name: Arc<str>,
     call: CallFn<E>,
     schema: Option<Schema>,
     policy: Policy,
@@ -65,8 +65,8 @@ pub struct FnCall<E> {
 impl<E> Clone for FnCall<E> {
     fn clone(&self) -> Self {
         FnCall {
-            name: Rc::clone(&self.name),
-            call: Rc::clone(&self.call),
+            name: Arc::clone(&self.name),
+            call: Arc::clone(&self.call),
             schema: self.schema.clone(),
             policy: self.policy,
         }
@@ -79,7 +79,7 @@ impl<E> std::fmt::Debug for FnCall<E> {
     }
 }
 
-impl<E: Clone + std::fmt::Display + 'static> Endpoint for FnCall<E> {
+impl<E: Clone + std::fmt::Display + Send + Sync + 'static> Endpoint for FnCall<E> {
     type Output = Value;
     type Error = FnError<E>;
     type Body = ();
@@ -104,7 +104,7 @@ impl<E: Clone + std::fmt::Display + 'static> Endpoint for FnCall<E> {
         false
     }
 
-    fn fetch(&self, args: &Value, _body: Option<()>) -> LocalFuture<Result<Value, FnError<E>>> {
+    fn fetch(&self, args: &Value, _body: Option<()>) -> BoxFuture<Result<Value, FnError<E>>> {
         (self.call)(args)
     }
 
@@ -170,15 +170,15 @@ impl<A, R, E> std::fmt::Debug for FnEndpoint<A, R, E> {
 /// ```
 pub fn from_fn<A, R, E, F, Fut>(name: &str, f: F) -> FnEndpoint<A, R, E>
 where
-    A: Serialize + DeserializeOwned + 'static,
-    R: Serialize + DeserializeOwned + 'static,
-    E: Clone + std::fmt::Display + 'static,
-    F: Fn(A) -> Fut + 'static,
-    Fut: Future<Output = Result<R, E>> + 'static,
+    A: Serialize + DeserializeOwned + Send + Sync + 'static,
+    R: Serialize + DeserializeOwned + Send + Sync + 'static,
+    E: Clone + std::fmt::Display + Send + Sync + 'static,
+    F: Fn(A) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<R, E>> + Send + 'static,
 {
-    let name: Rc<str> = name.into();
-    let own_name = Rc::clone(&name);
-    let call: CallFn<E> = Rc::new(move |args: &Value| {
+    let name: Arc<str> = name.into();
+    let own_name = Arc::clone(&name);
+    let call: CallFn<E> = Arc::new(move |args: &Value| {
         let endpoint = own_name.to_string();
         let args = json::from_value::<A>(args)
             .map_err(|e| FnError::Json { endpoint: endpoint.clone(), message: format!("args: {e}") });
@@ -219,9 +219,9 @@ impl<A, R, E> FnEndpoint<A, R, E> {
 
 impl<A, R, E> TypedEndpoint for FnEndpoint<A, R, E>
 where
-    A: Serialize + 'static,
-    R: DeserializeOwned + 'static,
-    E: Clone + std::fmt::Display + 'static,
+    A: Serialize + Send + Sync + 'static,
+    R: DeserializeOwned + Send + Sync + 'static,
+    E: Clone + std::fmt::Display + Send + Sync + 'static,
 {
     type Args = A;
     type Body = ();

@@ -3,6 +3,7 @@
 //! the browser's clock.
 
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::Ordering;
 
 use super::Controller;
 use rdc_core::Millis;
@@ -120,7 +121,7 @@ impl Controller {
             taken_at: self.now(),
             state,
             persist: Vec::new(),
-            since: self.inner.since.get(),
+            since: self.inner.since.load(Ordering::SeqCst),
             offset: self.clock_offset(),
         }
     }
@@ -198,31 +199,31 @@ impl Controller {
     /// `rdc_leptos::sync_tabs` keeps the app's tabs showing the same data.
     ///
     /// ```
-    /// use std::{cell::RefCell, rc::Rc};
+    /// use std::sync::{Arc, Mutex};
     /// use rdc_core::{json, Entity};
     /// use rdc_controller::{Controller, FakeTime, LocalTasks};
     /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
     /// let time = FakeTime::default();
     /// let (one, two) = (Controller::new(time.clone(), time.clone(), LocalTasks::default()), Controller::new(time.clone(), time, LocalTasks::default()));
-    /// let sent = Rc::new(RefCell::new(Vec::new()));
+    /// let sent = Arc::new(Mutex::new(Vec::new()));
     /// let outbox = sent.clone();
-    /// one.share_writes(move |slice| outbox.borrow_mut().push(slice.clone()));
+    /// one.share_writes(move |slice| outbox.lock().unwrap().push(slice.clone()));
     /// one.set(&User::schema(), json!({ "id": "1", "name": "Ada" }))?;
-    /// for slice in sent.borrow_mut().drain(..) { two.take_shared(slice) }
+    /// for slice in sent.lock().unwrap().drain(..) { two.take_shared(slice) }
     /// assert_eq!(two.entity::<User>("1")?.unwrap().name, "Ada");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
     /// Each call adds a sink.
-    pub fn share_writes(&self, sink: impl Fn(&Dehydrated) + 'static) {
-        self.inner.sinks.borrow_mut().push(Sink::Changes(std::rc::Rc::new(sink)));
+    pub fn share_writes(&self, sink: impl Fn(&Dehydrated) + Send + Sync + 'static) {
+        self.inner.sinks.borrow_mut().push(Sink::Changes(std::sync::Arc::new(sink)));
     }
 
     /// Calls `told` after each write of rows or results to the fetched data,
     /// without cutting a slice (persistence saves the store later).
     #[cfg(feature = "persist")]
-    pub(super) fn tell_writes(&self, told: impl Fn() + 'static) {
-        self.inner.sinks.borrow_mut().push(Sink::Told(std::rc::Rc::new(told)));
+    pub(super) fn tell_writes(&self, told: impl Fn() + Send + Sync + 'static) {
+        self.inner.sinks.borrow_mut().push(Sink::Told(std::sync::Arc::new(told)));
     }
 
     /// Takes up what another controller shared ([`Controller::share_writes`]):
@@ -237,7 +238,7 @@ impl Controller {
         // by the difference (those still ahead of this clock move back).
         let (theirs, ours) = (shared.offset, self.clock_offset());
         let shift = move |at: Millis| at.saturating_sub(theirs).saturating_add(ours);
-        if shift(shared.since) < self.inner.reset_at.get() {
+        if shift(shared.since) < self.inner.reset_at.load(Ordering::SeqCst) {
             return;
         }
         self.take_up_from_elsewhere(shared.state, &shared.persist, shift);
@@ -252,15 +253,16 @@ impl Controller {
 
     /// Runs `f` with sharing off: what it writes came from elsewhere.
     pub(super) fn not_shared<R>(&self, f: impl FnOnce() -> R) -> R {
-        let was = self.inner.not_sharing.replace(true);
+        // Per thread: another thread's own writes are still shared meanwhile.
+        let was = self.inner.not_sharing.replace(Some(()));
         let out = f();
-        self.inner.not_sharing.set(was);
+        self.inner.not_sharing.replace(was);
         out
     }
 
     /// Where the change log stands, when writes are shared.
     pub(super) fn share_mark(&self) -> Option<rdc_core::ChangeMark> {
-        if self.inner.not_sharing.get() || self.inner.sinks.borrow().is_empty() {
+        if self.inner.not_sharing.is_set() || self.inner.sinks.borrow().is_empty() {
             return None;
         }
         self.inner.base.borrow().change_mark()
@@ -287,7 +289,7 @@ impl Controller {
                 taken_at: self.now(),
                 state: slice,
                 persist,
-                since: self.inner.since.get(),
+                since: self.inner.since.load(Ordering::SeqCst),
                 offset: self.clock_offset(),
             }
         });
@@ -306,10 +308,10 @@ impl Controller {
 #[derive(Clone)]
 pub(super) enum Sink {
     /// Takes what each write changed (another tab).
-    Changes(std::rc::Rc<dyn Fn(&Dehydrated)>),
+    Changes(std::sync::Arc<dyn Fn(&Dehydrated) + Send + Sync>),
     /// Only hears that something changed (persistence).
     #[cfg(feature = "persist")]
-    Told(std::rc::Rc<dyn Fn()>),
+    Told(std::sync::Arc<dyn Fn() + Send + Sync>),
 }
 
 /// A write the sinks hear of: its slice, when a sink takes one.

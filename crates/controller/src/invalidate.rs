@@ -3,7 +3,7 @@
 //! here (the args of its last fetch, write or read), and a key counts as an
 //! endpoint's when that endpoint makes the same key from those args.
 
-use std::cell::RefCell;
+use super::sync::{Gate, Slot};
 
 use rdc_core::json::Value;
 use rdc_core::FastMap;
@@ -12,8 +12,13 @@ use serde::de::DeserializeOwned;
 use super::{Controller, TypedEndpoint};
 
 /// The JSON args each stored result's key was last made from.
-#[derive(Default)]
-pub(crate) struct Origins(RefCell<FastMap<String, Value>>);
+pub(crate) struct Origins(Slot<FastMap<String, Value>>);
+
+impl Origins {
+    pub(crate) fn new(gate: &std::sync::Arc<Gate>) -> Origins {
+        Origins(Slot::new(gate, "origins", Default::default()))
+    }
+}
 
 impl Controller {
     /// Remembers that `args` make `key` (a fetch, a write or a read of it).
@@ -35,7 +40,7 @@ impl Controller {
     }
 
     /// The JSON args each key was last fetched, set or read with.
-    pub(crate) fn origins(&self) -> std::cell::Ref<'_, FastMap<String, Value>> {
+    pub(crate) fn origins(&self) -> crate::sync::SlotRef<'_, FastMap<String, Value>> {
         self.inner.origins.0.borrow()
     }
 

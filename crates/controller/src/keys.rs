@@ -3,10 +3,10 @@
 //! result was written with (for GC), its poll, and its last typed error.
 
 use std::any::Any;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::shared::Shared;
-use super::LocalFuture;
+use super::BoxFuture;
 use rdc_core::FastMap;
 use rdc_core::Schema;
 
@@ -14,7 +14,7 @@ use rdc_core::Schema;
 #[derive(Default)]
 pub(crate) struct KeyState {
     /// The request identical reads join.
-    pub inflight: Option<Rc<Shared>>,
+    pub inflight: Option<Arc<Shared>>,
     /// Mounted readers keeping the result from GC.
     pub retained: usize,
     /// The schema the stored result was written with (`Some(None)`: plain JSON).
@@ -24,7 +24,7 @@ pub(crate) struct KeyState {
     pub persist: bool,
     pub poll: Option<PollState>,
     /// The typed error of the last failed fetch (the store keeps its text).
-    pub typed_error: Option<Rc<dyn Any>>,
+    pub typed_error: Option<Arc<dyn Any + Send + Sync>>,
     /// The stored result a read found unreadable (entities it requires went
     /// invalid), by its fetch stamp; `refetched` once a newer one was too.
     pub unreadable: Option<Unreadable>,
@@ -84,7 +84,7 @@ pub(crate) struct PollState {
     pub(super) subscribers: Vec<(u64, u64)>,
     pub(super) timer: Option<u64>,
     pub(super) every_ms: Option<u64>,
-    pub(super) refetch: Rc<dyn Fn() -> LocalFuture<()>>,
+    pub(super) refetch: Arc<dyn Fn() -> BoxFuture<()> + Send + Sync>,
 }
 
 /// Notes, for the key whose result was just stored, the schema it was written

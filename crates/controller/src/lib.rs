@@ -32,12 +32,14 @@ mod saved_body;
 mod services;
 mod shared;
 mod spawn;
+mod sync;
 mod topics;
 mod writes;
 
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+
+use sync::{Gate, PerThread, Slot};
 
 use rdc_core::json::Value;
 use serde::de::DeserializeOwned;
@@ -46,7 +48,7 @@ pub use abort::Abort;
 pub use activity::InFlight;
 pub use callbacks::{MutationCallbacks, Settled};
 pub use clock::{Clock, FakeTime, Timers};
-pub use endpoint::{Endpoint, LocalFuture, Policy, TypedEndpoint};
+pub use endpoint::{BoxFuture, Endpoint, Policy, TypedEndpoint};
 pub use expiry::{expiry_status, ExpiryStatus};
 pub use from_fn::{from_fn, FnCall, FnEndpoint, FnError};
 pub use hydrate::Dehydrated;
@@ -135,7 +137,7 @@ pub struct Read<T> {
 }
 
 /// A mutation's expected result from the store it is written over.
-type Optimistic = Rc<dyn Fn(&State) -> Option<Value>>;
+type Optimistic = Arc<dyn Fn(&State) -> Option<Value> + Send + Sync>;
 
 /// An optimistic layer: a mutation's expected result shown until it answers.
 struct Layer {
@@ -150,45 +152,50 @@ struct Layer {
 }
 
 struct Inner {
+    /// What every slot below is borrowed through (`sync.rs`).
+    gate: Arc<Gate>,
     /// The store readers see: the fetched data with the optimistic layers
     /// written over it (and recorded, so they can be taken back; see `write_base`).
-    base: RefCell<State>,
-    layers: RefCell<Vec<Layer>>,
-    memo: RefCell<MemoCache>,
-    clock: Rc<dyn Clock>,
-    timers: Rc<dyn Timers>,
-    spawner: Rc<dyn Spawn>,
-    epoch: Cell<u64>,
+    base: Slot<State>,
+    layers: Slot<Vec<Layer>>,
+    memo: Slot<MemoCache>,
+    clock: Arc<dyn Clock>,
+    timers: Arc<dyn Timers>,
+    spawner: Arc<dyn Spawn>,
+    epoch: AtomicU64,
     /// Whether polls wait (the page hidden, the browser offline).
-    polls_paused: Cell<bool>,
-    next_id: Cell<u64>,
-    listeners: RefCell<Listeners>,
+    polls_paused: AtomicBool,
+    next_id: AtomicU64,
+    listeners: Slot<Listeners>,
     /// What the tracked listener running now has read so far.
-    tracking: RefCell<Option<Topics>>,
+    tracking: PerThread<Topics>,
     /// Typed reads made so far (`Controller::read_count`).
-    reads: Cell<u64>,
+    reads: AtomicU64,
     /// Listeners woken and not yet run, in order: one that panics leaves the
     /// rest here, and the next change runs them first.
-    waking: RefCell<std::collections::VecDeque<u64>>,
+    waking: Slot<std::collections::VecDeque<u64>>,
+    /// The thread running woken listeners now (its token; 0: none). Read and
+    /// set only while `waking` is borrowed.
+    notifying: AtomicUsize,
     /// What each `listen_changes` listener has yet to be told, by its id.
-    change_feeds: RefCell<rdc_core::FastMap<u64, notify::ChangeFeed>>,
+    change_feeds: Slot<rdc_core::FastMap<u64, notify::ChangeFeed>>,
     /// When each answer counts as fetched (`order.rs`).
     order: order::Order,
     /// The clock read as one that never goes back (`Controller::now`).
     steady: clock::Steady,
     /// When the data this store may hold began: its start or its last
     /// reset. Sent with what it shares (`Dehydrated::since`).
-    since: Cell<rdc_core::Millis>,
+    since: AtomicU64,
     /// When the store was last reset (0: never). What another tab wrote
     /// before then (its data began earlier) is not taken up.
-    reset_at: Cell<rdc_core::Millis>,
+    reset_at: AtomicU64,
     /// Per endpoint key: request in flight, retainers, schema, poll, typed error.
-    keys: RefCell<keys::Keys>,
+    keys: Slot<keys::Keys>,
     /// Hydrated results whose schema no reader has named yet (the garbage
     /// collector needs it to see which entities they reach).
-    schemas_unknown: Cell<usize>,
+    schemas_unknown: Slot<usize>,
     /// What the app gave this controller's endpoints (`services.rs`).
-    services: RefCell<Rc<services::Services>>,
+    services: Slot<Arc<services::Services>>,
     /// What sees each action (`manager.rs`).
     managers: manager::Managers,
     /// Mutations waiting to be sent (`offline.rs`).
@@ -199,17 +206,17 @@ struct Inner {
     replays: replay::Replays,
     /// What hears of each write to the fetched data (`share_writes`,
     /// persistence; in `hydrate.rs`).
-    sinks: RefCell<Vec<hydrate::Sink>>,
+    sinks: Slot<Vec<hydrate::Sink>>,
     /// Set while taking up data from elsewhere: not shared on.
-    not_sharing: Cell<bool>,
+    not_sharing: PerThread<()>,
     /// Rows taken up from elsewhere with kept results whose schema is not
     /// known here yet: kept with them (`persist.rs`).
-    taken_rows: RefCell<persist::Rows>,
+    taken_rows: Slot<persist::Rows>,
     /// The entity types kept across page loads (`persist.rs`).
-    kept_tables: RefCell<Vec<&'static str>>,
+    kept_tables: Slot<Vec<&'static str>>,
     /// While saves are made: the data they keep was fetched at or after this
     /// (what the last save kept; 0 before the first). The GC leaves it.
-    kept_since: Cell<Option<rdc_core::Millis>>,
+    kept_since: Slot<Option<rdc_core::Millis>>,
     /// The requests in flight (`activity.rs`).
     activity: activity::Activity,
     /// The args each stored result's key was made from (`invalidate.rs`).
@@ -220,7 +227,7 @@ struct Inner {
 ///
 /// ```
 /// use rdc_core::Schema;
-/// use rdc_controller::{Controller, Endpoint, FakeTime, LocalTasks, LocalFuture, Policy, Spawn};
+/// use rdc_controller::{Controller, Endpoint, FakeTime, LocalTasks, BoxFuture, Policy, Spawn};
 /// use rdc_core::json;
 /// use rdc_core::json::Value;
 ///
@@ -234,7 +241,7 @@ struct Inner {
 ///     fn schema(&self) -> Option<Schema> { None }
 ///     fn policy(&self) -> Policy { Policy::default() }
 ///     fn is_soft(&self, _: &String) -> bool { false }
-///     fn fetch(&self, _: &Value, _: Option<Value>) -> LocalFuture<Result<Value, String>> { Box::pin(async { Ok(json!({"hi": 1})) }) }
+///     fn fetch(&self, _: &Value, _: Option<Value>) -> BoxFuture<Result<Value, String>> { Box::pin(async { Ok(json!({"hi": 1})) }) }
 ///     fn storable(v: &Value) -> Option<Value> { Some(v.clone()) }
 /// }
 ///
@@ -249,7 +256,7 @@ struct Inner {
 /// ```
 #[derive(Clone)]
 pub struct Controller {
-    inner: Rc<Inner>,
+    inner: Arc<Inner>,
 }
 
 impl std::fmt::Debug for Controller {
@@ -270,41 +277,45 @@ impl Controller {
     ) -> Controller {
         let start = clock.now();
         let origin = clock::origin(&clock);
+        let gate = Arc::new(Gate::default());
+        let g = &gate;
         Controller {
-            inner: Rc::new(Inner {
-                base: RefCell::new(tracked_state()),
-                layers: RefCell::default(),
-                memo: RefCell::default(),
-                clock: Rc::new(clock),
-                timers: Rc::new(timers),
-                spawner: Rc::new(spawner),
-                epoch: Cell::new(0),
-                polls_paused: Cell::new(false),
-                next_id: Cell::new(0),
-                listeners: RefCell::default(),
-                tracking: RefCell::default(),
-                reads: Cell::new(0),
-                waking: RefCell::default(),
-                change_feeds: RefCell::default(),
+            inner: Arc::new(Inner {
+                base: Slot::new(g, "base", tracked_state()),
+                layers: Slot::new(g, "layers", Vec::new()),
+                memo: Slot::new(g, "memo", MemoCache::default()),
+                clock: Arc::new(clock),
+                timers: Arc::new(timers),
+                spawner: Arc::new(spawner),
+                epoch: AtomicU64::new(0),
+                polls_paused: AtomicBool::new(false),
+                next_id: AtomicU64::new(0),
+                listeners: Slot::new(g, "listeners", Listeners::default()),
+                tracking: PerThread::new(g, "tracking"),
+                reads: AtomicU64::new(0),
+                waking: Slot::new(g, "waking", Default::default()),
+                notifying: AtomicUsize::new(0),
+                change_feeds: Slot::new(g, "change_feeds", Default::default()),
                 order: order::Order::new(origin),
                 steady: clock::Steady::new(start),
-                since: Cell::new(start),
-                reset_at: Cell::new(0),
-                keys: RefCell::default(),
-                schemas_unknown: Cell::new(0),
-                services: RefCell::default(),
-                managers: manager::Managers::default(),
+                since: AtomicU64::new(start),
+                reset_at: AtomicU64::new(0),
+                keys: Slot::new(g, "keys", Default::default()),
+                schemas_unknown: Slot::new(g, "schemas_unknown", 0),
+                services: Slot::new(g, "services", Default::default()),
+                managers: manager::Managers::new(g),
                 #[cfg(feature = "offline")]
-                queue: offline::Queue::default(),
+                queue: offline::Queue::new(g),
                 #[cfg(all(feature = "offline", feature = "persist"))]
-                replays: replay::Replays::default(),
-                sinks: RefCell::default(),
-                not_sharing: Cell::new(false),
-                taken_rows: RefCell::default(),
-                kept_tables: RefCell::default(),
-                kept_since: Cell::new(None),
-                activity: activity::Activity::default(),
-                origins: invalidate::Origins::default(),
+                replays: replay::Replays::new(g),
+                sinks: Slot::new(g, "sinks", Vec::new()),
+                not_sharing: PerThread::new(g, "not_sharing"),
+                taken_rows: Slot::new(g, "taken_rows", Default::default()),
+                kept_tables: Slot::new(g, "kept_tables", Vec::new()),
+                kept_since: Slot::new(g, "kept_since", None),
+                activity: activity::Activity::new(g),
+                origins: invalidate::Origins::new(g),
+                gate,
             }),
         }
     }
@@ -336,9 +347,8 @@ impl Controller {
     }
 
     fn next_id(&self) -> u64 {
-        let id = self.inner.next_id.get() + 1;
-        self.inner.next_id.set(id);
-        id
+        // One add: two threads never get the same id.
+        self.inner.next_id.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// Runs `f` on the store as readers see it (optimistic layers applied).
@@ -359,3 +369,22 @@ fn tracked_state() -> State {
     state.track_changes();
     state
 }
+
+// What a server shares between the threads of its runtime is `Send + Sync`,
+// on every target (wasm32 too): checked when the crate compiles.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Controller>();
+    send_sync::<Abort>();
+    send_sync::<FetchContext>();
+    send_sync::<Dehydrated>();
+    send_sync::<Subscription>();
+    send_sync::<FakeTime>();
+    send_sync::<LocalTasks>();
+    send_sync::<State>();
+    send_sync::<MemoCache>();
+    #[cfg(feature = "live")]
+    send_sync::<LiveFeed>();
+    #[cfg(feature = "persist")]
+    send_sync::<MemoryStorage>();
+};

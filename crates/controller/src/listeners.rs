@@ -3,13 +3,12 @@
 //! keys, entity rows and tables its reads depended on (targeted notification,
 //! so a write costs what it changed, not what is mounted).
 
-use std::rc::Rc;
-
 use super::topics::Topics;
 use rdc_core::{ByAddress, Changes, FastMap, FieldMask, Topic, TopicFields};
+use std::sync::Arc;
 
 struct Listener {
-    callback: Rc<dyn Fn()>,
+    callback: Arc<dyn Fn() + Send + Sync>,
     /// `None`: hears every change. Otherwise what its last run read, as
     /// recorded, and the same without repeats (as indexed).
     topics: Option<(Topics, Topics)>,
@@ -47,7 +46,7 @@ impl<M> Default for Readers<M> {
 }
 
 impl Listeners {
-    pub fn add(&mut self, id: u64, callback: Rc<dyn Fn()>, tracked: bool) {
+    pub fn add(&mut self, id: u64, callback: Arc<dyn Fn() + Send + Sync>, tracked: bool) {
         let topics = tracked.then(Default::default);
         if !tracked {
             if let Err(at) = self.broad.binary_search(&id) {
@@ -83,8 +82,8 @@ impl Listeners {
     }
 
     /// The callback of `id`, and whether it is tracked.
-    pub fn callback(&self, id: u64) -> Option<(Rc<dyn Fn()>, bool)> {
-        self.all.get(&id).map(|l| (Rc::clone(&l.callback), l.topics.is_some()))
+    pub fn callback(&self, id: u64) -> Option<(Arc<dyn Fn() + Send + Sync>, bool)> {
+        self.all.get(&id).map(|l| (Arc::clone(&l.callback), l.topics.is_some()))
     }
 
     /// Replaces what tracked listener `id` follows.
@@ -317,7 +316,7 @@ mod tests {
         let b: &'static str = Box::leak(String::from("Note").into_boxed_str());
         let (low, high) = if ByAddress(a) < ByAddress(b) { (a, b) } else { (b, a) };
         let mut listeners = Listeners::default();
-        listeners.add(1, Rc::new(|| {}), true);
+        listeners.add(1, Arc::new(|| {}), true);
         // The author (bit 0) read through one address, the title (bit 2) through the other.
         listeners.set_topics(1, topics(vec![(low, 0b001 | LAYOUT), (high, 0b100 | LAYOUT)]));
         // The next run reads through the first address only.
@@ -342,10 +341,10 @@ mod tests {
         let mut listeners = Listeners::default();
         let entries = |l: &Listeners| l.by_topic.get(&("Note", 1)).map_or(0, |r| r.entries.len());
         for id in 0..1000 {
-            listeners.add(id, Rc::new(|| {}), true);
+            listeners.add(id, Arc::new(|| {}), true);
             listeners.set_topics(id, topics(vec![("Note", 0b1 | LAYOUT)]));
         }
-        listeners.add(5000, Rc::new(|| {}), true);
+        listeners.add(5000, Arc::new(|| {}), true);
         listeners.set_topics(5000, topics(vec![("Other", 0b1 | LAYOUT)]));
         for id in 0..500 {
             listeners.remove(id);
@@ -368,9 +367,9 @@ mod tests {
     #[test]
     fn broad_listeners_hear_every_change_until_removed() {
         let mut listeners = Listeners::default();
-        listeners.add(1, Rc::new(|| {}), false);
-        listeners.add(2, Rc::new(|| {}), true);
-        listeners.add(3, Rc::new(|| {}), false);
+        listeners.add(1, Arc::new(|| {}), false);
+        listeners.add(2, Arc::new(|| {}), true);
+        listeners.add(3, Arc::new(|| {}), false);
         assert_eq!(listeners.to_wake(&row_change(0b1)), vec![1, 3]);
         listeners.remove(1);
         assert_eq!(listeners.to_wake(&Changes::default()), vec![3]);

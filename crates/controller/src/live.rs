@@ -6,8 +6,10 @@
 //! capped, never under [`LiveFeed::MIN_BACKOFF_MS`]), resuming after the last
 //! message received. The ordering rules are on [`LiveFeed`].
 
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::Mutex;
+
+use super::sync::lock;
 
 use rdc_core::json::Value;
 use rdc_core::Schema;
@@ -37,10 +39,10 @@ pub enum StreamEvent {
 
 /// Where a feed reads from: `rdc_rest::EventSourceStream` or
 /// `rdc_rest::WebSocketStream` in the browser, a fake in tests.
-pub trait StreamSource {
+pub trait StreamSource: Send + Sync {
     /// Opens the stream, resuming after message `after` when given; each
     /// event goes to `events`. Returns what closes it.
-    fn open(&self, after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()>;
+    fn open(&self, after: Option<u64>, events: Arc<dyn Fn(StreamEvent) + Send + Sync>) -> Box<dyn FnOnce() + Send>;
 }
 
 /// What a feed did so far.
@@ -71,17 +73,17 @@ pub struct LiveStats {
 /// - id `u64::MAX` is rejected: no message could ever come after it.
 ///
 /// ```
-/// use std::{cell::RefCell, rc::Rc};
+/// use std::sync::{Arc, Mutex};
 /// use rdc_controller::{Controller, FakeTime, LiveFeed, LocalTasks, StreamEvent, StreamSource};
 /// use rdc_core::{json, Entity};
 /// # #[derive(Debug, serde::Deserialize, rdc_core::Entity)] struct Price { id: String, price: u32 }
-/// type Sink = Rc<RefCell<Option<Rc<dyn Fn(StreamEvent)>>>>;
+/// type Sink = Arc<Mutex<Option<Arc<dyn Fn(StreamEvent) + Send + Sync>>>>;
 /// struct Fake(Sink);
 /// impl StreamSource for Fake {
-///     fn open(&self, _after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> {
-///         *self.0.borrow_mut() = Some(events);
+///     fn open(&self, _after: Option<u64>, events: Arc<dyn Fn(StreamEvent) + Send + Sync>) -> Box<dyn FnOnce() + Send> {
+///         *self.0.lock().unwrap() = Some(events);
 ///         let sink = self.0.clone();
-///         Box::new(move || *sink.borrow_mut() = None)
+///         Box::new(move || *sink.lock().unwrap() = None)
 ///     }
 /// }
 /// let time = FakeTime::default();
@@ -90,30 +92,30 @@ pub struct LiveStats {
 /// let feed = LiveFeed::new(Fake(sink.clone()), Price::schema().into(), |key| key.starts_with("GET /prices/"));
 /// controller.add_manager(feed.clone());
 /// controller.retain("GET /prices/BTC");
-/// let send = sink.borrow().clone().expect("opened for the first reader");
+/// let send = sink.lock().unwrap().clone().expect("opened for the first reader");
 /// send(StreamEvent::Message { id: Some(1), data: r#"{"id":"BTC","price":7}"#.into() });
 /// assert_eq!(controller.entity::<Price>("BTC").unwrap().map(|p| p.price), Some(7));
 /// controller.release("GET /prices/BTC");
-/// assert!(sink.borrow().is_none(), "closed when the last reader left");
+/// assert!(sink.lock().unwrap().is_none(), "closed when the last reader left");
 /// ```
 #[derive(Clone)]
 pub struct LiveFeed {
-    inner: Rc<Feed>,
+    inner: Arc<Feed>,
 }
 
 struct Feed {
     source: Box<dyn StreamSource>,
     schema: Schema,
-    watches: Box<dyn Fn(&str) -> bool>,
+    watches: Box<dyn Fn(&str) -> bool + Send + Sync>,
     /// The first wait before reopening, and the longest, in ms.
-    backoff: Cell<(u64, u64)>,
-    state: RefCell<FeedState>,
+    backoff: Mutex<(u64, u64)>,
+    state: Mutex<FeedState>,
 }
 
 #[derive(Default)]
 struct FeedState {
     readers: usize,
-    close: Option<Box<dyn FnOnce()>>,
+    close: Option<Box<dyn FnOnce() + Send>>,
     reopen_timer: Option<u64>,
     /// Counts connections: events of an older one are ignored.
     connection: u64,
@@ -146,10 +148,10 @@ impl LiveFeed {
     ///
     /// ```
     /// # use rdc_controller::{LiveFeed, StreamEvent, StreamSource};
-    /// # use std::rc::Rc;
+    /// # use std::sync::Arc;
     /// # struct Never;
     /// # impl StreamSource for Never {
-    /// #     fn open(&self, _: Option<u64>, _: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> { Box::new(|| ()) }
+    /// #     fn open(&self, _: Option<u64>, _: Arc<dyn Fn(StreamEvent) + Send + Sync>) -> Box<dyn FnOnce() + Send> { Box::new(|| ()) }
     /// # }
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Price { id: String }
     /// # use rdc_core::Entity;
@@ -165,15 +167,15 @@ impl LiveFeed {
     pub fn new(
         source: impl StreamSource + 'static,
         schema: Schema,
-        watches: impl Fn(&str) -> bool + 'static,
+        watches: impl Fn(&str) -> bool + Send + Sync + 'static,
     ) -> LiveFeed {
         LiveFeed {
-            inner: Rc::new(Feed {
+            inner: Arc::new(Feed {
                 source: Box::new(source),
                 schema,
                 watches: Box::new(watches),
-                backoff: Cell::new((1_000, 30_000)),
-                state: RefCell::default(),
+                backoff: Mutex::new((1_000, 30_000)),
+                state: Mutex::default(),
             }),
         }
     }
@@ -188,10 +190,10 @@ impl LiveFeed {
     ///
     /// ```
     /// # use rdc_controller::{LiveFeed, StreamEvent, StreamSource};
-    /// # use std::rc::Rc;
+    /// # use std::sync::Arc;
     /// # struct Never;
     /// # impl StreamSource for Never {
-    /// #     fn open(&self, _: Option<u64>, _: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> { Box::new(|| ()) }
+    /// #     fn open(&self, _: Option<u64>, _: Arc<dyn Fn(StreamEvent) + Send + Sync>) -> Box<dyn FnOnce() + Send> { Box::new(|| ()) }
     /// # }
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Price { id: String }
     /// # use rdc_core::Entity;
@@ -201,14 +203,14 @@ impl LiveFeed {
     pub fn backoff(self, first_ms: u64, max_ms: u64) -> LiveFeed {
         if first_ms > 0 {
             let first = first_ms.max(Self::MIN_BACKOFF_MS);
-            self.inner.backoff.set((first, max_ms.max(first)));
+            *lock(&self.inner.backoff) = (first, max_ms.max(first));
         }
         self
     }
 
     /// What the feed did so far.
     pub fn stats(&self) -> LiveStats {
-        self.inner.state.borrow().stats
+        lock(&self.inner.state).stats
     }
 
     /// Why the last message was rejected (not JSON, not the schema's shape,
@@ -218,10 +220,10 @@ impl LiveFeed {
     ///
     /// ```
     /// # use rdc_controller::{LiveFeed, StreamEvent, StreamSource};
-    /// # use std::rc::Rc;
+    /// # use std::sync::Arc;
     /// # struct Never;
     /// # impl StreamSource for Never {
-    /// #     fn open(&self, _: Option<u64>, _: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> { Box::new(|| {}) }
+    /// #     fn open(&self, _: Option<u64>, _: Arc<dyn Fn(StreamEvent) + Send + Sync>) -> Box<dyn FnOnce() + Send> { Box::new(|| {}) }
     /// # }
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct Price { id: String }
     /// # use rdc_core::Entity;
@@ -229,7 +231,7 @@ impl LiveFeed {
     /// assert_eq!(feed.last_error(), None);
     /// ```
     pub fn last_error(&self) -> Option<String> {
-        self.inner.state.borrow().last_error.clone()
+        lock(&self.inner.state).last_error.clone()
     }
 }
 
@@ -238,7 +240,7 @@ impl Manager for LiveFeed {
         match action {
             Action::Retained { key } if (self.inner.watches)(key) => {
                 let first = {
-                    let mut state = self.inner.state.borrow_mut();
+                    let mut state = lock(&self.inner.state);
                     state.readers += 1;
                     state.readers == 1
                 };
@@ -248,7 +250,7 @@ impl Manager for LiveFeed {
             }
             Action::Released { key } if (self.inner.watches)(key) => {
                 let last = {
-                    let mut state = self.inner.state.borrow_mut();
+                    let mut state = lock(&self.inner.state);
                     state.readers = state.readers.saturating_sub(1);
                     state.readers == 0
                 };
@@ -262,25 +264,25 @@ impl Manager for LiveFeed {
 }
 
 /// Opens a new connection; events of earlier ones are ignored from now on.
-fn open(feed: &Rc<Feed>, controller: &Controller) {
+fn open(feed: &Arc<Feed>, controller: &Controller) {
     let (connection, after) = {
-        let mut state = feed.state.borrow_mut();
+        let mut state = lock(&feed.state);
         state.connection += 1;
         state.stats.connected = true;
         state.counted = None;
         state.opened_at = None;
         (state.connection, state.last_id)
     };
-    let (weak, controller) = (Rc::downgrade(feed), controller.clone());
-    let events: Rc<dyn Fn(StreamEvent)> = Rc::new(move |event| {
+    let (weak, controller) = (Arc::downgrade(feed), controller.clone());
+    let events: Arc<dyn Fn(StreamEvent) + Send + Sync> = Arc::new(move |event| {
         if let Some(feed) = weak.upgrade() {
-            if feed.state.borrow().connection == connection {
+            if lock(&feed.state).connection == connection {
                 on_event(&feed, &controller, event);
             }
         }
     });
     let close = feed.source.open(after, events);
-    let mut state = feed.state.borrow_mut();
+    let mut state = lock(&feed.state);
     // An event sent while opening may have ended this connection already.
     match state.connection == connection && state.stats.connected {
         true => state.close = Some(close),
@@ -294,7 +296,7 @@ fn open(feed: &Rc<Feed>, controller: &Controller) {
 /// Closes the connection and any pending reopen.
 fn close(feed: &Feed, controller: &Controller) {
     let (close, timer) = {
-        let mut state = feed.state.borrow_mut();
+        let mut state = lock(&feed.state);
         state.connection += 1;
         state.stats.connected = false;
         (state.close.take(), state.reopen_timer.take())
@@ -307,17 +309,17 @@ fn close(feed: &Feed, controller: &Controller) {
     }
 }
 
-fn on_event(feed: &Rc<Feed>, controller: &Controller, event: StreamEvent) {
+fn on_event(feed: &Arc<Feed>, controller: &Controller, event: StreamEvent) {
     match event {
         StreamEvent::Opened => {
-            let mut state = feed.state.borrow_mut();
+            let mut state = lock(&feed.state);
             state.opened_at = Some(controller.now());
             state.stats.opened += 1;
         }
         StreamEvent::Message { id, data } => on_message(feed, controller, id, data),
-        StreamEvent::Rejected(reason) => feed.state.borrow_mut().reject(reason),
+        StreamEvent::Rejected(reason) => lock(&feed.state).reject(reason),
         StreamEvent::Failed(reason) => {
-            feed.state.borrow_mut().last_error = Some(reason);
+            lock(&feed.state).last_error = Some(reason);
             close(feed, controller);
             reopen_after_backoff(feed, controller);
         }
@@ -332,8 +334,8 @@ impl FeedState {
 }
 
 /// Writes a message that comes in order; counts the others.
-fn on_message(feed: &Rc<Feed>, controller: &Controller, id: Option<u64>, data: String) {
-    let mut state = feed.state.borrow_mut();
+fn on_message(feed: &Arc<Feed>, controller: &Controller, id: Option<u64>, data: String) {
+    let mut state = lock(&feed.state);
     let in_order = match (id, state.counted) {
         (Some(u64::MAX), _) => return state.reject(format!("message id {} leaves no id to follow", u64::MAX)),
         (Some(id), counted) => counted.is_none_or(|last| id > last),
@@ -350,7 +352,7 @@ fn on_message(feed: &Rc<Feed>, controller: &Controller, id: Option<u64>, data: S
     let written = Value::parse(data)
         .map_err(|e| e.to_string())
         .and_then(|value| controller.set(&feed.schema, value).map_err(|e| e.to_string()));
-    let mut state = feed.state.borrow_mut();
+    let mut state = lock(&feed.state);
     match written {
         Ok(()) => {
             state.stats.applied += 1;
@@ -362,10 +364,10 @@ fn on_message(feed: &Rc<Feed>, controller: &Controller, id: Option<u64>, data: S
 
 /// Reopens a failed stream after a backoff that doubles with each failure
 /// in a row (reset once a connection proved good), if it is still read.
-fn reopen_after_backoff(feed: &Rc<Feed>, controller: &Controller) {
+fn reopen_after_backoff(feed: &Arc<Feed>, controller: &Controller) {
     let wait = {
-        let mut state = feed.state.borrow_mut();
-        let (first, max) = feed.backoff.get();
+        let mut state = lock(&feed.state);
+        let (first, max) = *lock(&feed.backoff);
         if state.opened_at.is_some_and(|at| controller.now().saturating_sub(at) >= first) {
             state.failures = 0;
         }
@@ -377,14 +379,14 @@ fn reopen_after_backoff(feed: &Rc<Feed>, controller: &Controller) {
         let jittered = doubled - u64::try_from(u128::from(doubled / 4) * spread / 256).unwrap_or(0);
         jittered.max(LiveFeed::MIN_BACKOFF_MS)
     };
-    let weak = Rc::downgrade(feed);
+    let weak = Arc::downgrade(feed);
     let again = controller.clone();
     let timer = controller.set_timer(
         wait,
         Box::new(move || {
             if let Some(feed) = weak.upgrade() {
                 let wanted = {
-                    let mut state = feed.state.borrow_mut();
+                    let mut state = lock(&feed.state);
                     state.reopen_timer = None;
                     state.readers > 0
                 };
@@ -394,5 +396,5 @@ fn reopen_after_backoff(feed: &Rc<Feed>, controller: &Controller) {
             }
         }),
     );
-    feed.state.borrow_mut().reopen_timer = Some(timer);
+    lock(&feed.state).reopen_timer = Some(timer);
 }

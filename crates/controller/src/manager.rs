@@ -3,10 +3,10 @@
 //! Data Client's managers do.
 
 use std::any::Any;
-use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::rc::Rc;
+use std::sync::Arc;
 
+use super::sync::{Gate, PerThread, Slot};
 use super::{Controller, FetchError};
 
 /// What the controller did, as a [`Manager`] sees it.
@@ -66,23 +66,23 @@ impl Action<'_> {
 /// controller (reset the store, write to it, fetch).
 ///
 /// ```
-/// use std::{cell::RefCell, rc::Rc};
+/// use std::sync::{Arc, Mutex};
 /// use rdc_controller::{Action, Controller, FakeTime, LocalTasks, Manager};
-/// struct Log(Rc<RefCell<Vec<String>>>);
+/// struct Log(Arc<Mutex<Vec<String>>>);
 /// impl Manager for Log {
 ///     fn on_action(&self, _: &Controller, action: Action<'_>) {
-///         if let Action::Retained { key } = action { self.0.borrow_mut().push(key.to_owned()) }
+///         if let Action::Retained { key } = action { self.0.lock().unwrap().push(key.to_owned()) }
 ///     }
 /// }
 /// let time = FakeTime::default();
 /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
-/// let seen = Rc::new(RefCell::new(Vec::new()));
+/// let seen = Arc::new(Mutex::new(Vec::new()));
 /// controller.add_manager(Log(seen.clone()));
 /// controller.retain("GET /me");
 /// controller.retain("GET /me");
-/// assert_eq!(*seen.borrow(), ["GET /me"], "only the first reader counts");
+/// assert_eq!(*seen.lock().unwrap(), ["GET /me"], "only the first reader counts");
 /// ```
-pub trait Manager {
+pub trait Manager: Send + Sync {
     /// Called once per action, in the order taken (an action a manager
     /// takes while told of another reaches every manager after that one).
     fn on_action(&self, controller: &Controller, action: Action<'_>);
@@ -90,11 +90,17 @@ pub trait Manager {
 
 /// The managers, and the actions they took while being told of one: those
 /// wait, so every manager hears of an action after the one that caused it.
-#[derive(Default)]
 pub(crate) struct Managers {
-    list: RefCell<Vec<Rc<dyn Manager>>>,
-    telling: Cell<bool>,
-    waiting: RefCell<VecDeque<Waiting>>,
+    list: Slot<Vec<Arc<dyn Manager>>>,
+    /// Per thread, while it tells the managers of an action: what they took
+    /// meanwhile (another thread's actions are told on that thread).
+    telling: PerThread<VecDeque<Waiting>>,
+}
+
+impl Managers {
+    pub(crate) fn new(gate: &std::sync::Arc<Gate>) -> Managers {
+        Managers { list: Slot::new(gate, "managers", Vec::new()), telling: PerThread::new(gate, "telling") }
+    }
 }
 
 /// An action taken while managers were being told of another (they hold no
@@ -133,12 +139,12 @@ impl Waiting {
 impl Controller {
     /// Adds `manager`: it sees every action from now on, after those added before it.
     pub fn add_manager(&self, manager: impl Manager + 'static) {
-        self.inner.managers.list.borrow_mut().push(Rc::new(manager));
+        self.inner.managers.list.borrow_mut().push(Arc::new(manager));
     }
 
     /// Calls `callback` after `delay_ms` on the controller's timers (fake
     /// time in tests); returns the handle [`Controller::cancel_timer`] takes.
-    pub fn set_timer(&self, delay_ms: u64, callback: Box<dyn FnOnce()>) -> u64 {
+    pub fn set_timer(&self, delay_ms: u64, callback: Box<dyn FnOnce() + Send>) -> u64 {
         self.inner.timers.set_timeout(delay_ms, callback)
     }
 
@@ -152,13 +158,16 @@ impl Controller {
     /// manager takes meanwhile is told once every manager heard of this one.
     pub(super) fn dispatch(&self, action: Action<'_>) {
         let managers = &self.inner.managers;
-        if managers.telling.get() {
+        let telling = managers.telling.is_set();
+        if telling {
             if let Some(waiting) = Waiting::of(action) {
-                managers.waiting.borrow_mut().push_back(waiting);
+                managers.telling.with(|queue| queue.push_back(waiting));
                 return;
             }
+        } else {
+            managers.telling.replace(Some(VecDeque::new()));
         }
-        let outer = !managers.telling.replace(true);
+        let outer = !telling;
         let _telling = Telling { managers, outer };
         self.tell(action);
         if !outer {
@@ -166,7 +175,7 @@ impl Controller {
         }
         loop {
             // Taken out first: a manager told of it may queue another.
-            let next = managers.waiting.borrow_mut().pop_front();
+            let next = managers.telling.with(VecDeque::pop_front).flatten();
             let Some(waiting) = next else { break };
             self.tell(waiting.action());
         }
@@ -189,7 +198,7 @@ struct Telling<'m> {
 impl Drop for Telling<'_> {
     fn drop(&mut self) {
         if self.outer {
-            self.managers.telling.set(false);
+            self.managers.telling.replace(None);
         }
     }
 }

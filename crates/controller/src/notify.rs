@@ -2,7 +2,8 @@
 //! listeners (`listen_reads`) hear only changes to what their last run read,
 //! which the controller records while they run.
 
-use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use super::topics::Topics;
 use super::writes::write_result;
@@ -11,11 +12,14 @@ use rdc_core::{Changes, State, TakenBack, WriteMeta};
 
 /// The changes a `listen_changes` listener has yet to be told, each with the
 /// store version after it.
-pub(super) type ChangeFeed = Rc<std::cell::RefCell<std::collections::VecDeque<(u64, Rc<Changes>)>>>;
+pub(super) type ChangeFeed = Arc<std::sync::Mutex<std::collections::VecDeque<(u64, Arc<Changes>)>>>;
 
 impl Controller {
     /// Calls `listener` after every change to the store; returns an id for
     /// [`Controller::unlisten`]. Readers should prefer [`Controller::listen_reads`].
+    /// One thread at a time runs a controller's listeners: a change made on
+    /// another thread meanwhile is told by that one, and its write returns
+    /// first (on one thread, as in the browser, a write returns after them).
     ///
     /// ```
     /// # use rdc_core::Entity;
@@ -23,16 +27,16 @@ impl Controller {
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
     /// # let time = FakeTime::default();
     /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
-    /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     /// let seen = calls.clone();
-    /// let id = controller.listen(move || seen.set(seen.get() + 1));
+    /// let id = controller.listen(move || { seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst); });
     /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"})).unwrap();
-    /// assert_eq!(calls.get(), 1);
+    /// assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
     /// controller.unlisten(id);
     /// ```
-    pub fn listen(&self, listener: impl Fn() + 'static) -> u64 {
+    pub fn listen(&self, listener: impl Fn() + Send + Sync + 'static) -> u64 {
         let id = self.next_id();
-        self.inner.listeners.borrow_mut().add(id, Rc::new(listener), false);
+        self.inner.listeners.borrow_mut().add(id, Arc::new(listener), false);
         id
     }
 
@@ -51,21 +55,22 @@ impl Controller {
     /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String, name: String }
     /// # let time = FakeTime::default();
     /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
-    /// let rows = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let rows = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     /// let seen = rows.clone();
-    /// let id = controller.listen_changes(move |changes, _version| seen.set(seen.get() + changes.rows.len() + changes.alive.len()));
+    /// let id = controller.listen_changes(move |changes, _version| { seen.fetch_add(changes.rows.len() + changes.alive.len(), std::sync::atomic::Ordering::SeqCst); });
     /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"})).unwrap();
-    /// assert!(rows.get() >= 1);
+    /// assert!(rows.load(std::sync::atomic::Ordering::SeqCst) >= 1);
     /// controller.unlisten(id);
     /// ```
-    pub fn listen_changes(&self, listener: impl Fn(&Changes, u64) + 'static) -> u64 {
+    pub fn listen_changes(&self, listener: impl Fn(&Changes, u64) + Send + Sync + 'static) -> u64 {
         let feed = ChangeFeed::default();
-        let told = Rc::clone(&feed);
+        let told = Arc::clone(&feed);
         let id = self.listen(move || {
             // One at a time, popped before the call (the listener may write,
             // and be told of that in turn; should it panic, the rest stay queued).
             loop {
-                let Some((version, changes)) = told.borrow_mut().pop_front() else { break };
+                let next = crate::sync::lock(&told).pop_front();
+                let Some((version, changes)) = next else { break };
                 listener(&changes, version);
             }
         });
@@ -86,20 +91,20 @@ impl Controller {
     /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
     /// let user = |name: &str| rdc_core::json!({"id": "1", "name": name});
     /// controller.set(&User::schema(), user("Ada")).unwrap();
-    /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     /// let (seen, c) = (calls.clone(), controller.clone());
     /// controller.listen_reads(move || {
-    ///     seen.set(seen.get() + 1);
+    ///     seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     ///     let _ = c.entity::<User>("1");
     /// });
     /// controller.set(&User::schema(), rdc_core::json!({"id": "2", "name": "Bob"})).unwrap();
-    /// assert_eq!(calls.get(), 1); // another user: not woken
+    /// assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1); // another user: not woken
     /// controller.set(&User::schema(), user("Ada L.")).unwrap();
-    /// assert_eq!(calls.get(), 2);
+    /// assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2);
     /// ```
-    pub fn listen_reads(&self, listener: impl Fn() + 'static) -> u64 {
+    pub fn listen_reads(&self, listener: impl Fn() + Send + Sync + 'static) -> u64 {
         let id = self.next_id();
-        self.inner.listeners.borrow_mut().add(id, Rc::new(listener), true);
+        self.inner.listeners.borrow_mut().add(id, Arc::new(listener), true);
         self.run_listener(id);
         id
     }
@@ -129,14 +134,14 @@ impl Controller {
     /// # let time = FakeTime::default();
     /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
     /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada"})).unwrap();
-    /// let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    /// let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     /// let (seen, c) = (calls.clone(), controller.clone());
     /// controller.listen_reads(move || {
-    ///     seen.set(seen.get() + 1);
+    ///     seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     ///     let _ = c.untracked(|| c.entity::<User>("1"));
     /// });
     /// controller.set(&User::schema(), rdc_core::json!({"id": "1", "name": "Ada L."})).unwrap();
-    /// assert_eq!(calls.get(), 1); // not woken
+    /// assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1); // not woken
     /// ```
     pub fn untracked<R>(&self, f: impl FnOnce() -> R) -> R {
         let outer = Tracking { controller: self, outer: Some(self.inner.tracking.replace(None)) };
@@ -160,12 +165,12 @@ impl Controller {
     /// assert_eq!(controller.read_count(), before + 1);
     /// ```
     pub fn read_count(&self) -> u64 {
-        self.inner.reads.get()
+        self.inner.reads.load(Ordering::SeqCst)
     }
 
     /// Counts one typed read.
     pub(super) fn count_read(&self) {
-        self.inner.reads.set(self.inner.reads.get().wrapping_add(1));
+        self.inner.reads.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Stops calling a listener.
@@ -182,27 +187,25 @@ impl Controller {
     /// Records, for the tracked listener running now, a read of endpoint `key`
     /// and what the memoized read of `memo_key` into `T` depended on.
     pub(super) fn note_read<T: 'static>(&self, key: Option<&str>, memo_key: &str) {
-        let mut tracking = self.inner.tracking.borrow_mut();
-        let Some(topics) = tracking.as_mut() else { return };
-        if let Some(key) = key {
-            topics.key(key);
-        }
-        topics.record(self.inner.memo.borrow().topics(std::any::TypeId::of::<T>(), memo_key));
+        self.inner.tracking.with(|topics| {
+            if let Some(key) = key {
+                topics.key(key);
+            }
+            topics.record(self.inner.memo.borrow().topics(std::any::TypeId::of::<T>(), memo_key));
+        });
     }
 
     /// Records, for the tracked listener running now, a look at `topic` (all
     /// of its fields).
     pub(super) fn note_topic(&self, topic: rdc_core::Topic) {
-        if let Some(topics) = self.inner.tracking.borrow_mut().as_mut() {
+        self.inner.tracking.with(|topics| {
             topics.record(std::iter::once(rdc_core::TopicFields { topic, fields: rdc_core::FieldMask::MAX }));
-        }
+        });
     }
 
     /// Records, for the tracked listener running now, a look at endpoint `key`.
     pub(super) fn note_key(&self, key: &str) {
-        if let Some(topics) = self.inner.tracking.borrow_mut().as_mut() {
-            topics.key(key);
-        }
+        self.inner.tracking.with(|topics| topics.key(key));
     }
 
     /// Runs `write` on the fetched data alone: takes the optimistic layers back
@@ -259,9 +262,9 @@ impl Controller {
         let wake = self.inner.listeners.borrow().to_wake(&changes);
         let feeds = self.inner.change_feeds.borrow();
         if !feeds.is_empty() && !changes.is_empty() {
-            let (version, changes) = (self.inner.base.borrow().version(), Rc::new(changes));
+            let (version, changes) = (self.inner.base.borrow().version(), Arc::new(changes));
             for feed in feeds.values() {
-                feed.borrow_mut().push_back((version, Rc::clone(&changes)));
+                crate::sync::lock(feed).push_back((version, Arc::clone(&changes)));
             }
         }
         drop(feeds);
@@ -277,9 +280,32 @@ impl Controller {
             rdc_core::json::sort::sort(&mut queued);
             waking.extend(wake.into_iter().filter(|id| queued.binary_search(id).is_err()));
         }
+        // One thread runs a controller's woken listeners at a time (each run
+        // reads what the one before it wrote): while another thread does, it
+        // runs these too, once it gets to them. On its own thread a change made
+        // by a listener runs the listeners it wakes, as before.
+        let me = crate::sync::thread_token();
+        let running = self.inner.notifying.load(Ordering::SeqCst);
+        if running != 0 && running != me {
+            return;
+        }
+        if running == 0 {
+            self.inner.notifying.store(me, Ordering::SeqCst);
+        }
         drop(waking);
+        let _draining = (running == 0).then_some(Draining { controller: self, me });
         loop {
-            let Some(id) = self.inner.waking.borrow_mut().pop_front() else { break };
+            let next = {
+                let mut waking = self.inner.waking.borrow_mut();
+                let next = waking.pop_front();
+                if next.is_none() && running == 0 {
+                    // Under the same borrow as the check: a change queued after
+                    // it finds no thread running listeners, and runs them itself.
+                    self.inner.notifying.store(0, Ordering::SeqCst);
+                }
+                next
+            };
+            let Some(id) = next else { break };
             // A listener woken earlier may have unmounted this one: `run_listener` skips it.
             self.run_listener(id);
         }
@@ -294,6 +320,20 @@ impl Controller {
 
 /// The tracking slot of a listener's outer run, put back when the listener
 /// returns or panics (so a panic does not leave its topics collecting reads).
+/// Marks the end of running woken listeners, even when one panics.
+struct Draining<'c> {
+    controller: &'c Controller,
+    me: usize,
+}
+
+impl Drop for Draining<'_> {
+    fn drop(&mut self) {
+        let inner = &self.controller.inner;
+        let _waking = inner.waking.borrow();
+        let _ = inner.notifying.compare_exchange(self.me, 0, Ordering::SeqCst, Ordering::SeqCst);
+    }
+}
+
 struct Tracking<'c> {
     controller: &'c Controller,
     outer: Option<Option<Topics>>,

@@ -1,13 +1,15 @@
 //! Mutations made offline: shown at once by their optimistic layer, held in
 //! order, and sent one after another once the browser is online again.
 
-use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::Mutex;
 use std::task::{Context, Poll, Waker};
 
+use super::sync::{lock, Gate, Slot};
 use super::{Abort, Controller};
 
 /// The key readers of the queue's length note, so they wake when it changes.
@@ -16,8 +18,9 @@ const QUEUE_KEY: &str = "rdc:offline-queue";
 /// A held mutation: whether it may go, and the task to wake when it may.
 #[derive(Default)]
 pub(crate) struct Ticket {
-    go: Cell<bool>,
-    waker: RefCell<Option<Waker>>,
+    /// Whether it may go, and the task waiting for that (one lock: a release
+    /// between the check and the wait would be lost).
+    go: Mutex<(bool, Option<Waker>)>,
     /// The mutation as saved with the store (`replay.rs`).
     #[cfg(feature = "persist")]
     saved: Option<crate::SavedMutation>,
@@ -25,24 +28,39 @@ pub(crate) struct Ticket {
 
 impl Ticket {
     fn release(&self) {
-        self.go.set(true);
-        if let Some(waker) = self.waker.borrow_mut().take() {
+        let waker = {
+            let mut go = lock(&self.go);
+            go.0 = true;
+            go.1.take()
+        };
+        if let Some(waker) = waker {
             waker.wake();
         }
     }
 }
 
 /// The held mutations, oldest first, and the one on the wire.
-#[derive(Default)]
 pub(crate) struct Queue {
-    offline: Cell<bool>,
-    held: RefCell<VecDeque<Rc<Ticket>>>,
-    sending: RefCell<Option<Rc<Ticket>>>,
+    offline: Slot<bool>,
+    held: Slot<VecDeque<Arc<Ticket>>>,
+    sending: Slot<Option<Arc<Ticket>>>,
     /// Whether the next mutation takes a ticket even when it could go at
     /// once: the first sent again after a reload, so it stays saved until
     /// it answers, as it was before.
     #[cfg(feature = "persist")]
-    ticket_next: Cell<bool>,
+    ticket_next: Slot<bool>,
+}
+
+impl Queue {
+    pub(crate) fn new(gate: &std::sync::Arc<Gate>) -> Queue {
+        Queue {
+            offline: Slot::new(gate, "queue.offline", false),
+            held: Slot::new(gate, "queue.held", VecDeque::new()),
+            sending: Slot::new(gate, "queue.sending", None),
+            #[cfg(feature = "persist")]
+            ticket_next: Slot::new(gate, "queue.ticket_next", false),
+        }
+    }
 }
 
 impl Controller {
@@ -89,22 +107,25 @@ impl Controller {
         #[cfg(feature = "persist")] saved: impl FnOnce() -> Option<crate::SavedMutation>,
     ) -> Turn {
         let queue = &self.inner.queue;
+        // Checked and queued at once (no other thread's mutation between).
+        let at_once = self.inner.gate.enter();
         #[cfg(feature = "persist")]
-        let free = !queue.ticket_next.replace(false);
+        let free = !std::mem::replace(&mut *queue.ticket_next.borrow_mut(), false);
         #[cfg(not(feature = "persist"))]
         let free = true;
         if free && !queue.offline.get() && queue.sending.borrow().is_none() && queue.held.borrow().is_empty() {
-            return Turn { ticket: None, abort: None, watching: Cell::new(false) };
+            return Turn { ticket: None, abort: None, watching: AtomicBool::new(false) };
         }
         #[cfg(feature = "persist")]
-        let ticket = Rc::new(Ticket { saved: saved(), ..Ticket::default() });
+        let ticket = Arc::new(Ticket { saved: saved(), ..Ticket::default() });
         #[cfg(not(feature = "persist"))]
-        let ticket = Rc::new(Ticket::default());
-        queue.held.borrow_mut().push_back(Rc::clone(&ticket));
+        let ticket = Arc::new(Ticket::default());
+        queue.held.borrow_mut().push_back(Arc::clone(&ticket));
+        drop(at_once);
         self.queue_changed();
         // Online with none before it (a mutation sent again after a reload), it goes at once.
         self.send_next_held();
-        Turn { ticket: Some(ticket), abort: abort.cloned(), watching: Cell::new(false) }
+        Turn { ticket: Some(ticket), abort: abort.cloned(), watching: AtomicBool::new(false) }
     }
 
     /// After a turn ends: a held mutation that was let go is now on the wire
@@ -113,12 +134,14 @@ impl Controller {
     pub(super) fn took_turn(&self, turn: &Turn) -> Option<OnTheWire> {
         let ticket = turn.ticket.as_ref()?;
         let queue = &self.inner.queue;
-        if queue.sending.borrow().as_ref().is_some_and(|sending| Rc::ptr_eq(sending, ticket)) {
-            return Some(OnTheWire { controller: self.clone(), ticket: Rc::clone(ticket) });
+        let at_once = self.inner.gate.enter();
+        if queue.sending.borrow().as_ref().is_some_and(|sending| Arc::ptr_eq(sending, ticket)) {
+            return Some(OnTheWire { controller: self.clone(), ticket: Arc::clone(ticket) });
         }
-        let held = queue.held.borrow().iter().position(|t| Rc::ptr_eq(t, ticket));
+        let held = queue.held.borrow().iter().position(|t| Arc::ptr_eq(t, ticket));
         if let Some(at) = held {
             queue.held.borrow_mut().remove(at);
+            drop(at_once);
             self.queue_changed();
         }
         None
@@ -129,11 +152,13 @@ impl Controller {
     /// the next). The one on the wire no longer holds the queue: the next
     /// session's mutations do not wait for the last one's answer.
     pub(super) fn drop_held(&self) {
+        let at_once = self.inner.gate.enter();
         self.inner.queue.sending.borrow_mut().take();
         // The next session's first mutation is not one sent again after a reload.
         #[cfg(feature = "persist")]
         self.inner.queue.ticket_next.set(false);
-        let held: Vec<Rc<Ticket>> = self.inner.queue.held.borrow_mut().drain(..).collect();
+        let held: Vec<Arc<Ticket>> = self.inner.queue.held.borrow_mut().drain(..).collect();
+        drop(at_once);
         if held.is_empty() {
             return;
         }
@@ -144,11 +169,13 @@ impl Controller {
     /// Lets the oldest held mutation go, when online and none is on the wire.
     fn send_next_held(&self) {
         let queue = &self.inner.queue;
+        let at_once = self.inner.gate.enter();
         if queue.offline.get() || queue.sending.borrow().is_some() {
             return;
         }
         let Some(ticket) = queue.held.borrow_mut().pop_front() else { return };
-        *queue.sending.borrow_mut() = Some(Rc::clone(&ticket));
+        *queue.sending.borrow_mut() = Some(Arc::clone(&ticket));
+        drop(at_once);
         ticket.release();
         self.queue_changed();
     }
@@ -181,15 +208,17 @@ impl Controller {
 /// went), the next held one may go.
 pub(crate) struct OnTheWire {
     controller: Controller,
-    ticket: Rc<Ticket>,
+    ticket: Arc<Ticket>,
 }
 
 impl Drop for OnTheWire {
     fn drop(&mut self) {
         let queue = &self.controller.inner.queue;
-        let mine = queue.sending.borrow().as_ref().is_some_and(|sending| Rc::ptr_eq(sending, &self.ticket));
+        let at_once = self.controller.inner.gate.enter();
+        let mine = queue.sending.borrow().as_ref().is_some_and(|sending| Arc::ptr_eq(sending, &self.ticket));
         if mine {
             *queue.sending.borrow_mut() = None;
+            drop(at_once);
             // It answered: it leaves the saved queue.
             self.controller.queue_changed();
             self.controller.send_next_held();
@@ -200,21 +229,29 @@ impl Drop for OnTheWire {
 /// A mutation's turn: ready at once (never held), when its ticket is let go,
 /// or when its request is aborted while it waits.
 pub(crate) struct Turn {
-    ticket: Option<Rc<Ticket>>,
+    ticket: Option<Arc<Ticket>>,
     abort: Option<Abort>,
     /// Whether the abort handle wakes this turn already.
-    watching: Cell<bool>,
+    watching: AtomicBool,
 }
 
 impl Future for &Turn {
     type Output = ();
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let Some(ticket) = &self.ticket else { return Poll::Ready(()) };
-        if ticket.go.get() || self.abort.as_ref().is_some_and(Abort::is_aborted) {
+        {
+            // The check and the waker under one lock: a release between them would be lost.
+            let mut go = lock(&ticket.go);
+            if go.0 {
+                return Poll::Ready(());
+            }
+            go.1 = Some(cx.waker().clone());
+        }
+        if self.abort.as_ref().is_some_and(Abort::is_aborted) {
             return Poll::Ready(());
         }
-        *ticket.waker.borrow_mut() = Some(cx.waker().clone());
-        if let (Some(abort), false) = (&self.abort, self.watching.replace(true)) {
+        // `on_abort` runs the waker at once when it was aborted meanwhile.
+        if let (Some(abort), false) = (&self.abort, self.watching.swap(true, Ordering::SeqCst)) {
             let waker = cx.waker().clone();
             abort.on_abort(move || waker.wake());
         }

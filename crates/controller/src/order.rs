@@ -15,7 +15,9 @@
 //! what a tab writes after taking another's write up is newer than it (a
 //! count taken up is first lowered below the last one, `MAX_TAKEN_SEQ`).
 
-use std::cell::{Cell, RefCell};
+use std::sync::Mutex;
+
+use super::sync::lock;
 
 /// When an answer counts as fetched: a time and a sequence number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -51,24 +53,29 @@ struct Sent {
 
 /// The controller's last stamp and the mutations that can still order an answer.
 pub(crate) struct Order {
-    /// The latest stamp given or seen.
-    last: Cell<Stamp>,
     /// This controller's origin (low bits of each sequence number it gives).
     origin: u64,
-    /// Mutations sent, oldest first, from the oldest unanswered one on.
-    sent: RefCell<Vec<Sent>>,
+    /// The latest stamp given or seen, and the mutations sent, oldest first,
+    /// from the oldest unanswered one on. One lock: stamps given on two
+    /// threads at once still differ and only go up.
+    state: Mutex<(Stamp, Vec<Sent>)>,
 }
 
 impl Order {
     /// An order whose stamps carry `origin` (its low 24 bits).
     pub fn new(origin: u64) -> Order {
-        Order { last: Cell::new(Stamp { at: 0, seq: 0 }), origin: origin & (ROOM - 1), sent: RefCell::default() }
+        Order { origin: origin & (ROOM - 1), state: Mutex::new((Stamp { at: 0, seq: 0 }, Vec::new())) }
     }
 
     /// A stamp for now: a read sent, or a direct write. After every stamp
     /// given or seen, even when `at` is earlier than the last one's time.
     pub fn now(&self, at: u64) -> Stamp {
-        let last = self.last.get();
+        self.next(&mut lock(&self.state).0, at)
+    }
+
+    /// `now`, with the state locked.
+    fn next(&self, last_given: &mut Stamp, at: u64) -> Stamp {
+        let last = *last_given;
         let stamp = if at > last.at {
             Stamp { at, seq: (1 << COUNT_SHIFT) | self.origin }
         } else {
@@ -76,19 +83,21 @@ impl Order {
             let count = (last.seq >> COUNT_SHIFT).saturating_add(1).min(u64::MAX >> COUNT_SHIFT);
             Stamp { at: last.at, seq: (count << COUNT_SHIFT) | self.origin }
         };
-        self.last.set(stamp.max(last));
+        *last_given = stamp.max(last);
         stamp
     }
 
     /// A stamp taken up from elsewhere: every stamp given from now on is after it.
     pub fn saw(&self, stamp: Stamp) {
-        self.last.set(self.last.get().max(stamp));
+        let mut state = lock(&self.state);
+        state.0 = state.0.max(stamp);
     }
 
     /// A mutation sent at `at`: its stamp, for [`Order::answered`].
     pub fn mutation(&self, at: u64) -> Stamp {
-        let sent = self.now(at);
-        let mut list = self.sent.borrow_mut();
+        let mut state = lock(&self.state);
+        let (last, list) = &mut *state;
+        let sent = self.next(last, at);
         if list.len() >= MAX_SENT {
             let excess = list.len() + 1 - MAX_SENT;
             list.drain(..excess);
@@ -100,8 +109,9 @@ impl Order {
     /// The stamp the answer of mutation `sent`, arriving at `at`, counts from:
     /// now, or just before the answer of a mutation sent after it that came first.
     pub fn answered(&self, sent: Stamp, at: u64) -> Stamp {
-        let mut stamp = self.now(at);
-        let mut list = self.sent.borrow_mut();
+        let mut state = lock(&self.state);
+        let (last, list) = &mut *state;
+        let mut stamp = self.next(last, at);
         let later = list.iter().filter(|m| m.sent > sent).filter_map(|m| m.answer);
         if let Some(first) = later.min() {
             stamp = stamp.min(Stamp { at: first.at, seq: first.seq.saturating_sub(ROOM) });
@@ -128,7 +138,7 @@ mod tests {
             let sent = order.mutation(at);
             order.answered(sent, at);
         }
-        assert!(order.sent.borrow().len() <= MAX_SENT);
+        assert!(lock(&order.state).1.len() <= MAX_SENT);
     }
 
     #[test]
@@ -139,7 +149,7 @@ mod tests {
         let newer = order.answered(second, 3);
         let older = order.answered(first, 4);
         assert!(older < newer && older > second, "{older:?} {newer:?}");
-        assert!(order.sent.borrow().is_empty(), "nothing pending: nothing kept");
+        assert!(lock(&order.state).1.is_empty(), "nothing pending: nothing kept");
     }
 }
 

@@ -4,16 +4,19 @@
 //! browser) and taken up again at the next start with their expiry.
 
 #[cfg(feature = "persist")]
-use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
 #[cfg(feature = "persist")]
-use std::rc::{Rc, Weak};
+use super::sync::lock;
+#[cfg(feature = "persist")]
+use std::sync::{Arc, Weak};
 
 #[cfg(feature = "persist")]
 use serde::{Deserialize, Serialize};
 
 use super::{keys, Controller};
 #[cfg(feature = "persist")]
-use super::{Action, Dehydrated, Inner, LocalFuture, Manager};
+use super::{Action, BoxFuture, Dehydrated, Inner, Manager};
 #[cfg(feature = "persist")]
 use rdc_core::Entity;
 use rdc_core::{Millis, State};
@@ -87,7 +90,7 @@ impl Persist {
     /// #     fn schema(&self) -> Option<rdc_core::Schema> { None }
     /// #     fn policy(&self) -> rdc_controller::Policy { rdc_controller::Policy { mutation: true, ..Default::default() } }
     /// #     fn is_soft(&self, _: &String) -> bool { false }
-    /// #     fn fetch(&self, _: &Value, _: Option<Value>) -> rdc_controller::LocalFuture<Result<Value, String>> { Box::pin(async { Ok(Value::Null) }) }
+    /// #     fn fetch(&self, _: &Value, _: Option<Value>) -> rdc_controller::BoxFuture<Result<Value, String>> { Box::pin(async { Ok(Value::Null) }) }
     /// #     fn storable(v: &Value) -> Option<Value> { Some(v.clone()) }
     /// # }
     /// let persist = rdc_controller::Persist::new(1).replay("todos.add", &AddTodo);
@@ -157,26 +160,26 @@ impl Persist {
 /// IndexedDB; [`MemoryStorage`] in memory.
 ///
 /// ```
-/// use std::{cell::RefCell, rc::Rc};
-/// use rdc_controller::{LocalFuture, PersistStorage};
+/// use std::sync::{Arc, Mutex};
+/// use rdc_controller::{BoxFuture, PersistStorage};
 /// /// Keeps the text in a cell, and counts the saves.
-/// struct Counted(Rc<RefCell<(Option<String>, u32)>>);
+/// struct Counted(Arc<Mutex<(Option<String>, u32)>>);
 /// impl PersistStorage for Counted {
-///     fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
-///         let text = self.0.borrow().0.clone();
+///     fn load(&self) -> BoxFuture<Result<Option<String>, String>> {
+///         let text = self.0.lock().unwrap().0.clone();
 ///         Box::pin(async move { Ok(text) })
 ///     }
 ///     fn save(&self, text: String) {
-///         let mut kept = self.0.borrow_mut();
+///         let mut kept = self.0.lock().unwrap();
 ///         *kept = (Some(text), kept.1 + 1);
 ///     }
-///     fn clear(&self) { self.0.borrow_mut().0 = None }
+///     fn clear(&self) { self.0.lock().unwrap().0 = None }
 /// }
 /// ```
-pub trait PersistStorage: 'static {
+pub trait PersistStorage: Send + Sync + 'static {
     /// The text last saved, if any; `Err` with the reason when it could not
     /// be read (the storage refused or failed), which is not "nothing kept".
-    fn load(&self) -> LocalFuture<Result<Option<String>, String>>;
+    fn load(&self) -> BoxFuture<Result<Option<String>, String>>;
     /// Keeps `text` in place of what was kept.
     fn save(&self, text: String);
     /// Keeps nothing.
@@ -193,7 +196,7 @@ pub trait PersistStorage: 'static {
 /// assert_eq!(storage.text().as_deref(), Some("saved"));
 /// ```
 #[derive(Debug, Clone, Default)]
-pub struct MemoryStorage(Rc<RefCell<Option<String>>>);
+pub struct MemoryStorage(Arc<std::sync::Mutex<Option<String>>>);
 
 #[cfg(feature = "persist")]
 impl MemoryStorage {
@@ -203,21 +206,21 @@ impl MemoryStorage {
     /// assert_eq!(rdc_controller::MemoryStorage::default().text(), None);
     /// ```
     pub fn text(&self) -> Option<String> {
-        self.0.borrow().clone()
+        lock(&self.0).clone()
     }
 }
 
 #[cfg(feature = "persist")]
 impl PersistStorage for MemoryStorage {
-    fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
+    fn load(&self) -> BoxFuture<Result<Option<String>, String>> {
         let text = self.text();
         Box::pin(async move { Ok(text) })
     }
     fn save(&self, text: String) {
-        self.0.replace(Some(text));
+        *lock(&self.0) = Some(text);
     }
     fn clear(&self) {
-        self.0.replace(None);
+        *lock(&self.0) = None;
     }
 }
 
@@ -272,10 +275,10 @@ pub enum Restored {
     /// would replace what was never read with this session's data alone).
     ///
     /// ```
-    /// use rdc_controller::{Controller, FakeTime, LocalFuture, LocalTasks, Persist, PersistStorage, Restored};
+    /// use rdc_controller::{Controller, FakeTime, BoxFuture, LocalTasks, Persist, PersistStorage, Restored};
     /// struct Refused;
     /// impl PersistStorage for Refused {
-    ///     fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
+    ///     fn load(&self) -> BoxFuture<Result<Option<String>, String>> {
     ///         Box::pin(async { Err("quota exceeded".to_owned()) })
     ///     }
     ///     fn save(&self, _text: String) {}
@@ -350,48 +353,48 @@ impl Controller {
     /// assert_eq!(next.entity::<User>("1")?.unwrap().name, "Ada");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn persist(&self, persist: Persist, storage: impl PersistStorage) -> LocalFuture<Restored> {
-        let keeper = Rc::new(Keeper {
-            controller: Rc::downgrade(&self.inner),
+    pub fn persist(&self, persist: Persist, storage: impl PersistStorage) -> BoxFuture<Restored> {
+        let keeper = Arc::new(Keeper {
+            controller: Arc::downgrade(&self.inner),
             persist,
             storage: Box::new(storage),
-            loaded: Cell::new(false),
-            saving: Cell::new(true),
-            dirty: Cell::new(false),
-            timer: Cell::new(None),
-            fitted: Cell::new(0),
+            loaded: AtomicBool::new(false),
+            saving: AtomicBool::new(true),
+            dirty: AtomicBool::new(false),
+            timer: std::sync::Mutex::new(None),
+            fitted: AtomicUsize::new(0),
         });
         self.inner.kept_tables.borrow_mut().extend(&keeper.persist.entity_types);
         self.inner.kept_since.set(Some(0));
-        let sink = Rc::clone(&keeper);
+        let sink = Arc::clone(&keeper);
         self.tell_writes(move || sink.wrote());
         #[cfg(feature = "offline")]
         {
-            let sink = Rc::downgrade(&keeper);
+            let sink = Arc::downgrade(&keeper);
             self.save_queue_of(&keeper.persist.replays, move || {
                 if let Some(keeper) = sink.upgrade() {
                     keeper.queue_changed();
                 }
             });
         }
-        self.add_manager(ClearsOnReset(Rc::clone(&keeper)));
+        self.add_manager(ClearsOnReset(Arc::clone(&keeper)));
         let load = keeper.storage.load();
-        let (controller, epoch) = (self.clone(), self.inner.epoch.get());
+        let (controller, epoch) = (self.clone(), self.inner.epoch.load(Ordering::SeqCst));
         Box::pin(async move {
             let text = load.await;
             let restored = match text {
-                _ if controller.inner.epoch.get() != epoch => Restored::ResetMeanwhile,
+                _ if controller.inner.epoch.load(Ordering::SeqCst) != epoch => Restored::ResetMeanwhile,
                 Err(reason) => {
                     // What is saved was never read: it is not saved over.
-                    keeper.saving.set(false);
+                    keeper.saving.store(false, Ordering::SeqCst);
                     controller.inner.kept_since.set(None);
                     Restored::LoadFailed { reason }
                 }
                 Ok(None) => Restored::Nothing,
                 Ok(Some(text)) => keeper.restore(&controller, &text),
             };
-            keeper.loaded.set(true);
-            if keeper.dirty.get() {
+            keeper.loaded.store(true, Ordering::SeqCst);
+            if keeper.dirty.load(Ordering::SeqCst) {
                 keeper.schedule();
             }
             restored
@@ -479,7 +482,7 @@ impl Controller {
                         taken_at: now,
                         state,
                         persist: Vec::new(),
-                        since: self.inner.since.get(),
+                        since: self.inner.since.load(Ordering::SeqCst),
                         offset: self.clock_offset(),
                     },
                     #[cfg(feature = "offline")]
@@ -621,15 +624,15 @@ struct Keeper {
     storage: Box<dyn PersistStorage>,
     /// Whether what was kept has been taken up (nothing is saved before:
     /// it would replace what is not read yet).
-    loaded: Cell<bool>,
+    loaded: AtomicBool,
     /// Off when a newer version of the app keeps its data there.
-    saving: Cell<bool>,
+    saving: AtomicBool,
     /// Whether a write came since the last save.
-    dirty: Cell<bool>,
-    timer: Cell<Option<u64>>,
+    dirty: AtomicBool,
+    timer: std::sync::Mutex<Option<u64>>,
     /// How many items the last save kept, `usize::MAX` for all there were
     /// (where the next one's search starts).
-    fitted: Cell<usize>,
+    fitted: AtomicUsize,
 }
 
 #[cfg(feature = "persist")]
@@ -646,7 +649,7 @@ impl Keeper {
             Err(error) => Restored::Unreadable { reason: over.unwrap_or_else(|| error.to_string()) },
             Ok(found) if found.version > self.persist.version => {
                 // A newer version of the app keeps its data there: this tab leaves it alone.
-                self.saving.set(false);
+                self.saving.store(false, Ordering::SeqCst);
                 controller.inner.kept_since.set(None);
                 return Restored::OtherVersion { found: found.version };
             }
@@ -679,9 +682,9 @@ impl Keeper {
         Ok(Restored::Taken { results, entities, replayed, unknown })
     }
 
-    fn wrote(self: &Rc<Self>) {
-        self.dirty.set(true);
-        if self.loaded.get() && self.timer.get().is_none() {
+    fn wrote(self: &Arc<Self>) {
+        self.dirty.store(true, Ordering::SeqCst);
+        if self.loaded.load(Ordering::SeqCst) && lock(&self.timer).is_none() {
             self.schedule();
         }
     }
@@ -690,27 +693,27 @@ impl Keeper {
     /// not after `save_after_ms`, so a page closed meanwhile neither loses a
     /// held mutation nor sends an answered one again.
     #[cfg(feature = "offline")]
-    fn queue_changed(self: &Rc<Self>) {
-        if !self.loaded.get() {
+    fn queue_changed(self: &Arc<Self>) {
+        if !self.loaded.load(Ordering::SeqCst) {
             // Saved once what was kept is taken up.
-            self.dirty.set(true);
+            self.dirty.store(true, Ordering::SeqCst);
             return;
         }
-        if !self.saving.get() {
+        if !self.saving.load(Ordering::SeqCst) {
             return;
         }
-        if let (Some(timer), Some(controller)) = (self.timer.get(), self.controller()) {
+        if let (Some(timer), Some(controller)) = (*lock(&self.timer), self.controller()) {
             controller.cancel_timer(timer);
         }
         self.save();
     }
 
-    fn schedule(self: &Rc<Self>) {
+    fn schedule(self: &Arc<Self>) {
         let Some(controller) = self.controller() else { return };
-        if !self.saving.get() {
+        if !self.saving.load(Ordering::SeqCst) {
             return;
         }
-        let keeper = Rc::downgrade(self);
+        let keeper = Arc::downgrade(self);
         let timer = controller.set_timer(
             self.persist.save_after_ms,
             Box::new(move || {
@@ -719,15 +722,15 @@ impl Keeper {
                 }
             }),
         );
-        self.timer.set(Some(timer));
+        *lock(&self.timer) = Some(timer);
     }
 
     fn save(&self) {
-        self.timer.set(None);
-        self.dirty.set(false);
+        *lock(&self.timer) = None;
+        self.dirty.store(false, Ordering::SeqCst);
         let Some(controller) = self.controller() else { return };
-        let Some(kept) = controller.persisted_text(&self.persist, self.fitted.get()) else { return };
-        self.fitted.set(kept.hint);
+        let Some(kept) = controller.persisted_text(&self.persist, self.fitted.load(Ordering::SeqCst)) else { return };
+        self.fitted.store(kept.hint, Ordering::SeqCst);
         #[cfg(feature = "offline")]
         let holds_mutations = !controller.saved_queue().is_empty();
         #[cfg(not(feature = "offline"))]
@@ -747,18 +750,19 @@ impl Keeper {
 
 #[cfg(feature = "persist")]
 /// Clears the storage when the store is reset; a save pending is dropped.
-struct ClearsOnReset(Rc<Keeper>);
+struct ClearsOnReset(Arc<Keeper>);
 
 #[cfg(feature = "persist")]
 impl Manager for ClearsOnReset {
     fn on_action(&self, controller: &Controller, action: Action<'_>) {
         if matches!(action, Action::Reset) {
-            if let Some(timer) = self.0.timer.take() {
+            let timer = lock(&self.0.timer).take();
+            if let Some(timer) = timer {
                 controller.cancel_timer(timer);
             }
-            self.0.dirty.set(false);
-            self.0.fitted.set(0);
-            if self.0.saving.get() {
+            self.0.dirty.store(false, Ordering::SeqCst);
+            self.0.fitted.store(0, Ordering::SeqCst);
+            if self.0.saving.load(Ordering::SeqCst) {
                 controller.inner.kept_since.set(Some(0));
             }
             self.0.storage.clear();

@@ -2,10 +2,11 @@
 //! asked for; the first poll at last fetch + frequency; stopped with the last
 //! subscriber.
 
-use std::rc::{Rc, Weak};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
 
 use super::keys::{self, Keys, PollState};
-use super::{Controller, Endpoint, Inner, LocalFuture, TypedEndpoint};
+use super::{BoxFuture, Controller, Endpoint, Inner, TypedEndpoint};
 
 /// Keeps an endpoint polled while alive; dropping it unsubscribes.
 #[must_use = "polling stops when the subscription is dropped"]
@@ -38,9 +39,9 @@ impl Controller {
         // A frequency of 0 would poll in a loop: it is refused (no polling).
         let every = endpoint.policy().poll_ms.filter(|ms| *ms > 0)?;
         let id = self.next_id();
-        let weak = Rc::downgrade(&self.inner);
+        let weak = Arc::downgrade(&self.inner);
         let endpoint = endpoint.clone();
-        let refetch: Rc<dyn Fn() -> LocalFuture<()>> = Rc::new(move || {
+        let refetch: Arc<dyn Fn() -> BoxFuture<()> + Send + Sync> = Arc::new(move || {
             let controller = weak.upgrade().map(|inner| Controller { inner });
             let fetch = controller.map(|c| c.fetch_json(&endpoint, args.clone(), None));
             Box::pin(async move {
@@ -56,7 +57,7 @@ impl Controller {
             .subscribers
             .push((id, every));
         self.reschedule(&key, false);
-        Some(Subscription { controller: Rc::downgrade(&self.inner), key, id })
+        Some(Subscription { controller: Arc::downgrade(&self.inner), key, id })
     }
 
     fn unsubscribe(&self, key: &str, id: u64) {
@@ -97,7 +98,7 @@ impl Controller {
     /// assert!(!controller.polls_paused());
     /// ```
     pub fn pause_polls(&self, paused: bool) {
-        if self.inner.polls_paused.replace(paused) == paused || paused {
+        if self.inner.polls_paused.swap(paused, Ordering::SeqCst) == paused || paused {
             return;
         }
         let idle: Vec<String> = self
@@ -115,7 +116,7 @@ impl Controller {
 
     /// Whether polls wait (see [`Controller::pause_polls`]).
     pub fn polls_paused(&self) -> bool {
-        self.inner.polls_paused.get()
+        self.inner.polls_paused.load(Ordering::SeqCst)
     }
 
     /// Restarts the timer of `key` when its frequency changed (or after a poll).
@@ -140,9 +141,9 @@ impl Controller {
         let now = self.now();
         let last = self.with_state(|s| s.result(key).map(|r| r.meta.fetched_at)).unwrap_or(now);
         let delay = last.saturating_add(every).saturating_sub(now);
-        let weak = Rc::downgrade(&self.inner);
+        let weak = Arc::downgrade(&self.inner);
         let key_owned = key.to_owned();
-        let refetch = Rc::clone(&poll.refetch);
+        let refetch = Arc::clone(&poll.refetch);
         poll.timer = Some(self.inner.timers.set_timeout(
             delay,
             Box::new(move || {
@@ -152,11 +153,11 @@ impl Controller {
                     p.timer = None;
                 }
                 // Paused: this poll waits for `pause_polls(false)`.
-                if controller.inner.polls_paused.get() {
+                if controller.inner.polls_paused.load(Ordering::SeqCst) {
                     return;
                 }
                 let fetch = refetch();
-                let spawner = Rc::clone(&controller.inner.spawner);
+                let spawner = Arc::clone(&controller.inner.spawner);
                 spawner.spawn(Box::pin(async move {
                     fetch.await;
                     controller.reschedule(&key_owned, true);

@@ -311,7 +311,7 @@ impl Controller {
         // A hydrated or taken-up store comes without indexes: the first
         // lookup by a declared one builds it (a scan at most once).
         if E::DEF.indexes.contains(&field) && !self.with_state(|state| state.is_indexed(key, field)) {
-            if let Ok(mut state) = self.inner.base.try_borrow_mut() {
+            if let Some(mut state) = self.inner.base.try_borrow_mut() {
                 state.index_entity(E::DEF);
             }
         }

@@ -4,17 +4,15 @@
 //! layer shown again and the mutation sent again in its turn.
 
 #[cfg(feature = "offline")]
-use std::any::{Any, TypeId};
 #[cfg(feature = "offline")]
-use std::cell::RefCell;
-#[cfg(feature = "offline")]
-use std::rc::Rc;
-
 use rdc_core::json::Value;
 use serde::{Deserialize, Serialize};
+use std::any::{Any, TypeId};
+#[cfg(feature = "offline")]
+use std::sync::Arc;
 
 #[cfg(feature = "offline")]
-use super::{shared::Shared, Controller, Endpoint, LocalFuture, SavedBody, TypedEndpoint};
+use super::{shared::Shared, BoxFuture, Controller, Endpoint, SavedBody, TypedEndpoint};
 
 /// A mutation of the offline queue as it is saved with the store.
 ///
@@ -91,8 +89,8 @@ impl std::error::Error for QueueError {}
 /// An endpoint whose held mutations are saved, under its name.
 #[derive(Clone)]
 pub(crate) struct Replayable {
-    name: Rc<str>,
-    endpoint: Rc<dyn Replay>,
+    name: Arc<str>,
+    endpoint: Arc<dyn Replay>,
 }
 
 #[cfg(feature = "offline")]
@@ -114,20 +112,20 @@ impl Replayable {
     where
         <C::Endpoint as Endpoint>::Body: SavedBody,
     {
-        Replayable { name: name.into(), endpoint: Rc::new(Of(endpoint.endpoint().clone())) }
+        Replayable { name: name.into(), endpoint: Arc::new(Of(endpoint.endpoint().clone())) }
     }
 }
 
 #[cfg(feature = "offline")]
 /// A registered endpoint, its types erased.
-trait Replay {
+trait Replay: Send + Sync {
     /// Whether a mutation of endpoint type `of` sent with `args` under
     /// `key` is one of this endpoint's.
     fn owns(&self, of: TypeId, args: &Value, key: &str) -> bool;
     /// The body (an `E::Body`) as saved; `None` when it cannot be saved.
     fn save_body(&self, body: Option<&dyn Any>) -> Option<Option<Value>>;
     /// The request sending a saved mutation again, not started yet.
-    fn request(&self, controller: &Controller, args: Value, body: Option<Value>) -> Result<LocalFuture<()>, Bad>;
+    fn request(&self, controller: &Controller, args: Value, body: Option<Value>) -> Result<BoxFuture<()>, Bad>;
 }
 
 #[cfg(feature = "offline")]
@@ -156,11 +154,11 @@ where
         }
     }
 
-    fn request(&self, controller: &Controller, args: Value, body: Option<Value>) -> Result<LocalFuture<()>, Bad> {
+    fn request(&self, controller: &Controller, args: Value, body: Option<Value>) -> Result<BoxFuture<()>, Bad> {
         let key = self.0.key(&args).map_err(|error| Bad::Args(error.to_string()))?;
         let body = body.map(E::Body::from_saved).transpose().map_err(Bad::Body)?;
-        let shared = Rc::new(Shared::of::<E>(args.clone()));
-        let request = controller.request(self.0.clone(), key, args, body, Rc::clone(&shared), None);
+        let shared = Arc::new(Shared::of::<E>(args.clone()));
+        let request = controller.request(self.0.clone(), key, args, body, Arc::clone(&shared), None);
         // Its caller went with the last page: this task awaits the answer in
         // its place, so a failure is tried again as it was before the reload.
         Ok(Box::pin(async move {
@@ -172,23 +170,32 @@ where
 
 #[cfg(feature = "offline")]
 /// The registered endpoints, and what hears of each change to the queue (the saver).
-#[derive(Default)]
 pub(crate) struct Replays {
-    registry: RefCell<Vec<Replayable>>,
-    told: RefCell<Option<Rc<dyn Fn()>>>,
+    registry: super::sync::Slot<Vec<Replayable>>,
+    told: super::sync::Slot<Option<Arc<dyn Fn() + Send + Sync>>>,
+}
+
+#[cfg(feature = "offline")]
+impl Replays {
+    pub(crate) fn new(gate: &std::sync::Arc<super::sync::Gate>) -> Replays {
+        Replays {
+            registry: super::sync::Slot::new(gate, "replays.registry", Vec::new()),
+            told: super::sync::Slot::new(gate, "replays.told", None),
+        }
+    }
 }
 
 #[cfg(feature = "offline")]
 /// The requests of a saved queue, in order, and its mutations no endpoint here takes.
-pub(crate) type Prepared = (Vec<LocalFuture<()>>, Vec<SavedMutation>);
+pub(crate) type Prepared = (Vec<BoxFuture<()>>, Vec<SavedMutation>);
 
 #[cfg(feature = "offline")]
 impl Controller {
     /// Saves the held mutations of `registry`'s endpoints from now on,
     /// calling `told` after each change to the queue.
-    pub(crate) fn save_queue_of(&self, registry: &[Replayable], told: impl Fn() + 'static) {
+    pub(crate) fn save_queue_of(&self, registry: &[Replayable], told: impl Fn() + Send + Sync + 'static) {
         self.inner.replays.registry.borrow_mut().extend(registry.iter().cloned());
-        *self.inner.replays.told.borrow_mut() = Some(Rc::new(told));
+        *self.inner.replays.told.borrow_mut() = Some(Arc::new(told));
     }
 
     /// Tells the saver the queue changed.
@@ -248,7 +255,7 @@ impl Controller {
 
     /// Starts the requests of a saved queue, in order (each takes its turn
     /// as it starts); how many.
-    pub(crate) fn replay(&self, requests: Vec<LocalFuture<()>>) -> usize {
+    pub(crate) fn replay(&self, requests: Vec<BoxFuture<()>>) -> usize {
         let count = requests.len();
         if count > 0 {
             self.ticket_next_mutation();

@@ -3,13 +3,13 @@
 //! cookies), handed to each fetch in its [`FetchContext`].
 
 use std::any::{Any, TypeId};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::{Abort, Controller};
 use rdc_core::FastMap;
 
 /// The services of one controller, by type.
-pub(crate) type Services = FastMap<TypeId, Rc<dyn Any>>;
+pub(crate) type Services = FastMap<TypeId, Arc<dyn Any + Send + Sync>>;
 
 /// What a fetch gets from the controller besides its args and body.
 ///
@@ -21,8 +21,8 @@ pub(crate) type Services = FastMap<TypeId, Rc<dyn Any>>;
 #[derive(Clone, Default)]
 pub struct FetchContext {
     abort: Option<Abort>,
-    services: Rc<Services>,
-    clock: Option<Rc<dyn super::Clock>>,
+    services: Arc<Services>,
+    clock: Option<Arc<dyn super::Clock>>,
 }
 
 impl std::fmt::Debug for FetchContext {
@@ -45,7 +45,7 @@ impl FetchContext {
     }
 
     /// The service of type `T` the controller was given, if any.
-    pub fn service<T: Any + Clone>(&self) -> Option<T> {
+    pub fn service<T: Any + Clone + Send + Sync>(&self) -> Option<T> {
         self.services.get(&TypeId::of::<T>()).and_then(|s| s.downcast_ref::<T>()).cloned()
     }
 }
@@ -62,9 +62,9 @@ impl Controller {
     /// controller.provide(String::from("token"));
     /// assert_eq!(controller.service::<String>().as_deref(), Some("token"));
     /// ```
-    pub fn provide<T: Any>(&self, service: T) {
+    pub fn provide<T: Any + Send + Sync>(&self, service: T) {
         let mut services = self.inner.services.borrow_mut();
-        Rc::make_mut(&mut services).insert(TypeId::of::<T>(), Rc::new(service));
+        Arc::make_mut(&mut services).insert(TypeId::of::<T>(), Arc::new(service));
     }
 
     /// The service of type `T`, if one was provided.
@@ -75,7 +75,7 @@ impl Controller {
     /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
     /// assert_eq!(controller.service::<u32>(), None);
     /// ```
-    pub fn service<T: Any + Clone>(&self) -> Option<T> {
+    pub fn service<T: Any + Clone + Send + Sync>(&self) -> Option<T> {
         self.fetch_context(None).service()
     }
 
@@ -83,8 +83,8 @@ impl Controller {
     pub(crate) fn fetch_context(&self, abort: Option<Abort>) -> FetchContext {
         FetchContext {
             abort,
-            services: Rc::clone(&self.inner.services.borrow()),
-            clock: Some(Rc::clone(&self.inner.clock)),
+            services: Arc::clone(&self.inner.services.borrow()),
+            clock: Some(Arc::clone(&self.inner.clock)),
         }
     }
 }

@@ -1,16 +1,17 @@
 //! Running background work (polls) without choosing an executor: the binding
 //! passes `wasm_bindgen_futures::spawn_local`; tests pass [`LocalTasks`].
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+
+use super::sync::lock;
 use std::task::{Context, Poll, Waker};
 
-use super::endpoint::LocalFuture;
+use super::endpoint::BoxFuture;
 
 /// Starts a future on the current thread.
-pub trait Spawn {
+pub trait Spawn: Send + Sync {
     /// Runs `future` to completion in the background.
-    fn spawn(&self, future: LocalFuture<()>);
+    fn spawn(&self, future: BoxFuture<()>);
 }
 
 /// A minimal single-threaded executor for tests: spawned futures run when
@@ -18,22 +19,22 @@ pub trait Spawn {
 ///
 /// ```
 /// use rdc_controller::{LocalTasks, Spawn};
-/// use std::{cell::Cell, rc::Rc};
+/// use std::sync::{atomic::{AtomicBool, Ordering}, Arc};
 /// let tasks = LocalTasks::default();
-/// let done = Rc::new(Cell::new(false));
+/// let done = Arc::new(AtomicBool::new(false));
 /// let d = done.clone();
-/// tasks.spawn(Box::pin(async move { d.set(true) }));
+/// tasks.spawn(Box::pin(async move { d.store(true, Ordering::SeqCst) }));
 /// tasks.run();
-/// assert!(done.get());
+/// assert!(done.load(Ordering::SeqCst));
 /// ```
 #[derive(Clone, Default)]
 pub struct LocalTasks {
-    tasks: Rc<RefCell<Vec<LocalFuture<()>>>>,
+    tasks: Arc<Mutex<Vec<BoxFuture<()>>>>,
 }
 
 impl std::fmt::Debug for LocalTasks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LocalTasks").field("pending", &self.tasks.borrow().len()).finish()
+        f.debug_struct("LocalTasks").field("pending", &lock(&self.tasks).len()).finish()
     }
 }
 
@@ -43,13 +44,13 @@ impl LocalTasks {
     pub fn run(&self) {
         let mut cx = Context::from_waker(Waker::noop());
         loop {
-            let mut tasks = std::mem::take(&mut *self.tasks.borrow_mut());
+            let mut tasks = std::mem::take(&mut *lock(&self.tasks));
             let before = tasks.len();
             tasks.retain_mut(|task| task.as_mut().poll(&mut cx) == Poll::Pending);
             let progressed = tasks.len() < before;
             // Tasks spawned while polling were pushed to the (emptied) queue.
-            self.tasks.borrow_mut().extend(tasks);
-            let spawned_more = self.tasks.borrow().len() > before;
+            lock(&self.tasks).extend(tasks);
+            let spawned_more = lock(&self.tasks).len() > before;
             if !progressed && !spawned_more {
                 break;
             }
@@ -83,12 +84,12 @@ impl LocalTasks {
 
     /// Tasks not finished.
     pub fn pending(&self) -> usize {
-        self.tasks.borrow().len()
+        lock(&self.tasks).len()
     }
 }
 
 impl Spawn for LocalTasks {
-    fn spawn(&self, future: LocalFuture<()>) {
-        self.tasks.borrow_mut().push(future);
+    fn spawn(&self, future: BoxFuture<()>) {
+        lock(&self.tasks).push(future);
     }
 }

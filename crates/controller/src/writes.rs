@@ -1,7 +1,8 @@
 //! Writing by hand: invalidation, expiry, reset, and responses or errors set
 //! without a request.
 
-use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use super::*;
 
@@ -34,7 +35,7 @@ impl Controller {
     }
 
     /// Keeps `error` as the typed error of `key`'s last failed fetch.
-    pub(super) fn set_typed_error(&self, key: &str, error: Rc<dyn std::any::Any>) {
+    pub(super) fn set_typed_error(&self, key: &str, error: Arc<dyn std::any::Any + Send + Sync>) {
         keys::entry(&mut self.inner.keys.borrow_mut(), key).typed_error = Some(error);
     }
 
@@ -50,10 +51,10 @@ impl Controller {
     /// one on the wire. What another tab wrote before now is not taken up
     /// any more ([`Controller::take_shared`]).
     pub fn reset_entire_store(&self) {
-        self.inner.epoch.set(self.inner.epoch.get() + 1);
+        self.inner.epoch.fetch_add(1, Ordering::SeqCst);
         let now = self.now();
-        self.inner.since.set(now);
-        self.inner.reset_at.set(now);
+        self.inner.since.store(now, Ordering::SeqCst);
+        self.inner.reset_at.store(now, Ordering::SeqCst);
         self.inner.base.borrow_mut().clear();
         self.inner.layers.borrow_mut().clear();
         let mut keys = self.inner.keys.borrow_mut();
@@ -94,7 +95,7 @@ impl Controller {
     pub fn reset_as_elsewhere(&self, at: rdc_core::Millis) {
         self.reset_entire_store();
         let at = at.saturating_add(self.clock_offset());
-        self.inner.reset_at.set(at.min(self.now()));
+        self.inner.reset_at.store(at.min(self.now()), Ordering::SeqCst);
     }
 
     /// When the store was last reset, on the wall clock (this controller's
@@ -108,7 +109,7 @@ impl Controller {
     /// assert_eq!(controller.reset_at(), 0);
     /// ```
     pub fn reset_at(&self) -> rdc_core::Millis {
-        self.inner.reset_at.get().saturating_sub(self.clock_offset())
+        self.inner.reset_at.load(Ordering::SeqCst).saturating_sub(self.clock_offset())
     }
 
     /// Stores `value` as the response of `endpoint` for `args`, as if fetched now.

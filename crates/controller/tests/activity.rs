@@ -1,20 +1,23 @@
 //! What is in flight app-wide (`fetching_count`, `pending_mutations`), heard
 //! by tracked listeners, and mutation callbacks (`fetch_with`).
 
+mod cells;
 mod controller_support;
 
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
-
+use cells::{SyncCell, SyncRefCell};
 use controller_support::{setup, spawn_fetch, Api};
 use rdc_controller::{Controller, FetchError, MutationCallbacks, Spawn};
 use rdc_core::json;
 use rdc_core::json::Value;
+use std::sync::Arc;
 
 /// A tracked listener of `count`: what it last saw.
-fn watch(controller: &Controller, count: impl Fn(&Controller) -> usize + 'static) -> Rc<Cell<usize>> {
-    let seen = Rc::new(Cell::new(usize::MAX));
-    let (out, c) = (Rc::clone(&seen), controller.clone());
+fn watch(
+    controller: &Controller,
+    count: impl Fn(&Controller) -> usize + Send + Sync + 'static,
+) -> Arc<SyncCell<usize>> {
+    let seen = Arc::new(SyncCell::new(usize::MAX));
+    let (out, c) = (Arc::clone(&seen), controller.clone());
     controller.listen_reads(move || out.set(count(&c)));
     seen
 }
@@ -89,8 +92,8 @@ fn pending_mutations_are_listed_until_they_settle_even_when_aborted_while_held_o
 
     c.set_online(false);
     let (held, abort) = c.fetch_cancellable(&save, json!({ "id": 2 }), Some(json!({})));
-    let out = Rc::new(RefCell::new(None));
-    let slot = Rc::clone(&out);
+    let out = Arc::new(SyncRefCell::new(None));
+    let slot = Arc::clone(&out);
     tasks.spawn(Box::pin(async move { *slot.borrow_mut() = Some(held.await) }));
     tasks.run();
     assert_eq!(saving.get(), 1, "held offline, still pending");
@@ -104,7 +107,7 @@ fn pending_mutations_are_listed_until_they_settle_even_when_aborted_while_held_o
 fn fetch_with_runs_on_mutate_before_sending_and_the_outcome_callbacks_once_the_store_holds_the_answer() {
     let (c, _, tasks, server) = setup();
     let save = Api::new(&server, "POST", "/users", None);
-    let log = Rc::new(RefCell::new(Vec::<String>::new()));
+    let log = Arc::new(SyncRefCell::new(Vec::<String>::new()));
     let callbacks = {
         let (a, b, d, e) = (log.clone(), log.clone(), log.clone(), log.clone());
         let (before, after, api) = (c.clone(), c.clone(), save.clone());
@@ -125,8 +128,8 @@ fn fetch_with_runs_on_mutate_before_sending_and_the_outcome_callbacks_once_the_s
             })
     };
     let run = |id: u32| {
-        let out = Rc::new(RefCell::new(None));
-        let slot = Rc::clone(&out);
+        let out = Arc::new(SyncRefCell::new(None));
+        let slot = Arc::clone(&out);
         let fetch = c.fetch_with(&save, json!({ "id": id }), Some(json!({})), &callbacks);
         tasks.spawn(Box::pin(async move { *slot.borrow_mut() = Some(fetch.await) }));
         tasks.run();

@@ -1,18 +1,21 @@
 //! A wall clock that steps back (NTP, a user): writes stay ordered, fresh data
 //! stays fresh exactly as long as it had left, and stale data is fetched again.
 
+mod cells;
 mod common;
 mod controller_support;
 
+use cells::SyncRefCell;
 use common::User;
 use controller_support::*;
 use rdc_controller::Policy;
 use rdc_core::json::Value;
 use rdc_core::{json, Entity, Schema};
+use std::sync::Arc;
 
 const HOUR: u64 = 3_600_000;
 
-fn users(server: &std::rc::Rc<std::cell::RefCell<Server>>) -> Api {
+fn users(server: &Arc<SyncRefCell<Server>>) -> Api {
     Api::new(server, "GET", "/users", Some(Schema::array(User::schema())))
 }
 

@@ -1,8 +1,10 @@
 //! The controller: fetch, expiry, dedup, errors, invalidation, reset, direct writes.
 
+mod cells;
 mod common;
 mod controller_support;
 
+use cells::SyncRefCell;
 use std::sync::Arc;
 
 use common::User;
@@ -12,7 +14,7 @@ use rdc_core::json;
 use rdc_core::json::Value;
 use rdc_core::{All, Entity, Schema};
 
-fn users_api(server: &std::rc::Rc<std::cell::RefCell<Server>>) -> Api {
+fn users_api(server: &Arc<SyncRefCell<Server>>) -> Api {
     Api::new(server, "GET", "/users", Some(Schema::array(User::schema())))
 }
 
@@ -186,7 +188,7 @@ fn fetch_if_stale_fetches_only_when_needed_and_typed_errors_are_kept() {
     let (c, time, tasks, server) = setup();
     let api = users_api(&server);
     let run = |c: &rdc_controller::Controller| {
-        let out = std::rc::Rc::new(std::cell::RefCell::new(None));
+        let out = Arc::new(SyncRefCell::new(None));
         let slot = out.clone();
         let fetch = c.fetch_if_stale(&api, json!({}));
         rdc_controller::Spawn::spawn(
@@ -217,7 +219,7 @@ fn fetch_if_stale_fetches_only_when_needed_and_typed_errors_are_kept() {
 fn a_cancelled_fetch_resolves_aborted_and_stores_nothing() {
     let (c, _time, tasks, server) = setup();
     let api = users_api(&server);
-    let out = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let out = Arc::new(SyncRefCell::new(None));
     let slot = out.clone();
     let (fetch, abort) = c.fetch_cancellable(&api, json!({}), None);
     rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(fetch.await) }));

@@ -1,22 +1,25 @@
 //! Polling, optimistic updates and garbage collection.
 
+mod cells;
 mod common;
 mod controller_support;
 
+use cells::SyncRefCell;
 use common::User;
 use controller_support::*;
 use rdc_controller::Policy;
 use rdc_core::json;
 use rdc_core::json::Value;
 use rdc_core::{Entity, Schema};
+use std::sync::Arc;
 
-fn ticker(server: &std::rc::Rc<std::cell::RefCell<Server>>, every: u64) -> Api {
+fn ticker(server: &Arc<SyncRefCell<Server>>, every: u64) -> Api {
     let mut api = Api::new(server, "GET", "/ticker", None);
     api.policy = Policy { poll_ms: Some(every), ..api.policy };
     api
 }
 
-fn auto(server: &std::rc::Rc<std::cell::RefCell<Server>>) {
+fn auto(server: &Arc<SyncRefCell<Server>>) {
     server.borrow_mut().always(json!({ "price": 1 }));
 }
 

@@ -2,9 +2,12 @@
 //! as long as it likes. Walks over it stay bounded or iterative, and a panic
 //! in a listener leaves the controller usable.
 
+mod cells;
 mod controller_support;
 
+use cells::SyncCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 
 use controller_support::*;
 use rdc_core::json;
@@ -115,7 +118,7 @@ fn a_panicking_listener_leaves_the_controller_usable() {
     let (c, _time, _tasks, _server) = setup();
     c.set(&Reply::schema(), json!({"id": "1"})).unwrap();
     let reader = c.clone();
-    let panics = std::rc::Rc::new(std::cell::Cell::new(false));
+    let panics = Arc::new(SyncCell::new(false));
     let armed = panics.clone();
     c.listen_reads(move || {
         let _ = reader.entity::<Reply>("1");
@@ -124,7 +127,7 @@ fn a_panicking_listener_leaves_the_controller_usable() {
             panic!("a listener's bug");
         }
     });
-    let woken = std::rc::Rc::new(std::cell::Cell::new(0));
+    let woken = Arc::new(SyncCell::new(0));
     let count = woken.clone();
     let reader = c.clone();
     let other = c.listen_reads(move || {

@@ -2,9 +2,10 @@
 //! through every text the store is written as: a page's script text (SSR
 //! hydration), the persisted text and a tab message.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+mod cells;
+use cells::SyncRefCell;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use rdc_controller::{Controller, Dehydrated, FakeTime, LocalTasks, MemoryStorage, Persist, Restored};
 use rdc_core::json::Value;
@@ -72,7 +73,7 @@ fn a_tab_message_keeps_an_exact_number() {
     let time = FakeTime::default();
     let (a, _) = controller(&time);
     let (b, _) = controller(&time);
-    let posted = Rc::new(RefCell::new(Vec::new()));
+    let posted = Arc::new(SyncRefCell::new(Vec::new()));
     let outbox = posted.clone();
     // What `sync_tabs` posts and reads.
     a.share_writes(move |slice| outbox.borrow_mut().push(serde_json::to_string(slice).unwrap()));

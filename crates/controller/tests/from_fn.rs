@@ -1,9 +1,10 @@
 //! `from_fn`: an async function as an endpoint, through the controller.
 
+mod cells;
 mod common;
 
-use std::cell::Cell;
-use std::rc::Rc;
+use cells::SyncCell;
+use std::sync::Arc;
 
 use common::User;
 use rdc_controller::{from_fn, Controller, FakeTime, FetchError, FnError, LocalTasks};
@@ -18,8 +19,8 @@ fn controller() -> (Controller, LocalTasks) {
 #[test]
 fn identical_concurrent_calls_share_one_call_and_the_result_is_normalized() {
     let (c, tasks) = controller();
-    let calls = Rc::new(Cell::new(0));
-    let counted = Rc::clone(&calls);
+    let calls = Arc::new(SyncCell::new(0));
+    let counted = Arc::clone(&calls);
     let user = from_fn("user", move |id: String| {
         counted.set(counted.get() + 1);
         async move { Ok::<_, String>(User { id: id.clone(), name: format!("user {id}") }) }
@@ -36,8 +37,8 @@ fn identical_concurrent_calls_share_one_call_and_the_result_is_normalized() {
 #[test]
 fn the_functions_error_is_typed_and_the_store_keeps_what_it_had() {
     let (c, tasks) = controller();
-    let flaky = Rc::new(Cell::new(false));
-    let fails = Rc::clone(&flaky);
+    let flaky = Arc::new(SyncCell::new(false));
+    let fails = Arc::clone(&flaky);
     let user = from_fn("user", move |id: String| {
         let fail = fails.get();
         async move {

@@ -1,16 +1,19 @@
 //! A store dehydrated on one controller (a server) and hydrated on another (a
 //! browser): the data, its freshness against another clock, safe page text.
 
+mod cells;
 mod common;
 mod controller_support;
 
+use cells::SyncRefCell;
 use common::User;
 use controller_support::*;
 use rdc_controller::{Controller, Dehydrated, ExpiryStatus, FakeTime, LocalTasks};
 use rdc_core::json;
 use rdc_core::{Entity, Schema};
+use std::sync::Arc;
 
-fn users_api(server: &std::rc::Rc<std::cell::RefCell<Server>>) -> Api {
+fn users_api(server: &Arc<SyncRefCell<Server>>) -> Api {
     Api::new(server, "GET", "/users", Some(Schema::array(User::schema())))
 }
 
@@ -24,10 +27,10 @@ fn at(now: u64) -> (Controller, FakeTime, LocalTasks) {
 
 /// A browser whose clock reads `now`, started from `page`, with the users
 /// endpoint over a server of its own (which answers nothing unless told).
-fn browser(page: &str, now: u64) -> (Controller, FakeTime, LocalTasks, std::rc::Rc<std::cell::RefCell<Server>>, Api) {
+fn browser(page: &str, now: u64) -> (Controller, FakeTime, LocalTasks, Arc<SyncRefCell<Server>>, Api) {
     let (c, time, tasks) = at(now);
     c.hydrate(Dehydrated::from_script_text(page).unwrap());
-    let server = std::rc::Rc::new(std::cell::RefCell::new(Server::default()));
+    let server = Arc::new(SyncRefCell::new(Server::default()));
     let api = users_api(&server);
     (c, time, tasks, server, api)
 }
@@ -94,7 +97,7 @@ fn what_the_page_carries_cannot_break_out_of_its_script_element() {
 fn hydrating_keeps_what_the_browser_fetched_already() {
     let page = server_page(1_000, 2_000);
     let (c, _, tasks) = at(10_000);
-    let server = std::rc::Rc::new(std::cell::RefCell::new(Server::default()));
+    let server = Arc::new(SyncRefCell::new(Server::default()));
     server.borrow_mut().always(json!([{ "id": "1", "name": "Ada (newer)" }]));
     let api = users_api(&server);
     tasks.block_on(c.fetch(&api, json!({}), None)).unwrap();
@@ -110,8 +113,8 @@ fn hydrating_keeps_what_the_browser_fetched_already() {
 #[test]
 fn the_error_of_a_read_without_data_travels_as_its_text_until_it_expires() {
     let (failing, _, tasks) = at(1_000);
-    let broken = Api::new(&std::rc::Rc::new(std::cell::RefCell::new(Server::default())), "GET", "/broken", None);
-    broken.server.borrow_mut().auto = Some(std::rc::Rc::new(|_, _| Err("HTTP 401 from /broken".to_owned())));
+    let broken = Api::new(&Arc::new(SyncRefCell::new(Server::default())), "GET", "/broken", None);
+    broken.server.borrow_mut().auto = Some(Arc::new(|_, _| Err("HTTP 401 from /broken".to_owned())));
     let shown = tasks.block_on(failing.fetch(&broken, json!({}), None)).unwrap_err().to_string();
     for page in [failing.dehydrate(), failing.dehydrate_keys(["GET /broken"])] {
         let (browser, time, _) = at(500_000);

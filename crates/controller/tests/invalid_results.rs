@@ -2,11 +2,12 @@
 //! invalid counts as invalid: it is fetched again, once (as in the reference
 //! library), rather than showing nothing until it expires.
 
+mod cells;
 mod common;
 mod controller_support;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use cells::SyncRefCell;
+use std::sync::Arc;
 
 use common::{Article, User};
 use controller_support::*;
@@ -20,7 +21,7 @@ fn article(author: &str) -> rdc_core::json::Value {
 
 /// An article fetched, then its author deleted: read, it is invalid.
 fn article_whose_author_went(
-) -> (rdc_controller::Controller, rdc_controller::FakeTime, rdc_controller::LocalTasks, Rc<RefCell<Server>>, Api) {
+) -> (rdc_controller::Controller, rdc_controller::FakeTime, rdc_controller::LocalTasks, Arc<SyncRefCell<Server>>, Api) {
     let (c, time, tasks, server) = setup();
     let api = Api::new(&server, "GET", "/article", Some(Article::schema().into()));
     server.borrow_mut().always(article("u1"));

@@ -1,7 +1,8 @@
 //! Invalidation by endpoint, by typed args and by entity type.
 
-use std::cell::Cell;
-use std::rc::Rc;
+mod cells;
+use cells::SyncCell;
+use std::sync::Arc;
 
 use rdc_controller::{from_fn, Controller, ExpiryStatus, FakeTime, FnEndpoint, LocalTasks, TypedEndpoint};
 use rdc_core::{json, Entity, SchemaOf};
@@ -67,12 +68,13 @@ where
 }
 
 /// A tracked listener reading `endpoint` at `args`: how often it ran.
-fn reader<C: TypedEndpoint>(c: &Controller, endpoint: &C, args: C::Args) -> Rc<Cell<u32>>
+fn reader<C: TypedEndpoint>(c: &Controller, endpoint: &C, args: C::Args) -> Arc<SyncCell<u32>>
 where
     C::Result: serde::de::DeserializeOwned + Send + Sync,
+    C::Args: Sync,
 {
-    let runs = Rc::new(Cell::new(0));
-    let (seen, c2, endpoint) = (Rc::clone(&runs), c.clone(), endpoint.clone());
+    let runs = Arc::new(SyncCell::new(0));
+    let (seen, c2, endpoint) = (Arc::clone(&runs), c.clone(), endpoint.clone());
     c.listen_reads(move || {
         seen.set(seen.get() + 1);
         let _ = c2.read::<_, C::Result>(&endpoint, &args);

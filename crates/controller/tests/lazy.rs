@@ -1,8 +1,8 @@
 //! A lazy field under the controller: a change to its entities wakes the
 //! readers of `query_lazy`, not those of the parent.
 
-use std::cell::Cell;
-use std::rc::Rc;
+mod cells;
+use cells::SyncCell;
 use std::sync::Arc;
 
 use rdc_controller::{Controller, FakeTime, LocalTasks};
@@ -26,9 +26,9 @@ struct Department {
 }
 
 /// A tracked listener that counts its runs, each one calling `read`.
-fn counter(c: &Controller, read: impl Fn(&Controller) + 'static) -> Rc<Cell<u32>> {
-    let runs = Rc::new(Cell::new(0));
-    let (seen, reader) = (Rc::clone(&runs), c.clone());
+fn counter(c: &Controller, read: impl Fn(&Controller) + Send + Sync + 'static) -> Arc<SyncCell<u32>> {
+    let runs = Arc::new(SyncCell::new(0));
+    let (seen, reader) = (Arc::clone(&runs), c.clone());
     c.listen_reads(move || {
         seen.set(seen.get() + 1);
         read(&reader);

@@ -2,8 +2,9 @@
 //! overtaken messages dropped, bad messages rejected with the store kept, and a
 //! dropped stream reopened after a doubling backoff, resuming where it was.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+mod cells;
+use cells::SyncRefCell;
+use std::sync::Arc;
 
 use rdc_controller::{Controller, FakeTime, LiveFeed, LiveStats, LocalTasks, StreamEvent, StreamSource};
 use rdc_core::Entity;
@@ -19,13 +20,13 @@ struct Price {
 /// A stream source noting each open (`after`) and keeping the latest sink.
 #[derive(Clone, Default)]
 struct Fake {
-    opens: Rc<RefCell<Vec<Option<u64>>>>,
-    sink: Rc<RefCell<Option<Rc<dyn Fn(StreamEvent)>>>>,
-    closes: Rc<RefCell<u32>>,
+    opens: Arc<SyncRefCell<Vec<Option<u64>>>>,
+    sink: Arc<SyncRefCell<Option<Arc<dyn Fn(StreamEvent) + Send + Sync>>>>,
+    closes: Arc<SyncRefCell<u32>>,
 }
 
 impl StreamSource for Fake {
-    fn open(&self, after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> {
+    fn open(&self, after: Option<u64>, events: Arc<dyn Fn(StreamEvent) + Send + Sync>) -> Box<dyn FnOnce() + Send> {
         self.opens.borrow_mut().push(after);
         *self.sink.borrow_mut() = Some(events);
         let closes = self.closes.clone();

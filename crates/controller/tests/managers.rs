@@ -1,9 +1,10 @@
 //! Managers see what the controller did, in order, and may call back into it.
 
+mod cells;
 mod controller_support;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use cells::SyncRefCell;
+use std::sync::Arc;
 
 use controller_support::*;
 use rdc_controller::{Action, Controller, FetchError, Manager};
@@ -11,7 +12,7 @@ use rdc_core::json;
 
 /// Notes each action as text; resets the store on an error saying "401".
 #[derive(Clone, Default)]
-struct Noting(Rc<RefCell<Vec<String>>>);
+struct Noting(Arc<SyncRefCell<Vec<String>>>);
 
 impl Manager for Noting {
     fn on_action(&self, controller: &Controller, action: Action<'_>) {

@@ -1,10 +1,10 @@
 //! Targeted notification: a `listen_reads` listener wakes only for changes to
 //! what its last run read, so a write costs what it changed, not what is mounted.
 
+mod cells;
 mod controller_support;
 
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use cells::{SyncCell, SyncRefCell};
 use std::sync::Arc;
 
 use controller_support::*;
@@ -45,9 +45,9 @@ fn items(n: u32, authors: u32) -> Value {
 }
 
 /// Counts the runs of a tracked listener that calls `read`.
-fn counter(c: &Controller, read: impl Fn(&Controller) + 'static) -> (Rc<Cell<u32>>, u64) {
-    let runs = Rc::new(Cell::new(0));
-    let (seen, reader) = (Rc::clone(&runs), c.clone());
+fn counter(c: &Controller, read: impl Fn(&Controller) + Send + Sync + 'static) -> (Arc<SyncCell<u32>>, u64) {
+    let runs = Arc::new(SyncCell::new(0));
+    let (seen, reader) = (Arc::clone(&runs), c.clone());
     let id = c.listen_reads(move || {
         seen.set(seen.get() + 1);
         read(&reader);
@@ -55,7 +55,7 @@ fn counter(c: &Controller, read: impl Fn(&Controller) + 'static) -> (Rc<Cell<u32
     (runs, id)
 }
 
-fn list_api(server: &Rc<RefCell<Server>>) -> Api {
+fn list_api(server: &Arc<SyncRefCell<Server>>) -> Api {
     Api::new(server, "GET", "/items", Some(Schema::array(Item::schema())))
 }
 
@@ -65,8 +65,8 @@ fn a_write_wakes_the_readers_of_what_it_changed_and_no_one_else() {
     let list = list_api(&server);
     c.set_response(&list, &json!({}), items(100, 10)).unwrap();
     let rows: Vec<_> = (0..100).map(|i| counter(&c, move |c| drop(c.entity::<Item>(&i.to_string())))).collect();
-    let broad = Rc::new(Cell::new(0));
-    let seen = Rc::clone(&broad);
+    let broad = Arc::new(SyncCell::new(0));
+    let seen = Arc::clone(&broad);
     c.listen(move || seen.set(seen.get() + 1));
 
     // Author 3 writes 10 rows' worth of data: items 3, 13, ..., 93 wake.
@@ -371,8 +371,8 @@ fn a_pending_optimistic_create_keeps_unrelated_reads_identical() {
 fn when_the_later_of_two_layers_on_one_row_goes_its_readers_see_the_earlier_one() {
     let (c, _time, tasks, server) = setup();
     c.set(&Author::schema(), json!({ "id": 1, "name": "Ada" })).unwrap();
-    let seen = Rc::new(RefCell::new(String::new()));
-    let (shown, reader) = (Rc::clone(&seen), c.clone());
+    let seen = Arc::new(SyncRefCell::new(String::new()));
+    let (shown, reader) = (Arc::clone(&seen), c.clone());
     c.listen_reads(move || {
         *shown.borrow_mut() = reader.entity::<Author>("1").unwrap().map(|a| a.name.clone()).unwrap_or_default();
     });
@@ -403,8 +403,8 @@ fn a_read_by_email_follows_whichever_member_holds_it() {
     let (c, _time, _tasks, _server) = setup();
     let member = |id: u32, email: &str| json!({ "id": id, "email": email });
     c.set(&Member::schema(), member(1, "ada@example.com")).unwrap();
-    let seen: Rc<RefCell<Vec<Option<u32>>>> = Rc::default();
-    let (log, reader) = (Rc::clone(&seen), c.clone());
+    let seen: Arc<SyncRefCell<Vec<Option<u32>>>> = Arc::default();
+    let (log, reader) = (Arc::clone(&seen), c.clone());
     c.listen_reads(move || {
         let found = reader.entity_by::<Member>("email", &json!("ada@example.com")).unwrap();
         log.borrow_mut().push(found.map(|m| m.id));
@@ -422,11 +422,11 @@ fn a_change_listener_that_panics_is_told_the_rest_of_its_batch_later() {
     let time = rdc_controller::FakeTime::default();
     let c = Controller::new(time.clone(), time, rdc_controller::LocalTasks::default());
     // Woken first; panics once, so the change listener stays queued with a change.
-    let armed = Rc::new(Cell::new(true));
-    let arm = Rc::clone(&armed);
+    let armed = Arc::new(SyncCell::new(true));
+    let arm = Arc::clone(&armed);
     c.listen(move || assert!(!arm.replace(false), "the first listener panics once"));
-    let told: Rc<RefCell<Vec<u64>>> = Rc::default();
-    let (seen, panicked) = (Rc::clone(&told), Cell::new(false));
+    let told: Arc<SyncRefCell<Vec<u64>>> = Arc::default();
+    let (seen, panicked) = (Arc::clone(&told), SyncCell::new(false));
     c.listen_changes(move |_, version| {
         seen.borrow_mut().push(version);
         assert!(panicked.replace(true), "the change listener panics on its first change");

@@ -3,10 +3,11 @@
 //! (optimistic ones too), what every reader last saw equals a fresh read of the
 //! store as readers see it (a new memo over `Controller::snapshot`).
 
+mod cells;
 mod controller_support;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use cells::SyncRefCell;
+use std::sync::Arc;
 
 use controller_support::*;
 use proptest::prelude::*;
@@ -85,17 +86,17 @@ fn op() -> impl Strategy<Value = Op> {
 /// A reader: what it read through the controller when it last ran, and the same
 /// read done fresh on a copy of the store.
 struct Reader {
-    seen: Rc<RefCell<Option<String>>>,
+    seen: Arc<SyncRefCell<Option<String>>>,
     fresh: Box<dyn Fn(&State) -> String>,
 }
 
 fn reader(
     c: &Controller,
-    read: impl Fn(&Controller) -> String + 'static,
+    read: impl Fn(&Controller) -> String + Send + Sync + 'static,
     fresh: impl Fn(&State, &mut MemoCache) -> String + 'static,
 ) -> Reader {
-    let seen = Rc::new(RefCell::new(None));
-    let (s, c2) = (Rc::clone(&seen), c.clone());
+    let seen = Arc::new(SyncRefCell::new(None));
+    let (s, c2) = (Arc::clone(&seen), c.clone());
     c.listen_reads(move || *s.borrow_mut() = Some(read(&c2)));
     Reader { seen, fresh: Box::new(move |state| fresh(state, &mut MemoCache::default())) }
 }

@@ -1,10 +1,11 @@
 //! Mutations made offline: shown at once, held in order, sent one after another
 //! once online; a reset drops them unsent; readers of the queue's length wake.
 
+mod cells;
 mod controller_support;
 
-use std::cell::Cell;
-use std::rc::Rc;
+use cells::{SyncCell, SyncRefCell};
+use std::sync::Arc;
 
 use controller_support::*;
 use rdc_controller::FetchError;
@@ -17,7 +18,7 @@ struct Todo {
     title: String,
 }
 
-fn add_todo(server: &Rc<std::cell::RefCell<Server>>) -> Api {
+fn add_todo(server: &Arc<SyncRefCell<Server>>) -> Api {
     let mut add = Api::new(server, "POST", "/todos", Some(Todo::schema().into()));
     add.optimistic = Some(|_, body| body.cloned().unwrap_or(Value::Null));
     add
@@ -27,9 +28,9 @@ fn add_todo(server: &Rc<std::cell::RefCell<Server>>) -> Api {
 fn offline_mutations_show_at_once_and_go_out_in_order_one_after_another_once_online() {
     let (controller, _time, tasks, server) = setup();
     let add = add_todo(&server);
-    let wakes = Rc::new(Cell::new(0));
+    let wakes = Arc::new(SyncCell::new(0));
     let (seen, c) = (wakes.clone(), controller.clone());
-    let counted = Rc::new(Cell::new(0));
+    let counted = Arc::new(SyncCell::new(0));
     let count = counted.clone();
     controller.listen_reads(move || {
         seen.set(seen.get() + 1);
@@ -85,7 +86,7 @@ fn an_aborted_held_mutation_ends_at_once_and_leaves_the_queue() {
     let add = add_todo(&server);
     controller.set_online(false);
     let (fetch, abort) = controller.fetch_cancellable(&add, json!(null), Some(json!({ "id": 1, "title": "milk" })));
-    let out = Rc::new(std::cell::RefCell::new(None));
+    let out = Arc::new(SyncRefCell::new(None));
     let slot = out.clone();
     rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(fetch.await) }));
     tasks.run();

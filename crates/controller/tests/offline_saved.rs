@@ -3,14 +3,15 @@
 //! out in order once online, and leave the saved queue when they answer;
 //! a saved queue that does not read gives a typed error and takes up nothing.
 
+mod cells;
 mod controller_support;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use cells::SyncRefCell;
+use std::sync::Arc;
 
 use controller_support::*;
 use rdc_controller::{
-    Controller, Endpoint, FakeTime, LocalFuture, LocalTasks, MemoryStorage, Persist, Policy, QueueError, Restored,
+    BoxFuture, Controller, Endpoint, FakeTime, LocalTasks, MemoryStorage, Persist, Policy, QueueError, Restored,
     SavedBody, SavedMutation,
 };
 use rdc_core::{json, json::Value, Entity, Schema, State};
@@ -24,7 +25,7 @@ struct Todo {
 
 /// `POST /todos`, shown at once as the todo it sends; tried again a second
 /// later after a `503`, up to 3 times.
-fn add_todo(server: &Rc<RefCell<Server>>) -> Api {
+fn add_todo(server: &Arc<SyncRefCell<Server>>) -> Api {
     let mut add = Api::new(server, "POST", "/todos", Some(Todo::schema().into()));
     add.optimistic = Some(|_, body| body.cloned().unwrap_or(Value::Null));
     add.retry = Some(|error, attempt| (error == "503" && attempt < 3).then_some(1000));
@@ -65,7 +66,7 @@ impl Endpoint for Rename {
     fn is_soft(&self, _: &String) -> bool {
         false
     }
-    fn fetch(&self, args: &Value, body: Option<Title>) -> LocalFuture<Result<Value, String>> {
+    fn fetch(&self, args: &Value, body: Option<Title>) -> BoxFuture<Result<Value, String>> {
         self.0.fetch(args, body.map(|title| json!({ "title": title.0 })))
     }
     fn storable(output: &Value) -> Option<Value> {
@@ -80,12 +81,12 @@ impl Endpoint for Rename {
 struct Page {
     c: Controller,
     tasks: LocalTasks,
-    server: Rc<RefCell<Server>>,
+    server: Arc<SyncRefCell<Server>>,
     restored: Restored,
 }
 
 /// What a page registers: adding todos (and renaming them when `rename`).
-fn persist(server: &Rc<RefCell<Server>>, rename: bool) -> Persist {
+fn persist(server: &Arc<SyncRefCell<Server>>, rename: bool) -> Persist {
     let persist = Persist::new(1).entity::<Todo>().replay("todos.add", &add_todo(server));
     match rename {
         true => persist.replay("todos.rename", &Rename(Api::new(server, "PATCH", "/todos", None))),
@@ -95,7 +96,7 @@ fn persist(server: &Rc<RefCell<Server>>, rename: bool) -> Persist {
 
 /// A page loaded offline (as the browser says at start), restoring from `storage`.
 fn load_offline(time: &FakeTime, storage: &MemoryStorage, rename: bool) -> Page {
-    let (tasks, server) = (LocalTasks::default(), Rc::<RefCell<Server>>::default());
+    let (tasks, server) = (LocalTasks::default(), Arc::<SyncRefCell<Server>>::default());
     let c = Controller::new(time.clone(), time.clone(), tasks.clone());
     c.set_online(false);
     let restored = tasks.block_on(c.persist(persist(&server, rename), storage.clone()));
@@ -180,7 +181,7 @@ fn a_reload_shows_the_held_mutations_at_once_and_sends_them_in_order_once_online
 fn a_reload_while_online_sends_the_first_at_once_and_keeps_it_saved_until_it_answers() {
     let (time, storage) = (FakeTime::default(), MemoryStorage::default());
     drop(two_added_offline(&time, &storage));
-    let (tasks, server) = (LocalTasks::default(), Rc::<RefCell<Server>>::default());
+    let (tasks, server) = (LocalTasks::default(), Arc::<SyncRefCell<Server>>::default());
     let c = Controller::new(time.clone(), time.clone(), tasks.clone());
     let restored = tasks.block_on(c.persist(persist(&server, false), storage.clone()));
     assert!(matches!(restored, Restored::Taken { replayed: 2, .. }), "{restored:?}");
@@ -206,7 +207,7 @@ fn a_held_mutation_of_an_endpoint_not_registered_is_reported_not_sent() {
     let mut delete = Api::new(&first.server, "DELETE", "/todos", None);
     delete.policy.mutation = true;
     let add = spawn_fetch(&first.c, &first.tasks, &add_api, json!(null), Some(json!({ "id": 1, "title": "milk" })));
-    let out = Rc::new(RefCell::new(None));
+    let out = Arc::new(SyncRefCell::new(None));
     let slot = out.clone();
     let renamed = first.c.fetch(&rename, json!({ "id": 1 }), Some(Title("oat milk".into())));
     rdc_controller::Spawn::spawn(&first.tasks, Box::pin(async move { *slot.borrow_mut() = Some(renamed.await) }));
@@ -250,7 +251,7 @@ fn saved_with_a_rename(edit: impl FnOnce(&mut Value)) -> (FakeTime, MemoryStorag
 
 /// A page that already shows todo 7, then restores from `storage` offline.
 fn load_showing_a_todo(time: &FakeTime, storage: &MemoryStorage) -> Page {
-    let (tasks, server) = (LocalTasks::default(), Rc::<RefCell<Server>>::default());
+    let (tasks, server) = (LocalTasks::default(), Arc::<SyncRefCell<Server>>::default());
     let c = Controller::new(time.clone(), time.clone(), tasks.clone());
     c.set_online(false);
     c.set(&Todo::schema().into(), json!({ "id": 7, "title": "tea" })).unwrap();
@@ -377,8 +378,8 @@ fn a_mutation_sent_again_after_a_reload_is_retried_as_before_it() {
 #[test]
 fn a_queue_over_max_bytes_is_saved_without_the_cached_data_and_taken_up() {
     let (time, storage) = (FakeTime::default(), MemoryStorage::default());
-    let small = |server: &Rc<RefCell<Server>>| persist(server, false).max_bytes(400);
-    let (tasks, server) = (LocalTasks::default(), Rc::<RefCell<Server>>::default());
+    let small = |server: &Arc<SyncRefCell<Server>>| persist(server, false).max_bytes(400);
+    let (tasks, server) = (LocalTasks::default(), Arc::<SyncRefCell<Server>>::default());
     let c = Controller::new(time.clone(), time.clone(), tasks.clone());
     c.set_online(false);
     tasks.block_on(c.persist(small(&server), storage.clone()));
@@ -395,7 +396,7 @@ fn a_queue_over_max_bytes_is_saved_without_the_cached_data_and_taken_up() {
     assert_eq!(saved_queue(&storage).len(), 3);
     drop((c, tasks));
 
-    let (tasks, server) = (LocalTasks::default(), Rc::<RefCell<Server>>::default());
+    let (tasks, server) = (LocalTasks::default(), Arc::<SyncRefCell<Server>>::default());
     let next = Controller::new(time.clone(), time.clone(), tasks.clone());
     next.set_online(false);
     let restored = tasks.block_on(next.persist(small(&server), storage.clone()));
@@ -425,14 +426,14 @@ fn a_held_null_body_is_sent_again_as_null_not_as_no_body() {
 #[test]
 #[should_panic(expected = "registered twice")]
 fn a_name_registered_twice_is_refused() {
-    let server = Rc::<RefCell<Server>>::default();
+    let server = Arc::<SyncRefCell<Server>>::default();
     let _ = persist(&server, false).replay("todos.add", &add_todo(&server));
 }
 
 #[test]
 #[should_panic(expected = "not a mutation")]
 fn a_read_registered_for_replay_is_refused() {
-    let server = Rc::<RefCell<Server>>::default();
+    let server = Arc::<SyncRefCell<Server>>::default();
     let _ = persist(&server, false).replay("todos.list", &Api::new(&server, "GET", "/todos", None));
 }
 

@@ -2,22 +2,23 @@
 //! and taken up at the next start with its expiry; versioned, capped, cleared
 //! by a reset.
 
+mod cells;
 mod common;
 mod controller_support;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use cells::{SyncCell, SyncRefCell};
+use std::sync::Arc;
 
 use common::User;
 use controller_support::*;
 use rdc_controller::{
-    Controller, ExpiryStatus, FakeTime, LocalFuture, LocalTasks, MemoryStorage, Persist, PersistStorage, Restored,
+    BoxFuture, Controller, ExpiryStatus, FakeTime, LocalTasks, MemoryStorage, Persist, PersistStorage, Restored,
 };
 use rdc_core::json;
 use rdc_core::{Entity, Schema};
 
 /// The users list, kept across page loads.
-fn users_api(server: &Rc<RefCell<Server>>) -> Api {
+fn users_api(server: &Arc<SyncRefCell<Server>>) -> Api {
     let mut api = Api::new(server, "GET", "/users", Some(Schema::array(User::schema())));
     api.policy.persist = true;
     api
@@ -27,7 +28,7 @@ fn users_api(server: &Rc<RefCell<Server>>) -> Api {
 struct Page {
     c: Controller,
     tasks: LocalTasks,
-    server: Rc<RefCell<Server>>,
+    server: Arc<SyncRefCell<Server>>,
     restored: Restored,
 }
 
@@ -35,7 +36,7 @@ fn load<S: PersistStorage + Clone>(time: &FakeTime, storage: &S, persist: Persis
     let tasks = LocalTasks::default();
     let c = Controller::new(time.clone(), time.clone(), tasks.clone());
     let restored = tasks.block_on(c.persist(persist, storage.clone()));
-    Page { c, tasks, server: Rc::default(), restored }
+    Page { c, tasks, server: Arc::default(), restored }
 }
 
 fn fetch_users(page: &Page, users: rdc_core::json::Value) {
@@ -44,7 +45,7 @@ fn fetch_users(page: &Page, users: rdc_core::json::Value) {
 }
 
 /// `/users/me`, a second kept result.
-fn me_api(server: &Rc<RefCell<Server>>) -> Api {
+fn me_api(server: &Arc<SyncRefCell<Server>>) -> Api {
     let mut me = users_api(server);
     me.path = "/users/me".into();
     me
@@ -150,11 +151,11 @@ fn a_reset_clears_what_was_kept_and_drops_a_save_under_way() {
 #[derive(Clone, Default)]
 struct SlowStorage {
     kept: MemoryStorage,
-    released: Rc<RefCell<bool>>,
+    released: Arc<SyncRefCell<bool>>,
 }
 
 impl PersistStorage for SlowStorage {
-    fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
+    fn load(&self) -> BoxFuture<Result<Option<String>, String>> {
         let (kept, released) = (self.kept.clone(), self.released.clone());
         Box::pin(std::future::poll_fn(move |_| match *released.borrow() {
             true => std::task::Poll::Ready(Ok(kept.text())),
@@ -170,15 +171,15 @@ impl PersistStorage for SlowStorage {
 }
 
 /// A page whose storage has not answered yet, and the cell its restore lands in.
-fn loading(time: &FakeTime, storage: &SlowStorage) -> (Page, Rc<RefCell<Option<Restored>>>) {
+fn loading(time: &FakeTime, storage: &SlowStorage) -> (Page, Arc<SyncRefCell<Option<Restored>>>) {
     let tasks = LocalTasks::default();
     let c = Controller::new(time.clone(), time.clone(), tasks.clone());
-    let out = Rc::new(RefCell::new(None));
+    let out = Arc::new(SyncRefCell::new(None));
     let slot = out.clone();
     let restore = c.persist(Persist::new(1), storage.clone());
     rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(restore.await) }));
     tasks.run();
-    (Page { c, tasks, server: Rc::default(), restored: Restored::Nothing }, out)
+    (Page { c, tasks, server: Arc::default(), restored: Restored::Nothing }, out)
 }
 
 fn saved_by_an_earlier_page(time: &FakeTime, storage: &SlowStorage) {
@@ -296,7 +297,7 @@ fn an_optimistic_update_waiting_for_its_answer_is_not_kept() {
 fn a_result_another_tab_shared_stays_kept_through_this_tabs_saves() {
     let (time, storage) = (FakeTime::default(), MemoryStorage::default());
     let (one, other) = (load(&time, &storage, Persist::new(1)), load(&time, &storage, Persist::new(1)));
-    let outbox = Rc::new(RefCell::new(Vec::new()));
+    let outbox = Arc::new(SyncRefCell::new(Vec::new()));
     let out = outbox.clone();
     one.c.share_writes(move |slice| out.borrow_mut().push(slice.clone()));
     fetch_users(&one, json!([{ "id": "1", "name": "Ada" }]));
@@ -360,11 +361,11 @@ fn a_tab_of_an_older_version_leaves_a_newer_versions_data_alone() {
 #[derive(Clone, Default)]
 struct CountedSaves {
     kept: MemoryStorage,
-    saves: Rc<std::cell::Cell<u32>>,
+    saves: Arc<SyncCell<u32>>,
 }
 
 impl PersistStorage for CountedSaves {
-    fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
+    fn load(&self) -> BoxFuture<Result<Option<String>, String>> {
         self.kept.load()
     }
     fn save(&self, text: String) {
@@ -384,7 +385,7 @@ fn a_failed_request_that_stored_nothing_saves_nothing() {
     fetch_users(&page, json!([{ "id": "1", "name": "Ada" }]));
     time.advance(100);
     assert_eq!(storage.saves.get(), 1, "the list saved");
-    page.server.borrow_mut().auto = Some(Rc::new(|_, _| Err("offline".into())));
+    page.server.borrow_mut().auto = Some(Arc::new(|_, _| Err("offline".into())));
     assert!(page.tasks.block_on(page.c.fetch(&me_api(&page.server), json!({}), None)).is_err());
     time.advance(1_000);
     assert_eq!(storage.saves.get(), 1, "an error alone changes nothing kept: no save");
@@ -430,18 +431,18 @@ fn the_garbage_collector_leaves_kept_data_no_reader_has_shown_yet() {
 fn load_without_persisting(time: &FakeTime) -> Page {
     let tasks = LocalTasks::default();
     let c = Controller::new(time.clone(), time.clone(), tasks.clone());
-    Page { c, tasks, server: Rc::default(), restored: Restored::Nothing }
+    Page { c, tasks, server: Arc::default(), restored: Restored::Nothing }
 }
 
 /// Storage that holds a saved store but cannot read it.
 #[derive(Clone, Default)]
 struct Unreadable {
     kept: MemoryStorage,
-    saves: Rc<std::cell::Cell<u32>>,
+    saves: Arc<SyncCell<u32>>,
 }
 
 impl PersistStorage for Unreadable {
-    fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
+    fn load(&self) -> BoxFuture<Result<Option<String>, String>> {
         Box::pin(async { Err("refused".to_owned()) })
     }
     fn save(&self, text: String) {

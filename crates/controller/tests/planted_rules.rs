@@ -8,10 +8,10 @@
 //! (a missing primary key) and one the commit's field check finds (a field of
 //! the wrong type).
 
+mod cells;
 mod controller_support;
 
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use cells::{SyncCell, SyncRefCell};
 use std::sync::Arc;
 
 use controller_support::*;
@@ -39,7 +39,7 @@ struct Post {
 
 const KEY: &str = "GET /posts";
 
-fn posts_api(server: &Rc<RefCell<Server>>) -> Api {
+fn posts_api(server: &Arc<SyncRefCell<Server>>) -> Api {
     Api::new(server, "GET", "/posts", Some(Schema::array(Post::schema())))
 }
 
@@ -77,8 +77,8 @@ fn wrong_type() -> Value {
 
 /// Tracked readers of the entities the good items would change or create, and
 /// of the whole post table; their run counts.
-fn readers(c: &Controller) -> Vec<Rc<Cell<u32>>> {
-    let reads: Vec<Box<dyn Fn(&Controller)>> = vec![
+fn readers(c: &Controller) -> Vec<Arc<SyncCell<u32>>> {
+    let reads: Vec<Box<dyn Fn(&Controller) + Send + Sync>> = vec![
         Box::new(|c| drop(c.entity::<Post>("1"))),
         Box::new(|c| drop(c.entity::<Post>("3"))),
         Box::new(|c| drop(c.entity::<Author>("1"))),
@@ -88,8 +88,8 @@ fn readers(c: &Controller) -> Vec<Rc<Cell<u32>>> {
     reads
         .into_iter()
         .map(|read| {
-            let runs = Rc::new(Cell::new(0));
-            let (seen, reader) = (Rc::clone(&runs), c.clone());
+            let runs = Arc::new(SyncCell::new(0));
+            let (seen, reader) = (Arc::clone(&runs), c.clone());
             c.listen_reads(move || {
                 seen.set(seen.get() + 1);
                 read(&reader);
@@ -99,7 +99,7 @@ fn readers(c: &Controller) -> Vec<Rc<Cell<u32>>> {
         .collect()
 }
 
-fn runs(readers: &[Rc<Cell<u32>>]) -> Vec<u32> {
+fn runs(readers: &[Arc<SyncCell<u32>>]) -> Vec<u32> {
     readers.iter().map(|r| r.get()).collect()
 }
 
@@ -196,8 +196,8 @@ fn a_direct_set_whose_last_item_fails_leaves_the_store_exactly_as_it_was() {
         time.advance(1_000);
         let readers = readers(&c);
         let woken = runs(&readers);
-        let broad = Rc::new(Cell::new(0));
-        let seen = Rc::clone(&broad);
+        let broad = Arc::new(SyncCell::new(0));
+        let seen = Arc::clone(&broad);
         c.listen(move || seen.set(seen.get() + 1));
         let before = c.snapshot();
 
@@ -258,8 +258,8 @@ fn a_row_read_through_two_types_wakes_its_reader_for_a_change_to_either_types_fi
     let tasks: Vec<Value> =
         (0..6).map(|i| json!({ "id": i, "owner": person.clone(), "reviewer": { "id": 1 } })).collect();
     c.set(&Schema::array(Task::schema()), Value::Array(tasks)).unwrap();
-    let seen = Rc::new(RefCell::new(Vec::new()));
-    let (shown, reader) = (Rc::clone(&seen), c.clone());
+    let seen = Arc::new(SyncRefCell::new(Vec::new()));
+    let (shown, reader) = (Arc::clone(&seen), c.clone());
     c.listen_reads(move || {
         let tasks = reader.query::<Vec<Task>>("tasks", &Schema::from(All::of::<Task>())).unwrap().unwrap();
         shown.borrow_mut().push((tasks[5].owner.name.clone(), tasks[5].reviewer.email.clone()));

@@ -1,15 +1,18 @@
 //! Requests that misbehave: one that never answers, two endpoint types that
 //! share a key, a poll frequency of zero.
 
+mod cells;
 mod common;
 mod controller_support;
 
+use cells::{SyncCell, SyncRefCell};
 use common::User;
 use controller_support::*;
-use rdc_controller::{Endpoint, FetchError, LocalFuture, Policy};
+use rdc_controller::{BoxFuture, Endpoint, FetchError, Policy};
 use rdc_core::json;
 use rdc_core::json::Value;
 use rdc_core::{Entity, Schema};
+use std::sync::Arc;
 
 #[test]
 fn a_request_that_never_answers_frees_its_key_after_the_timeout() {
@@ -48,7 +51,7 @@ impl Endpoint for AsText {
     fn policy(&self) -> Policy {
         self.0.policy()
     }
-    fn fetch(&self, args: &Value, body: Option<Value>) -> LocalFuture<Result<String, String>> {
+    fn fetch(&self, args: &Value, body: Option<Value>) -> BoxFuture<Result<String, String>> {
         let fetch = self.0.fetch(args, body);
         Box::pin(async move { fetch.await.map(|v| v.to_string()) })
     }
@@ -66,7 +69,7 @@ fn two_endpoint_types_sharing_a_key_do_not_join_each_others_request() {
     let api = Api::new(&server, "GET", "/users", Some(Schema::array(User::schema())));
     let first = spawn_fetch(&c, &tasks, &api, json!({}), None);
     let text = AsText(api.clone());
-    let second = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let second = Arc::new(SyncRefCell::new(None));
     let slot = second.clone();
     let fetch = c.fetch(&text, json!({}), None);
     rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(fetch.await) }));
@@ -108,7 +111,7 @@ fn a_timeout_error_counts_for_the_endpoints_error_expiry() {
 #[test]
 fn waking_80000_listeners_takes_linear_time() {
     let (c, _time, _tasks, _server) = setup();
-    let calls = std::rc::Rc::new(std::cell::Cell::new(0usize));
+    let calls = Arc::new(SyncCell::new(0usize));
     for _ in 0..80_000 {
         let calls = calls.clone();
         c.listen(move || calls.set(calls.get() + 1));

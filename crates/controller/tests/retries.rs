@@ -1,11 +1,14 @@
 //! Retries: a failed request is sent again after the wait its endpoint names,
 //! while someone still wants the answer.
 
+mod cells;
 mod controller_support;
 
+use cells::SyncRefCell;
 use controller_support::*;
 use rdc_controller::FetchError;
 use rdc_core::json;
+use std::sync::Arc;
 
 /// Soft errors (5xx) wait 1 s, then 2 s, then 4 s; three retries at most.
 fn backoff(error: &str, attempt: u32) -> Option<u64> {
@@ -13,7 +16,7 @@ fn backoff(error: &str, attempt: u32) -> Option<u64> {
 }
 
 /// `GET /users`, retried by [`backoff`].
-fn retried_users(server: &std::rc::Rc<std::cell::RefCell<Server>>) -> Api {
+fn retried_users(server: &Arc<SyncRefCell<Server>>) -> Api {
     let mut users = Api::new(server, "GET", "/users", None);
     users.retry = Some(backoff);
     users

@@ -2,8 +2,8 @@
 //! the args of the read, a columns endpoint writes only its lens's cells and
 //! wakes only that lens's readers.
 
-use std::cell::Cell;
-use std::rc::Rc;
+mod cells;
+use cells::{SyncCell, SyncRefCell};
 use std::sync::Arc;
 
 use rdc_controller::{from_fn, Controller, FakeTime, FetchError, FnEndpoint, LocalTasks, Spawn};
@@ -63,9 +63,9 @@ fn read(c: &Controller, portfolio: &str) -> Arc<Vec<Company>> {
 }
 
 /// Counts the runs of a tracked listener reading portfolio `name`.
-fn reader(c: &Controller, name: &'static str) -> Rc<Cell<u32>> {
-    let runs = Rc::new(Cell::new(0));
-    let (seen, reader) = (Rc::clone(&runs), c.clone());
+fn reader(c: &Controller, name: &'static str) -> Arc<SyncCell<u32>> {
+    let runs = Arc::new(SyncCell::new(0));
+    let (seen, reader) = (Arc::clone(&runs), c.clone());
     c.listen_reads(move || {
         seen.set(seen.get() + 1);
         drop(read(&reader, name));
@@ -146,8 +146,8 @@ fn a_result_taken_up_elsewhere_keeps_the_lens_it_was_fetched_through() {
     // Shared by another tab.
     let (one, tasks) = controller();
     let (two, _) = controller();
-    let outbox = Rc::new(std::cell::RefCell::new(Vec::new()));
-    let sink = Rc::clone(&outbox);
+    let outbox = Arc::new(SyncRefCell::new(Vec::new()));
+    let sink = Arc::clone(&outbox);
     one.share_writes(move |slice| sink.borrow_mut().push(slice.clone()));
     tasks.block_on(one.fetch(&companies(), args("B"), ())).unwrap();
     for slice in outbox.borrow_mut().drain(..) {
@@ -178,11 +178,11 @@ fn a_store_with_no_scalar_dehydrates_as_before_and_text_without_args_is_taken_up
 #[test]
 fn a_read_after_many_fetches_in_flight_still_reads_its_lens() {
     use std::task::{Poll, Waker};
-    let open = Rc::new(Cell::new(false));
-    let wakers: Rc<std::cell::RefCell<Vec<Waker>>> = Rc::default();
-    let (gate, waiting) = (Rc::clone(&open), Rc::clone(&wakers));
+    let open = Arc::new(SyncCell::new(false));
+    let wakers: Arc<SyncRefCell<Vec<Waker>>> = Arc::default();
+    let (gate, waiting) = (Arc::clone(&open), Arc::clone(&wakers));
     let held = from_fn("companies", move |args: PortfolioArgs| {
-        let (gate, waiting) = (Rc::clone(&gate), Rc::clone(&waiting));
+        let (gate, waiting) = (Arc::clone(&gate), Arc::clone(&waiting));
         async move {
             std::future::poll_fn(|cx| match gate.get() {
                 true => Poll::Ready(()),
@@ -218,8 +218,8 @@ fn a_read_after_many_fetches_in_flight_still_reads_its_lens() {
 fn set_with_hands_the_stored_entity_with_scalar_fields_to_the_update() {
     let (c, tasks) = controller();
     tasks.block_on(c.fetch(&companies(), args("A"), ())).unwrap();
-    let seen = Rc::new(std::cell::RefCell::new(Value::Null));
-    let into = Rc::clone(&seen);
+    let seen = Arc::new(SyncRefCell::new(Value::Null));
+    let into = Arc::clone(&seen);
     c.set_with(&Company::schema().into(), &json!("1"), |current| {
         *into.borrow_mut() = current.clone();
         let mut renamed = current;

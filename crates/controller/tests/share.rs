@@ -2,10 +2,11 @@
 //! `take_shared` (updates, list edits, deletes), optimistic layers stay home, and
 //! two controllers sharing both ways settle without echoing.
 
+mod cells;
 mod controller_support;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use cells::SyncRefCell;
+use std::sync::Arc;
 
 use rdc_controller::{Controller, Dehydrated, FakeTime, LocalTasks};
 use rdc_core::{json, Collection, Entity, Schema, SchemaOf};
@@ -20,7 +21,7 @@ fn users() -> SchemaOf<Vec<User>> {
     Collection::of("Users", User::schema())
 }
 
-type Outbox = Rc<RefCell<Vec<Dehydrated>>>;
+type Outbox = Arc<SyncRefCell<Vec<Dehydrated>>>;
 
 /// Two controllers on one clock, each sharing its writes into an outbox.
 fn tabs() -> ((Controller, Outbox), (Controller, Outbox), LocalTasks) {
@@ -83,7 +84,7 @@ fn an_optimistic_layer_stays_in_its_tab_and_its_answer_goes() {
     let (a, b, tasks) = tabs();
     a.0.set(&User::schema().into(), json!({ "id": "1", "name": "Ada" })).unwrap();
     deliver(&a, &b);
-    let server = Rc::new(RefCell::new(controller_support::Server::default()));
+    let server = Arc::new(SyncRefCell::new(controller_support::Server::default()));
     let mut rename = controller_support::Api::new(&server, "PATCH", "/users/1", Some(User::schema().into()));
     rename.optimistic = Some(|_, body| body.cloned().unwrap_or_default());
     let _ =

@@ -4,11 +4,12 @@
 //! a result that cannot be read is fetched again, and a message written
 //! before a reset stays out.
 
+mod cells;
 mod common;
 mod controller_support;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use cells::SyncRefCell;
+use std::sync::Arc;
 
 use common::User;
 use controller_support::*;
@@ -18,7 +19,7 @@ use rdc_core::{json, All, Entity, Schema};
 
 const HOUR: u64 = 3_600_000;
 
-fn users(server: &Rc<RefCell<Server>>) -> Api {
+fn users(server: &Arc<SyncRefCell<Server>>) -> Api {
     Api::new(server, "GET", "/users", Some(Schema::array(User::schema())))
 }
 
@@ -36,7 +37,7 @@ fn at(now: u64) -> (Controller, FakeTime, LocalTasks) {
 /// A server's page holding `/users` (Ada), its JSON edited by `edit`.
 fn page_with(edit: impl FnOnce(&mut serde_json::Value)) -> String {
     let (server, _, tasks) = at(2 * HOUR);
-    let api = users(&Rc::default());
+    let api = users(&Arc::default());
     api.server.borrow_mut().always(json!([{ "id": "1", "name": "Ada" }]));
     tasks.block_on(server.fetch(&api, Value::Null, None)).unwrap();
     let mut page: serde_json::Value = serde_json::from_str(&server.dehydrate().to_script_text()).unwrap();
@@ -51,7 +52,7 @@ fn a_page_taken_at_zero_pins_neither_its_row_nor_its_result() {
     let page = page_with(|page| page["taken_at"] = 0.into());
     let (c, time, tasks) = at(HOUR);
     c.hydrate(Dehydrated::from_script_text(&page).unwrap());
-    let api = users(&Rc::default());
+    let api = users(&Arc::default());
     assert_eq!(name(&c, "1").as_deref(), Some("Ada"));
     time.advance(61_000);
     assert!(c.needs_fetch("GET /users", Policy::default()), "its minute is up on this clock");
@@ -66,7 +67,7 @@ fn a_row_fetched_in_the_future_does_not_pin_it_against_later_fetches() {
         page_with(|page| page["state"]["entities"]["User"]["rows"]["1"]["meta"]["fetched_at"] = (50 * HOUR).into());
     let (c, _, tasks) = at(HOUR);
     c.hydrate(Dehydrated::from_script_text(&page).unwrap());
-    let api = users(&Rc::default());
+    let api = users(&Arc::default());
     api.server.borrow_mut().always(json!([{ "id": "1", "name": "Ada L." }]));
     tasks.block_on(c.fetch(&api, Value::Null, None)).unwrap();
     assert_eq!(name(&c, "1").as_deref(), Some("Ada L."));
@@ -90,7 +91,7 @@ fn a_saved_row_fetched_in_the_future_does_not_pin_it_after_a_reload() {
         let next = Controller::new(time.clone(), time.clone(), tasks.clone());
         tasks.block_on(next.persist(persist(), storage.clone()));
         assert_eq!(name(&next, "1").as_deref(), Some(if reload == 0 { "Ada" } else { "Ada L." }));
-        let api = users(&Rc::default());
+        let api = users(&Arc::default());
         api.server.borrow_mut().always(json!([{ "id": "1", "name": "Ada L." }]));
         tasks.block_on(next.fetch(&api, Value::Null, None)).unwrap();
         assert_eq!(name(&next, "1").as_deref(), Some("Ada L."), "reload {reload}: the fetch wins");
@@ -101,7 +102,7 @@ fn a_saved_row_fetched_in_the_future_does_not_pin_it_after_a_reload() {
 #[test]
 fn an_error_taken_up_that_never_expires_stops_counting() {
     let (server, _, _) = at(2 * HOUR);
-    let api = users(&Rc::default());
+    let api = users(&Arc::default());
     server.set_error(&api, &Value::Null, &"500 down".to_owned());
     let mut page: serde_json::Value = serde_json::from_str(&server.dehydrate().to_script_text()).unwrap();
     page["state"]["errors"]["GET /users"]["expires_at"] = u64::MAX.into();
@@ -132,7 +133,7 @@ fn a_taken_up_row_that_breaks_its_schema_leaves_its_result_fetchable_again() {
     let page = page_with(|page| page["state"]["entities"]["User"]["rows"]["1"]["value"]["name"] = 5.into());
     let (c, _, tasks) = at(HOUR);
     c.hydrate(Dehydrated::from_script_text(&page).unwrap());
-    let api = users(&Rc::default());
+    let api = users(&Arc::default());
     assert!(c.read::<_, Vec<User>>(&api, &Value::Null).is_err(), "the list does not read");
     assert!(c.query::<Vec<User>>("every user", &All::of::<User>().into()).is_err());
     assert!(c.needs_fetch("GET /users", Policy::default()), "a result that cannot be read is fetched again");
@@ -145,7 +146,7 @@ fn a_taken_up_row_that_breaks_its_schema_leaves_its_result_fetchable_again() {
 
 // Items 4 and 5: tabs.
 
-type Outbox = Rc<RefCell<Vec<Dehydrated>>>;
+type Outbox = Arc<SyncRefCell<Vec<Dehydrated>>>;
 
 /// A tab on `time`, sharing its writes into its outbox.
 fn tab(time: &FakeTime) -> (Controller, Outbox) {

@@ -2,11 +2,12 @@
 //! so no read sent before it answered hides it; reads sent in one millisecond
 //! keep the order they were sent in. (The rule: `controller/order.rs`.)
 
+mod cells;
 mod common;
 mod controller_support;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use cells::SyncRefCell;
+use std::sync::Arc;
 
 use common::User;
 use controller_support::*;
@@ -113,7 +114,7 @@ proptest! {
         let time = FakeTime::default();
         let tasks = LocalTasks::default();
         let c = rdc_controller::Controller::new(time.clone(), time.clone(), tasks.clone());
-        let server: Rc<RefCell<Server>> = Rc::default();
+        let server: Arc<SyncRefCell<Server>> = Arc::default();
         c.set(&User::schema(), user("v0")).unwrap();
         let mut model = Model { version: 0, served: vec![None; requests.len()], sent_at_version: vec![None; requests.len()] };
         // Stage of each request: 0 not sent, 1 sent, 2 served, 3 answered.

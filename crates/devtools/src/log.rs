@@ -1,13 +1,20 @@
 //! The action log: a manager noting the controller's last actions, once per controller.
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rdc_controller::{Action, Controller, Manager};
 
 /// How many actions the log keeps.
 const KEPT: usize = 200;
+
+/// What a new entry calls (the open panel re-renders).
+pub(crate) type Wake = Arc<dyn Fn() + Send + Sync>;
+
+/// Locks `mutex`, recovering it from a panic elsewhere.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// One noted action: when, and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,8 +26,8 @@ pub(crate) struct Entry {
 /// The log a controller's devtools share, and what to call when it grows.
 #[derive(Clone, Default)]
 pub(crate) struct ActionLog {
-    entries: Rc<RefCell<VecDeque<Entry>>>,
-    on_entry: Rc<RefCell<Option<Rc<dyn Fn()>>>>,
+    entries: Arc<Mutex<VecDeque<Entry>>>,
+    on_entry: Arc<Mutex<Option<Wake>>>,
 }
 
 impl ActionLog {
@@ -37,12 +44,12 @@ impl ActionLog {
 
     /// The entries, newest first.
     pub fn newest_first(&self) -> Vec<Entry> {
-        self.entries.borrow().iter().rev().cloned().collect()
+        lock(&self.entries).iter().rev().cloned().collect()
     }
 
     /// Calls `wake` after each new entry (`None`: no one).
-    pub fn on_entry(&self, wake: Option<Rc<dyn Fn()>>) {
-        *self.on_entry.borrow_mut() = wake;
+    pub fn on_entry(&self, wake: Option<Wake>) {
+        *lock(&self.on_entry) = wake;
     }
 }
 
@@ -58,13 +65,13 @@ impl Manager for Noting {
             Action::Failed { key, .. } => format!("failed {key}"),
             Action::Reset => "store reset".to_owned(),
         };
-        let mut entries = self.0.entries.borrow_mut();
+        let mut entries = lock(&self.0.entries);
         entries.push_back(Entry { at: controller.now(), what });
         if entries.len() > KEPT {
             entries.pop_front();
         }
         drop(entries);
-        let wake = self.0.on_entry.borrow().clone();
+        let wake = lock(&self.0.on_entry).clone();
         if let Some(wake) = wake {
             wake();
         }

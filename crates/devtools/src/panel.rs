@@ -1,8 +1,6 @@
 //! The panel: a toggle, tabs, and the tab shown, re-rendered as the store
 //! changes and as actions are logged.
 
-use std::rc::Rc;
-
 use leptos::prelude::*;
 use rdc_leptos::use_controller;
 use send_wrapper::SendWrapper;
@@ -40,7 +38,7 @@ pub(crate) fn Panel() -> impl IntoView {
     // Store changes and new log entries re-render the open tab.
     let tick = RwSignal::new(0u64);
     let listener = controller.listen(move || tick.update(|t| *t += 1));
-    log.on_entry(Some(Rc::new(move || {
+    log.on_entry(Some(std::sync::Arc::new(move || {
         tick.try_update(|t| *t += 1);
     })));
     let (cleanup_controller, cleanup_log) = (SendWrapper::new(controller.clone()), SendWrapper::new(log.clone()));

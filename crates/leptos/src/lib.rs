@@ -20,6 +20,11 @@ mod provider;
 mod tabs;
 mod watch;
 
+/// Locks `mutex`, recovering it from a panic elsewhere (what it guards stays usable).
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 pub use hooks::use_lazy;
 #[cfg(feature = "offline")]
 pub use hooks::use_queued_mutations;

@@ -1,6 +1,6 @@
 //! Keeping the store across page loads in the browser's IndexedDB.
 
-use rdc_controller::{Controller, LocalFuture, Persist, PersistStorage, Restored};
+use rdc_controller::{BoxFuture, Controller, Persist, PersistStorage, Restored};
 
 /// Keeps the data of `controller` that asks to outlive the page
 /// (`RestEndpoint::persist`, [`Persist::entity`]) in the IndexedDB database
@@ -18,7 +18,7 @@ use rdc_controller::{Controller, LocalFuture, Persist, PersistStorage, Restored}
 /// let restored = rdc_leptos::persist(&controller, "my-app", rdc_controller::Persist::new(1).entity::<User>());
 /// rdc_leptos::mount_when_restored(restored, || "the app");
 /// ```
-pub fn persist(controller: &Controller, database: &str, persist: Persist) -> LocalFuture<Restored> {
+pub fn persist(controller: &Controller, database: &str, persist: Persist) -> BoxFuture<Restored> {
     #[cfg(all(target_arch = "wasm32", feature = "offline"))]
     offline_from_the_start(controller);
     #[cfg(target_arch = "wasm32")]
@@ -69,7 +69,7 @@ fn offline_from_the_start(controller: &Controller) {
 #[must_use]
 pub fn indexed_db(database: &str) -> Option<impl PersistStorage + Clone> {
     #[cfg(target_arch = "wasm32")]
-    return idb::IndexedDb::open(database);
+    return idb::IndexedDb::open(database).map(|db| idb::Shared(send_wrapper::SendWrapper::new(db)));
     #[cfg(not(target_arch = "wasm32"))]
     {
         let _ = database;
@@ -90,7 +90,7 @@ pub fn indexed_db(database: &str) -> Option<impl PersistStorage + Clone> {
 /// rdc_leptos::mount_when_restored(restored, move || view! { <rdc_leptos::DataProvider controller=controller.clone()>"…"</rdc_leptos::DataProvider> });
 /// ```
 pub fn mount_when_restored<N: leptos::prelude::IntoView + 'static>(
-    restored: LocalFuture<Restored>,
+    restored: BoxFuture<Restored>,
     app: impl FnOnce() -> N + 'static,
 ) {
     #[cfg(target_arch = "wasm32")]
@@ -103,12 +103,13 @@ pub fn mount_when_restored<N: leptos::prelude::IntoView + 'static>(
                 leptos::mount::mount_to_body(app);
             }
         };
-        let on_time = mount.clone();
+        // Browser only (the page's one thread): made to look `Send` for the timer.
+        let on_time = send_wrapper::SendWrapper::new(mount.clone());
         wasm_bindgen_futures::spawn_local(async move {
             restored.await;
             mount();
         });
-        rdc_controller::Timers::set_timeout(&crate::Browser, 1_000, Box::new(on_time));
+        rdc_controller::Timers::set_timeout(&crate::Browser, 1_000, Box::new(move || (on_time.take())()));
     }
     #[cfg(not(target_arch = "wasm32"))]
     let _ = (restored, app);
@@ -126,7 +127,7 @@ mod idb {
     use std::rc::Rc;
 
     use js_sys::Promise;
-    use rdc_controller::{LocalFuture, PersistStorage};
+    use rdc_controller::{BoxFuture, PersistStorage};
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::{future_to_promise, JsFuture};
@@ -240,8 +241,8 @@ mod idb {
         })
     }
 
-    impl PersistStorage for IndexedDb {
-        fn load(&self) -> LocalFuture<Result<Option<String>, String>> {
+    impl IndexedDb {
+        fn load(&self) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Option<String>, String>>>> {
             let read = self.then(IdbTransactionMode::Readonly, |store| store.get(&JsValue::from_str(KEY)));
             Box::pin(async move {
                 let value = JsFuture::from(read).await.unwrap_or(JsValue::NULL);
@@ -277,6 +278,25 @@ mod idb {
                     });
                 }
             }
+        }
+    }
+
+    /// The database as the controller keeps storage: `Send`, which a
+    /// browser's one thread makes true (it exists only there).
+    #[derive(Clone)]
+    pub(super) struct Shared(pub(super) send_wrapper::SendWrapper<IndexedDb>);
+
+    impl PersistStorage for Shared {
+        fn load(&self) -> BoxFuture<Result<Option<String>, String>> {
+            Box::pin(send_wrapper::SendWrapper::new(self.0.load()))
+        }
+
+        fn save(&self, text: String) {
+            self.0.save(text);
+        }
+
+        fn clear(&self) {
+            self.0.clear();
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Time, timers and spawning for the controller: the browser's in wasm.
 
-use rdc_controller::{Clock, LocalFuture, Spawn, Timers};
+use rdc_controller::{BoxFuture, Clock, Spawn, Timers};
 
 /// `Date.now()`, `setTimeout` and `spawn_local`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -27,12 +27,12 @@ impl Clock for Browser {
 
 impl Timers for Browser {
     #[cfg(target_arch = "wasm32")]
-    fn set_timeout(&self, delay_ms: u64, callback: Box<dyn FnOnce()>) -> u64 {
+    fn set_timeout(&self, delay_ms: u64, callback: Box<dyn FnOnce() + Send>) -> u64 {
         timeouts::set(delay_ms, callback)
     }
 
     #[cfg(not(target_arch = "wasm32"))]
-    fn set_timeout(&self, _delay_ms: u64, _callback: Box<dyn FnOnce()>) -> u64 {
+    fn set_timeout(&self, _delay_ms: u64, _callback: Box<dyn FnOnce() + Send>) -> u64 {
         // Natively (server-side code, unit tests) nothing polls.
         0
     }
@@ -234,7 +234,7 @@ impl Drop for WakeUps {
 }
 
 impl Spawn for Browser {
-    fn spawn(&self, future: LocalFuture<()>) {
+    fn spawn(&self, future: BoxFuture<()>) {
         // Requests need no reactive context: the browser's microtask queue runs
         // them even where no Leptos executor was set up.
         #[cfg(target_arch = "wasm32")]

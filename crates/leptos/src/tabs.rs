@@ -20,15 +20,17 @@ pub fn sync_tabs(controller: &Controller, channel: &str) {
         use wasm_bindgen::closure::Closure;
         use wasm_bindgen::{JsCast, JsValue};
         let Ok(port) = web_sys::BroadcastChannel::new(channel) else { return };
-        let sender = port.clone();
+        // Browser objects (the page's one thread): made to look `Send`.
+        let sender = send_wrapper::SendWrapper::new(port.clone());
         controller.share_writes(move |slice: &rdc_controller::Dehydrated| {
             // Plain JSON: nothing embeds it in a page (`from_script_text` reads it).
             let Ok(text) = serde_json::to_string(slice) else { return };
             let _ = sender.post_message(&JsValue::from_str(&text));
         });
         // A reset here resets the other tabs, and one from there is not sent back.
-        let quiet = std::rc::Rc::new(std::cell::Cell::new(false));
-        controller.add_manager(ResetsShared { port: port.clone(), quiet: quiet.clone() });
+        let quiet = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        controller
+            .add_manager(ResetsShared { port: send_wrapper::SendWrapper::new(port.clone()), quiet: quiet.clone() });
         let receiver = controller.clone();
         let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
             // Another tab of the same origin; what does not read as a slice is left.
@@ -36,9 +38,9 @@ pub fn sync_tabs(controller: &Controller, channel: &str) {
             if let Some(at) = text.strip_prefix(RESET) {
                 // When the other tab reset: what the tabs wrote since is the next user's.
                 let at = at.trim().parse().unwrap_or(u64::MAX);
-                quiet.set(true);
+                quiet.store(true, std::sync::atomic::Ordering::SeqCst);
                 receiver.reset_as_elsewhere(at);
-                quiet.set(false);
+                quiet.store(false, std::sync::atomic::Ordering::SeqCst);
             } else if let Ok(slice) = rdc_controller::Dehydrated::from_script_text(&text) {
                 receiver.take_shared(slice);
             }
@@ -58,14 +60,14 @@ const RESET: &str = "rdc:reset";
 /// Posts a reset to the other tabs, unless the reset came from one of them.
 #[cfg(target_arch = "wasm32")]
 struct ResetsShared {
-    port: web_sys::BroadcastChannel,
-    quiet: std::rc::Rc<std::cell::Cell<bool>>,
+    port: send_wrapper::SendWrapper<web_sys::BroadcastChannel>,
+    quiet: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[cfg(target_arch = "wasm32")]
 impl rdc_controller::Manager for ResetsShared {
     fn on_action(&self, controller: &Controller, action: rdc_controller::Action<'_>) {
-        if matches!(action, rdc_controller::Action::Reset) && !self.quiet.get() {
+        if matches!(action, rdc_controller::Action::Reset) && !self.quiet.load(std::sync::atomic::Ordering::SeqCst) {
             let text = format!("{RESET} {}", controller.reset_at());
             let _ = self.port.post_message(&wasm_bindgen::JsValue::from_str(&text));
         }

@@ -1,8 +1,9 @@
 //! Following one endpoint key in the store: a signal that changes only when what
 //! a reader shows changes (new data `Arc`, status, error or loading flag).
 
-use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use crate::lock;
 
 use leptos::prelude::*;
 use rdc_controller::{Controller, Endpoint, ExpiryStatus, TypedEndpoint};
@@ -144,29 +145,29 @@ pub(crate) fn watch_with<C, S>(
     endpoint: &C,
     args: Signal<Option<C::Args>>,
     empty: S,
-    view: impl Fn(&Controller, Option<&Result<Target, String>>) -> S + 'static,
+    view: impl Fn(&Controller, Option<&Result<Target, String>>) -> S + Send + Sync + 'static,
 ) -> ArcRwSignal<S>
 where
     C: TypedEndpoint,
     C::Args: Send + Sync,
-    S: PartialEq + 'static,
+    S: PartialEq + Send + Sync + 'static,
 {
     // What the current args read (`None`: no args), and the key this reader
     // keeps from garbage collection while mounted; `aim` sets both.
-    let target: Rc<std::cell::RefCell<Option<Result<Target, String>>>> = Rc::default();
-    let retained = Rc::new(std::cell::RefCell::new(None::<String>));
+    let target: Arc<Mutex<Option<Result<Target, String>>>> = Arc::default();
+    let retained = Arc::new(Mutex::new(None::<String>));
     let aim = {
         let controller = controller.clone();
         let endpoint = endpoint.clone();
-        let (target, retained) = (Rc::clone(&target), Rc::clone(&retained));
+        let (target, retained) = (Arc::clone(&target), Arc::clone(&retained));
         // Returns whether the target changed.
         move |args: Option<&C::Args>| -> bool {
             let aim = args.map(|a| Target::of(&endpoint, a));
             let key = aim.as_ref().and_then(|t| t.as_ref().ok()).map(|t| t.key.clone());
             let error = |t: &Option<Result<Target, String>>| t.as_ref().and_then(|t| t.as_ref().err().cloned());
-            let changed = *retained.borrow() != key || error(&target.borrow()) != error(&aim);
-            *target.borrow_mut() = aim;
-            let mut held = retained.borrow_mut();
+            let changed = *lock(&retained) != key || error(&lock(&target)) != error(&aim);
+            *lock(&target) = aim;
+            let mut held = lock(&retained);
             if *held != key {
                 if let Some(old) = held.take() {
                     controller.release(&old);
@@ -180,10 +181,10 @@ where
         }
     };
     args.with_untracked(|a| aim(a.as_ref()));
-    let compute: Rc<dyn Fn() -> S> = {
+    let compute: Arc<dyn Fn() -> S + Send + Sync> = {
         let controller = controller.clone();
-        let target = Rc::clone(&target);
-        Rc::new(move || view(&controller, target.borrow().as_ref()))
+        let target = Arc::clone(&target);
+        Arc::new(move || view(&controller, lock(&target).as_ref()))
     };
     let state = ArcRwSignal::new(empty);
     let refresh = {
@@ -209,7 +210,8 @@ where
     on_cleanup(move || {
         let (controller, retained) = &*cleanup;
         controller.unlisten(id);
-        if let Some(key) = retained.borrow_mut().take() {
+        let key = lock(retained).take();
+        if let Some(key) = key {
             controller.release(&key);
         }
     });

@@ -32,13 +32,12 @@
 use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use rdc_controller::{Controller, FakeTime, FetchError, LocalTasks, Spawn, TypedEndpoint};
 use rdc_core::json::Value;
-use rdc_rest::{BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, RestCall};
+use rdc_rest::{BoxFuture, BytesBody, HttpClient, HttpRequest, HttpResponse, RestCall};
 
 mod hooks;
 
@@ -131,10 +130,11 @@ impl MockApp {
 
     /// Starts a fetch; its result shows once answered (after [`MockApp::run`] or [`MockApp::advance`]).
     pub fn start<C: TypedEndpoint>(&self, endpoint: &C, args: C::Args, body: C::Body) -> Pending<C> {
-        let slot = Rc::new(RefCell::new(None));
-        let out = Rc::clone(&slot);
+        let slot = Arc::new(Mutex::new(None));
+        let out = Arc::clone(&slot);
         let fetch = self.controller.fetch(endpoint, args, body);
-        self.tasks.spawn(Box::pin(async move { *out.borrow_mut() = Some(fetch.await) }));
+        self.tasks
+            .spawn(Box::pin(async move { *out.lock().unwrap_or_else(PoisonError::into_inner) = Some(fetch.await) }));
         self.tasks.run();
         Pending { slot }
     }
@@ -175,7 +175,7 @@ impl MockApp {
 /// A fetch started by [`MockApp::start`].
 #[derive(Debug)]
 pub struct Pending<C: TypedEndpoint> {
-    slot: Rc<RefCell<Option<Result<C::Result, FetchError<C::Error>>>>>,
+    slot: Arc<Mutex<Option<Result<C::Result, FetchError<C::Error>>>>>,
 }
 
 impl<C: TypedEndpoint> Pending<C>
@@ -184,7 +184,7 @@ where
 {
     /// The result, once answered.
     pub fn result(&self) -> Option<Result<C::Result, FetchError<C::Error>>> {
-        self.slot.borrow().clone()
+        self.slot.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 }
 
@@ -270,7 +270,7 @@ impl MockServer {
 }
 
 impl HttpClient for MockServer {
-    fn send(&self, request: HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, String>> {
+    fn send(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, String>> {
         let line = format!("{} {}", request.method, request.url);
         let mut state = self.lock();
         state.sent.push(line.clone());

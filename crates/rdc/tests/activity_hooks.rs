@@ -1,8 +1,7 @@
 //! Mutation callbacks, app-wide activity and invalidation by endpoint,
 //! args and entity type, through the hooks run natively (`MockApp`).
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use leptos::prelude::*;
 use rdc::prelude::*;
@@ -39,39 +38,39 @@ fn id(id: u32) -> TodoId {
 #[test]
 fn mutation_callbacks_run_in_order_with_the_typed_result_the_typed_error_and_the_context() {
     let app = MockApp::new();
-    let log = Rc::new(RefCell::new(Vec::<String>::new()));
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
     let (a, b, c, d) = (log.clone(), log.clone(), log.clone(), log.clone());
     let renaming = app.hooks(move || {
         use_mutation(rename())
             .on_mutate(move |args: &TodoId| {
-                a.borrow_mut().push(format!("mutate {}", args.id));
+                a.lock().unwrap().push(format!("mutate {}", args.id));
                 args.id * 10
             })
             .on_success(move |todo: &Todo, _, context: &u32| {
-                b.borrow_mut().push(format!("success {} {context}", todo.title))
+                b.lock().unwrap().push(format!("success {} {context}", todo.title))
             })
             .on_error(move |error, args, context| {
                 let status = match error {
                     FetchError::Endpoint(error) => error.status().unwrap_or(0),
                     _ => 0,
                 };
-                c.borrow_mut().push(format!("error {status} {} {context}", args.id));
+                c.lock().unwrap().push(format!("error {status} {} {context}", args.id));
             })
             .on_settled(move |outcome, _, context| {
-                d.borrow_mut().push(format!("settled {} {context}", outcome.is_ok()))
+                d.lock().unwrap().push(format!("settled {} {context}", outcome.is_ok()))
             })
     });
     let held = app.hold(&rename(), &id(1));
     renaming.run_with(id(1), Rename { title: "oat milk".into() });
     app.run();
-    assert_eq!(*log.borrow(), ["mutate 1"], "on_mutate runs as the run starts");
+    assert_eq!(*log.lock().unwrap(), ["mutate 1"], "on_mutate runs as the run starts");
     held.answer(rdc::json!({ "id": 1, "title": "oat milk" }));
     app.run();
     app.error(&rename(), &id(2), 422, rdc::json!({ "error": "too long" }));
     renaming.run_with(id(2), Rename { title: "x".repeat(300) });
     app.run();
     assert_eq!(
-        *log.borrow(),
+        *log.lock().unwrap(),
         ["mutate 1", "success oat milk 10", "settled true 10", "mutate 2", "error 422 2 20", "settled false 20"]
     );
     assert!(!renaming.pending.get_untracked());

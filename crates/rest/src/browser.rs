@@ -10,7 +10,7 @@ use gloo_net::http::{Request, Response};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use crate::http::{Blob, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
+use crate::http::{Blob, BoxFuture, HttpClient, HttpRequest, HttpResponse, ResponseBody};
 use crate::RequestBody;
 
 /// Sends requests with the browser's Fetch API (through gloo-net).
@@ -88,32 +88,39 @@ async fn send(request: HttpRequest) -> Result<HttpResponse, String> {
         }
     };
     let headers = response.headers().entries().map(|(k, v)| (k.to_ascii_lowercase(), v)).collect();
-    Ok(HttpResponse { status: response.status(), url: response.url(), headers, body: Box::new(FetchBody(response)) })
+    Ok(HttpResponse {
+        status: response.status(),
+        url: response.url(),
+        headers,
+        body: Box::new(FetchBody(send_wrapper::SendWrapper::new(response))),
+    })
 }
 
 impl HttpClient for BrowserClient {
-    fn send(&self, request: HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, String>> {
-        Box::pin(send(request))
+    fn send(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, String>> {
+        // A browser future (the page's one thread): made to look `Send`.
+        Box::pin(send_wrapper::SendWrapper::new(send(request)))
     }
 }
 
 /// An unread Fetch API response body.
-struct FetchBody(Response);
+struct FetchBody(send_wrapper::SendWrapper<Response>);
 
 impl ResponseBody for FetchBody {
-    fn text(self: Box<Self>) -> LocalBoxFuture<'static, Result<String, String>> {
-        Box::pin(async move { self.0.text().await.map_err(|e| e.to_string()) })
+    fn text(self: Box<Self>) -> BoxFuture<'static, Result<String, String>> {
+        Box::pin(send_wrapper::SendWrapper::new(async move { self.0.text().await.map_err(|e| e.to_string()) }))
     }
 
-    fn bytes(self: Box<Self>) -> LocalBoxFuture<'static, Result<Vec<u8>, String>> {
-        Box::pin(async move { self.0.binary().await.map_err(|e| e.to_string()) })
+    fn bytes(self: Box<Self>) -> BoxFuture<'static, Result<Vec<u8>, String>> {
+        Box::pin(send_wrapper::SendWrapper::new(async move { self.0.binary().await.map_err(|e| e.to_string()) }))
     }
 
-    fn blob(self: Box<Self>) -> LocalBoxFuture<'static, Result<Blob, String>> {
-        Box::pin(async move {
-            let raw = web_sys::Response::from(self.0);
+    fn blob(self: Box<Self>) -> BoxFuture<'static, Result<Blob, String>> {
+        Box::pin(send_wrapper::SendWrapper::new(async move {
+            let FetchBody(response) = *self;
+            let raw = web_sys::Response::from(response.take());
             let blob = JsFuture::from(raw.blob().map_err(js_error)?).await.map_err(js_error)?;
             Ok(Blob::from_web(blob.unchecked_into()))
-        })
+        }))
     }
 }

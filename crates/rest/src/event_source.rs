@@ -1,6 +1,6 @@
 //! Server-Sent Events in the browser as a [`StreamSource`] for a [`LiveFeed`](rdc_controller::LiveFeed).
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use rdc_controller::{StreamEvent, StreamSource};
 use wasm_bindgen::JsCast;
@@ -38,7 +38,7 @@ impl EventSourceStream {
 }
 
 impl StreamSource for EventSourceStream {
-    fn open(&self, after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> {
+    fn open(&self, after: Option<u64>, events: Arc<dyn Fn(StreamEvent) + Send + Sync>) -> Box<dyn FnOnce() + Send> {
         let base = web_sys::window().and_then(|w| w.location().href().ok());
         let source = resume_url(&self.url, base.as_deref(), after)
             .and_then(|url| web_sys::EventSource::new(&url).map_err(|error| format!("{}: {error:?}", self.url)));

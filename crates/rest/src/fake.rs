@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::http::{BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture};
+use crate::http::{BoxFuture, BytesBody, HttpClient, HttpRequest, HttpResponse};
 
 /// A canned response.
 #[derive(Debug, Clone)]
@@ -76,7 +76,7 @@ impl FakeClient {
 }
 
 impl HttpClient for FakeClient {
-    fn send(&self, request: HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, String>> {
+    fn send(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, String>> {
         let found = lock(&self.routes)
             .iter()
             .find(|(m, u, _)| *m == request.method && *u == request.url)

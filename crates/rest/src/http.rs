@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 /// A boxed future that need not be `Send` (browser futures are not).
-pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What to send.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -41,7 +41,7 @@ impl HttpRequest {
 #[derive(Debug, Clone)]
 pub struct Blob {
     #[cfg(target_arch = "wasm32")]
-    inner: web_sys::Blob,
+    inner: send_wrapper::SendWrapper<web_sys::Blob>,
     /// Shared, so a body sent again (a retry) is not copied.
     #[cfg(not(target_arch = "wasm32"))]
     bytes: std::sync::Arc<[u8]>,
@@ -52,7 +52,7 @@ pub struct Blob {
 impl PartialEq for Blob {
     fn eq(&self, other: &Blob) -> bool {
         #[cfg(target_arch = "wasm32")]
-        return self.inner == other.inner;
+        return *self.inner == *other.inner;
         #[cfg(not(target_arch = "wasm32"))]
         return self.bytes == other.bytes && self.mime == other.mime;
     }
@@ -78,7 +78,7 @@ impl Blob {
     /// Wraps a browser `Blob`.
     #[cfg(target_arch = "wasm32")]
     pub fn from_web(inner: web_sys::Blob) -> Blob {
-        Blob { inner }
+        Blob { inner: send_wrapper::SendWrapper::new(inner) }
     }
 
     /// The browser `Blob` (for `URL.createObjectURL`, a download link...).
@@ -108,15 +108,15 @@ impl Blob {
 }
 
 /// Reads a response body once, in the form the endpoint's content asks for.
-pub trait ResponseBody {
+pub trait ResponseBody: Send {
     /// The body as text, decoded as UTF-8 with one leading byte order mark
     /// removed, as the Fetch API's `text()` does (the Encoding standard's UTF-8
     /// decode): a JSON body after a BOM then parses, in the browser and natively.
-    fn text(self: Box<Self>) -> LocalBoxFuture<'static, Result<String, String>>;
+    fn text(self: Box<Self>) -> BoxFuture<'static, Result<String, String>>;
     /// The body as bytes (an `ArrayBuffer` in the browser).
-    fn bytes(self: Box<Self>) -> LocalBoxFuture<'static, Result<Vec<u8>, String>>;
+    fn bytes(self: Box<Self>) -> BoxFuture<'static, Result<Vec<u8>, String>>;
     /// The body as a [`Blob`].
-    fn blob(self: Box<Self>) -> LocalBoxFuture<'static, Result<Blob, String>>;
+    fn blob(self: Box<Self>) -> BoxFuture<'static, Result<Blob, String>>;
 }
 
 /// A response: status, headers, and a body not yet read.
@@ -157,7 +157,7 @@ impl HttpResponse {
 /// [`FakeClient`](crate::FakeClient) answers from memory for native tests.
 pub trait HttpClient: Send + Sync {
     /// Sends `request`; `Err` is a transport failure (no HTTP response at all).
-    fn send(&self, request: HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, String>>;
+    fn send(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, String>>;
 }
 
 /// A body held in memory (the fake client's, and handy in tests).
@@ -170,7 +170,7 @@ pub struct BytesBody {
 }
 
 impl ResponseBody for BytesBody {
-    fn text(self: Box<Self>) -> LocalBoxFuture<'static, Result<String, String>> {
+    fn text(self: Box<Self>) -> BoxFuture<'static, Result<String, String>> {
         Box::pin(async move {
             let mut text = String::from_utf8(self.bytes).map_err(|e| format!("body is not UTF-8: {e}"))?;
             if text.starts_with('\u{FEFF}') {
@@ -180,11 +180,11 @@ impl ResponseBody for BytesBody {
         })
     }
 
-    fn bytes(self: Box<Self>) -> LocalBoxFuture<'static, Result<Vec<u8>, String>> {
+    fn bytes(self: Box<Self>) -> BoxFuture<'static, Result<Vec<u8>, String>> {
         Box::pin(async move { Ok(self.bytes) })
     }
 
-    fn blob(self: Box<Self>) -> LocalBoxFuture<'static, Result<Blob, String>> {
+    fn blob(self: Box<Self>) -> BoxFuture<'static, Result<Blob, String>> {
         Box::pin(async move { Ok(Blob::from_bytes(self.bytes, &self.mime)) })
     }
 }

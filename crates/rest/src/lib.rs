@@ -64,7 +64,7 @@ pub use error::{NetworkError, RestError};
 pub use event_source::EventSourceStream;
 pub use fake::{block_on, FakeClient, FakeResponse};
 pub use form::form_fields;
-pub use http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
+pub use http::{Blob, BoxFuture, BytesBody, HttpClient, HttpRequest, HttpResponse, ResponseBody};
 pub use logout::logout_on_401;
 #[cfg(feature = "multipart")]
 pub use multipart::{Multipart, Part};

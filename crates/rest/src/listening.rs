@@ -27,8 +27,10 @@ impl Listening {
     }
 
     /// What closes the connection when called: dropping this.
-    pub(crate) fn closer(self) -> Box<dyn FnOnce()> {
-        Box::new(move || drop(self))
+    pub(crate) fn closer(self) -> Box<dyn FnOnce() + Send> {
+        // Browser objects (the page's one thread): made to look `Send`.
+        let held = send_wrapper::SendWrapper::new(self);
+        Box::new(move || drop(held.take()))
     }
 }
 

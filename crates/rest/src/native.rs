@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures_util::future::{AbortHandle, Abortable};
 use url::Url;
 
-use crate::http::{Blob, BytesBody, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture, ResponseBody};
+use crate::http::{Blob, BoxFuture, BytesBody, HttpClient, HttpRequest, HttpResponse, ResponseBody};
 use crate::RequestBody;
 
 /// Sends requests with reqwest. Cheap to clone and to make per request: every
@@ -140,7 +140,7 @@ async fn send(builder: reqwest::RequestBuilder, timeout_ms: Option<u64>) -> Resu
 }
 
 impl HttpClient for ReqwestClient {
-    fn send(&self, request: HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, String>> {
+    fn send(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, String>> {
         let builder = self.build(&request);
         Box::pin(async move {
             let sent = send(builder?, request.timeout_ms);
@@ -169,16 +169,16 @@ impl ReqwestBody {
 }
 
 impl ResponseBody for ReqwestBody {
-    fn text(self: Box<Self>) -> LocalBoxFuture<'static, Result<String, String>> {
+    fn text(self: Box<Self>) -> BoxFuture<'static, Result<String, String>> {
         // As the Fetch API's `text()`: UTF-8 with one BOM removed, whatever the charset says.
         Box::pin(async move { Box::new(self.read().await?).text().await })
     }
 
-    fn bytes(self: Box<Self>) -> LocalBoxFuture<'static, Result<Vec<u8>, String>> {
+    fn bytes(self: Box<Self>) -> BoxFuture<'static, Result<Vec<u8>, String>> {
         Box::pin(async move { Ok(self.read().await?.bytes) })
     }
 
-    fn blob(self: Box<Self>) -> LocalBoxFuture<'static, Result<Blob, String>> {
+    fn blob(self: Box<Self>) -> BoxFuture<'static, Result<Blob, String>> {
         Box::pin(async move { Box::new(self.read().await?).blob().await })
     }
 }

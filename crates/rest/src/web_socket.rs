@@ -2,7 +2,9 @@
 //! for a [`LiveFeed`](rdc_controller::LiveFeed). The type builds on every
 //! target (so its examples compile natively); it streams in the browser only.
 
+#[cfg(target_arch = "wasm32")]
 use std::rc::Rc;
+use std::sync::Arc;
 
 #[cfg(target_arch = "wasm32")]
 use rdc_controller::{StreamEvent, StreamSource};
@@ -49,7 +51,7 @@ use crate::ws_frame::{stream_event, SocketEvent};
 pub struct WebSocketStream {
     url: String,
     max_frame_bytes: usize,
-    on_open: Option<Rc<dyn Fn(Option<u64>) -> Vec<String>>>,
+    on_open: Option<Arc<dyn Fn(Option<u64>) -> Vec<String> + Send + Sync>>,
 }
 
 impl std::fmt::Debug for WebSocketStream {
@@ -108,15 +110,15 @@ impl WebSocketStream {
     /// # let _ = stream;
     /// ```
     #[must_use]
-    pub fn on_open(mut self, messages: impl Fn(Option<u64>) -> Vec<String> + 'static) -> WebSocketStream {
-        self.on_open = Some(Rc::new(messages));
+    pub fn on_open(mut self, messages: impl Fn(Option<u64>) -> Vec<String> + Send + Sync + 'static) -> WebSocketStream {
+        self.on_open = Some(Arc::new(messages));
         self
     }
 }
 
 #[cfg(target_arch = "wasm32")]
 impl StreamSource for WebSocketStream {
-    fn open(&self, after: Option<u64>, events: Rc<dyn Fn(StreamEvent)>) -> Box<dyn FnOnce()> {
+    fn open(&self, after: Option<u64>, events: Arc<dyn Fn(StreamEvent) + Send + Sync>) -> Box<dyn FnOnce() + Send> {
         let base = web_sys::window().and_then(|w| w.location().href().ok());
         let socket = web_socket_url(&self.url, base.as_deref(), after)
             .and_then(|url| web_sys::WebSocket::new(&url).map_err(|error| format!("{}: {error:?}", self.url)));

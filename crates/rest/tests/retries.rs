@@ -18,10 +18,10 @@ fn a_busy_server_is_asked_again_when_its_retry_after_says() {
     let (c, time, tasks, client) = setup();
     let flaky = RestEndpoint::get("/flaky").retry(Retry::default()).client(client.clone());
     client.on("GET", "/flaky", FakeResponse::status(503).header("Retry-After", "2"));
-    let out = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let out = std::sync::Arc::new(std::sync::Mutex::new(None));
     let slot = out.clone();
     let fetch = c.fetch(&flaky, json!({}), None);
-    rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(fetch.await) }));
+    rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.lock().unwrap() = Some(fetch.await) }));
     tasks.run();
     assert_eq!(client.requests().len(), 1);
     client.on("GET", "/flaky", FakeResponse::json(json!({ "ok": true })));
@@ -31,7 +31,7 @@ fn a_busy_server_is_asked_again_when_its_retry_after_says() {
     time.advance(1);
     tasks.run();
     assert_eq!(client.requests().len(), 2);
-    assert!(matches!(&*out.borrow(), Some(Ok(_))));
+    assert!(matches!(&*out.lock().unwrap(), Some(Ok(_))));
 }
 
 #[test]
@@ -56,9 +56,9 @@ fn what_another_try_cannot_mend_is_not_tried_again() {
     tasks.run();
     assert_eq!(time.pending(), 0, "no one waits for it: not retried");
     let waited = c.fetch(&put, json!({ "id": 1 }), Some(json!({ "item": 1 })));
-    let out = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let out = std::sync::Arc::new(std::sync::Mutex::new(None));
     let slot = out.clone();
-    rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(waited.await) }));
+    rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.lock().unwrap() = Some(waited.await) }));
     tasks.run();
     assert_eq!(time.pending(), 1, "an idempotent mutation someone awaits waits to retry");
 }
@@ -104,15 +104,15 @@ fn an_endpoints_policy_wins_over_the_apps_which_wins_over_the_platforms() {
     let app = c.fetch(&busy, json!({}), None);
     let patient = RestEndpoint::get("/busy").retry(Retry::NEVER).client(client.clone());
     assert!(tasks.block_on(c.fetch(&patient.map(|e| e.url_prefix("/own")), json!({}), None)).is_err());
-    let out = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let out = std::sync::Arc::new(std::sync::Mutex::new(None));
     let slot = out.clone();
-    rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(app.await) }));
+    rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.lock().unwrap() = Some(app.await) }));
     tasks.run();
     time.advance(1_000);
     tasks.run();
     let sent = |url: &str| client.requests().iter().filter(|r| r.url == url).count();
     assert_eq!((sent("/busy"), sent("/own/busy")), (3, 1), "the app's one retry; the endpoint's none");
-    assert!(matches!(&*out.borrow(), Some(Err(_))), "one retry, then the error");
+    assert!(matches!(&*out.lock().unwrap(), Some(Err(_))), "one retry, then the error");
 }
 
 /// The wait before a retry is cut by up to half at random: two randoms give
@@ -204,11 +204,11 @@ fn a_retry_after_too_large_to_count_is_too_long_not_absent() {
     let (c, time, tasks, client) = setup();
     client.on("GET", "/later", FakeResponse::status(503).header("Retry-After", huge));
     let later = RestEndpoint::get("/later").retry(Retry::default()).client(client.clone());
-    let out = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let out = std::sync::Arc::new(std::sync::Mutex::new(None));
     let slot = out.clone();
     let fetch = c.fetch(&later, json!({}), None);
-    rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.borrow_mut() = Some(fetch.await) }));
+    rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { *slot.lock().unwrap() = Some(fetch.await) }));
     tasks.run();
-    assert!(matches!(&*out.borrow(), Some(Err(_))), "the error stands at once");
+    assert!(matches!(&*out.lock().unwrap(), Some(Err(_))), "the error stands at once");
     assert_eq!((client.requests().len(), time.pending()), (1, 0), "no retry waits");
 }

@@ -121,15 +121,15 @@ pub fn mount_user_names(
 pub fn count_actions(
     controller: &rdc::controller::Controller,
     which: fn(&rdc::controller::Action<'_>) -> bool,
-) -> std::rc::Rc<std::cell::Cell<u32>> {
-    let count = std::rc::Rc::<std::cell::Cell<u32>>::default();
+) -> std::sync::Arc<SyncCell<u32>> {
+    let count = std::sync::Arc::<SyncCell<u32>>::default();
     controller.add_manager(Counting { count: count.clone(), which });
     count
 }
 
 /// The manager [`count_actions`] adds.
 struct Counting {
-    count: std::rc::Rc<std::cell::Cell<u32>>,
+    count: std::sync::Arc<SyncCell<u32>>,
     which: fn(&rdc::controller::Action<'_>) -> bool,
 }
 
@@ -143,3 +143,27 @@ impl rdc::controller::Manager for Counting {
 
 #[allow(unused_imports)]
 pub use names::UserNames;
+
+/// A `Cell` threads can share: what the controller's listeners, managers and
+/// sources capture is `Send + Sync` (the browser is one thread all the same).
+#[derive(Debug, Default)]
+pub struct SyncCell<T>(std::sync::Mutex<T>);
+
+impl<T: Copy> SyncCell<T> {
+    /// Holding `value`.
+    pub fn new(value: T) -> SyncCell<T> {
+        SyncCell(std::sync::Mutex::new(value))
+    }
+    /// The value.
+    pub fn get(&self) -> T {
+        *self.0.lock().unwrap()
+    }
+    /// Sets the value.
+    pub fn set(&self, value: T) {
+        *self.0.lock().unwrap() = value;
+    }
+    /// Sets the value, returning the one before.
+    pub fn replace(&self, value: T) -> T {
+        std::mem::replace(&mut *self.0.lock().unwrap(), value)
+    }
+}

@@ -2,17 +2,17 @@
 //! releases when it wants (to model slow, overlapping and out-of-order answers).
 #![allow(dead_code)]
 
-use std::cell::RefCell;
+use crate::cells::SyncRefCell;
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use rdc_controller::{Controller, Endpoint, FakeTime, LocalFuture, LocalTasks, Policy};
+use rdc_controller::{BoxFuture, Controller, Endpoint, FakeTime, LocalTasks, Policy};
 use rdc_core::json::Value;
 use rdc_core::{Schema, State};
 
-type Gate = Rc<RefCell<Option<Result<Value, String>>>>;
+type Gate = Arc<SyncRefCell<Option<Result<Value, String>>>>;
 
 /// The fake server: every request, and the answers not yet released.
 #[derive(Default)]
@@ -20,12 +20,12 @@ pub struct Server {
     pub requests: Vec<(String, Option<Value>)>,
     pending: Vec<(String, Gate)>,
     /// When set, requests answer at once with this function's result.
-    pub auto: Option<Rc<dyn Fn(&str, Option<&Value>) -> Result<Value, String>>>,
+    pub auto: Option<Arc<dyn Fn(&str, Option<&Value>) -> Result<Value, String> + Send + Sync>>,
 }
 
 #[derive(Clone)]
 pub struct Api {
-    pub server: Rc<RefCell<Server>>,
+    pub server: Arc<SyncRefCell<Server>>,
     pub method: &'static str,
     pub path: String,
     pub schema: Option<Schema>,
@@ -38,10 +38,10 @@ pub struct Api {
 }
 
 impl Api {
-    pub fn new(server: &Rc<RefCell<Server>>, method: &'static str, path: &str, schema: Option<Schema>) -> Api {
+    pub fn new(server: &Arc<SyncRefCell<Server>>, method: &'static str, path: &str, schema: Option<Schema>) -> Api {
         let policy = Policy { mutation: method != "GET", ..Policy::default() };
         Api {
-            server: Rc::clone(server),
+            server: Arc::clone(server),
             method,
             path: path.to_owned(),
             schema,
@@ -93,7 +93,7 @@ impl Endpoint for Api {
     fn retry_after(&self, error: &String, attempt: u32, _: &rdc_controller::FetchContext) -> Option<u64> {
         self.retry.and_then(|retry| retry(error.as_str(), attempt))
     }
-    fn fetch(&self, args: &Value, body: Option<Value>) -> LocalFuture<Result<Value, String>> {
+    fn fetch(&self, args: &Value, body: Option<Value>) -> BoxFuture<Result<Value, String>> {
         let key = self.key(args).unwrap_or_default();
         let mut server = self.server.borrow_mut();
         server.requests.push((key.clone(), body.clone()));
@@ -101,8 +101,8 @@ impl Endpoint for Api {
             let result = auto(&key, body.as_ref());
             return Box::pin(async move { result });
         }
-        let gate: Gate = Rc::default();
-        server.pending.push((key, Rc::clone(&gate)));
+        let gate: Gate = Arc::default();
+        server.pending.push((key, Arc::clone(&gate)));
         Box::pin(Wait(gate))
     }
     fn storable(output: &Value) -> Option<Value> {
@@ -119,7 +119,7 @@ impl Endpoint for Api {
 impl Server {
     /// From now on, every request answers at once with `value`.
     pub fn always(&mut self, value: Value) {
-        self.auto = Some(Rc::new(move |_, _| Ok(value.clone())));
+        self.auto = Some(Arc::new(move |_, _| Ok(value.clone())));
     }
 
     /// Releases the oldest pending answer for `key`.
@@ -150,11 +150,11 @@ impl Server {
 }
 
 /// A controller on fake time and a local executor.
-pub fn setup() -> (Controller, FakeTime, LocalTasks, Rc<RefCell<Server>>) {
+pub fn setup() -> (Controller, FakeTime, LocalTasks, Arc<SyncRefCell<Server>>) {
     let time = FakeTime::default();
     let tasks = LocalTasks::default();
     let controller = Controller::new(time.clone(), time.clone(), tasks.clone());
-    (controller, time, tasks, Rc::default())
+    (controller, time, tasks, Arc::default())
 }
 
 /// Spawns a fetch whose outcome lands in the returned cell.
@@ -164,9 +164,9 @@ pub fn spawn_fetch(
     api: &Api,
     args: Value,
     body: Option<Value>,
-) -> Rc<RefCell<Option<Result<Value, rdc_controller::FetchError<String>>>>> {
-    let out = Rc::new(RefCell::new(None));
-    let slot = Rc::clone(&out);
+) -> Arc<SyncRefCell<Option<Result<Value, rdc_controller::FetchError<String>>>>> {
+    let out = Arc::new(SyncRefCell::new(None));
+    let slot = Arc::clone(&out);
     let fetch = controller.fetch(api, args, body);
     rdc_controller::Spawn::spawn(tasks, Box::pin(async move { *slot.borrow_mut() = Some(fetch.await) }));
     tasks.run();

@@ -8,7 +8,7 @@ use crate::provider::use_controller;
 
 /// A signal of `measure(controller)`, set again whenever a request starts
 /// or settles (a tracked listener of the controller's activity).
-fn follow<T>(measure: impl Fn(&Controller) -> T + 'static) -> Signal<T>
+fn follow<T>(measure: impl Fn(&Controller) -> T + Send + Sync + 'static) -> Signal<T>
 where
     T: PartialEq + Clone + Send + Sync + 'static,
 {

@@ -241,7 +241,7 @@ fn same_arc<T>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {
 /// (which records the reads again). Unlistens on cleanup.
 fn follow<T: Send + Sync + 'static>(
     controller: &rdc_controller::Controller,
-    read: impl Fn() -> Option<Arc<T>> + 'static,
+    read: impl Fn() -> Option<Arc<T>> + Send + Sync + 'static,
 ) -> (ArcRwSignal<Option<Arc<T>>>, std::rc::Rc<dyn Fn()>) {
     let state = ArcRwSignal::new(None);
     let listener = {

@@ -11,7 +11,7 @@ use rdc_controller::Controller;
 /// changes (a read listener) or when `input` does; never fetches.
 pub(crate) fn follow_read<I, R>(
     input: Signal<I>,
-    read: impl Fn(&Controller, &I) -> Option<Arc<R>> + 'static,
+    read: impl Fn(&Controller, &I) -> Option<Arc<R>> + Send + Sync + 'static,
 ) -> Signal<Option<Arc<R>>>
 where
     I: Send + Sync + 'static,

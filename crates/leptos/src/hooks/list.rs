@@ -3,9 +3,8 @@
 //! (none and no Leptos memo per row), told which store rows (and fields) each
 //! change changed: only the rows that read those fields are read again.
 
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use leptos::prelude::*;
 use rdc_controller::Controller;
@@ -163,19 +162,19 @@ where
     E: Entity,
 {
     let controller = use_controller();
-    let list = Rc::new(RefCell::new(ListState::<E>::default()));
+    let list = Arc::new(Mutex::new(ListState::<E>::default()));
     // Changes the rows' listener could not look at: every row is read again.
-    let missed = Rc::new(Cell::new(false));
-    let (reader, seen) = (Rc::clone(&list), Rc::clone(&missed));
+    let missed = Arc::new(AtomicBool::new(false));
+    let (reader, seen) = (Arc::clone(&list), Arc::clone(&missed));
     let state = watch_with(&controller, &endpoint, args.into(), Shown(None), move |controller, target| {
-        Shown(reader.borrow_mut().read(controller, target, seen.replace(false)))
+        Shown(crate::lock(&reader).read(controller, target, seen.swap(false, Ordering::SeqCst)))
     });
     // The rows' one listener: told what each change changed, it costs that.
     let follower = controller.clone();
-    let id = controller.listen_changes(move |changes, version| match list.try_borrow_mut() {
+    let id = controller.listen_changes(move |changes, version| match list.try_lock() {
         Ok(mut list) => list.follow(&follower, changes, version),
         // (Not while the keys' reader runs: the rows are read again then.)
-        Err(_) => missed.set(true),
+        Err(_) => missed.store(true, Ordering::SeqCst),
     });
     let cleanup = SendWrapper::new((controller, id));
     on_cleanup(move || cleanup.0.unlisten(cleanup.1));

@@ -29,7 +29,7 @@ where
     C::Result: Send + Sync,
     C::Error: Send + Sync,
 {
-    fn run<X: 'static>(self: &Rc<Self>, args: C::Args, body: C::Body, callbacks: &MutationCallbacks<C, X>) {
+    fn run<X: Send + 'static>(self: &Rc<Self>, args: C::Args, body: C::Body, callbacks: &MutationCallbacks<C, X>) {
         let run = self.latest.get() + 1;
         self.latest.set(run);
         self.pending.set(true);
@@ -56,7 +56,7 @@ where
 
 /// What [`use_mutation`] returns: `Copy`, so view closures can share it (see
 /// [`use_mutation`] for an example). `X` is what its `on_mutate` returns.
-pub struct Mutation<C: TypedEndpoint, X: 'static = ()>
+pub struct Mutation<C: TypedEndpoint, X: Send + 'static = ()>
 where
     C::Result: Send + Sync,
     C::Error: Send + Sync,
@@ -71,7 +71,7 @@ where
     pub value: Signal<Option<Arc<C::Result>>>,
 }
 
-impl<C: TypedEndpoint, X: 'static> std::fmt::Debug for Mutation<C, X>
+impl<C: TypedEndpoint, X: Send + 'static> std::fmt::Debug for Mutation<C, X>
 where
     C::Result: Send + Sync,
     C::Error: Send + Sync,
@@ -81,7 +81,7 @@ where
     }
 }
 
-impl<C: TypedEndpoint, X: 'static> Clone for Mutation<C, X>
+impl<C: TypedEndpoint, X: Send + 'static> Clone for Mutation<C, X>
 where
     C::Result: Send + Sync,
     C::Error: Send + Sync,
@@ -91,14 +91,14 @@ where
     }
 }
 
-impl<C: TypedEndpoint, X: 'static> Copy for Mutation<C, X>
+impl<C: TypedEndpoint, X: Send + 'static> Copy for Mutation<C, X>
 where
     C::Result: Send + Sync,
     C::Error: Send + Sync,
 {
 }
 
-impl<C: TypedEndpoint, X: 'static> Mutation<C, X>
+impl<C: TypedEndpoint, X: Send + 'static> Mutation<C, X>
 where
     C::Result: Send + Sync,
     C::Error: Send + Sync,
@@ -131,7 +131,7 @@ where
     /// # let _ = save;
     /// # }
     /// ```
-    pub fn on_success(self, f: impl Fn(&C::Result, &C::Args, &X) + 'static) -> Self {
+    pub fn on_success(self, f: impl Fn(&C::Result, &C::Args, &X) + Send + Sync + 'static) -> Self {
         self.callbacks.update_value(|callbacks| *callbacks = callbacks.clone().on_success(f));
         self
     }
@@ -149,7 +149,7 @@ where
     /// # let _ = save;
     /// # }
     /// ```
-    pub fn on_error(self, f: impl Fn(&FetchError<C::Error>, &C::Args, &X) + 'static) -> Self {
+    pub fn on_error(self, f: impl Fn(&FetchError<C::Error>, &C::Args, &X) + Send + Sync + 'static) -> Self {
         self.callbacks.update_value(|callbacks| *callbacks = callbacks.clone().on_error(f));
         self
     }
@@ -166,7 +166,7 @@ where
     /// # let _ = save;
     /// # }
     /// ```
-    pub fn on_settled(self, f: impl Fn(Settled<'_, C>, &C::Args, &X) + 'static) -> Self {
+    pub fn on_settled(self, f: impl Fn(Settled<'_, C>, &C::Args, &X) + Send + Sync + 'static) -> Self {
         self.callbacks.update_value(|callbacks| *callbacks = callbacks.clone().on_settled(f));
         self
     }
@@ -191,7 +191,7 @@ where
     /// # let _ = save;
     /// # }
     /// ```
-    pub fn on_mutate<Y: 'static>(self, f: impl Fn(&C::Args) -> Y + 'static) -> Mutation<C, Y> {
+    pub fn on_mutate<Y: Send + 'static>(self, f: impl Fn(&C::Args) -> Y + Send + Sync + 'static) -> Mutation<C, Y> {
         let callbacks = self.callbacks.with_value(|callbacks| callbacks.clone().on_mutate(f));
         Mutation {
             runner: self.runner,

@@ -5,7 +5,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use rdc_controller::{Abort, Controller, Endpoint, ExpiryStatus, FetchError, LocalFuture, TypedEndpoint};
+use rdc_controller::{Abort, BoxFuture, Controller, Endpoint, ExpiryStatus, FetchError, TypedEndpoint};
 use rdc_core::Pk;
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
@@ -268,7 +268,7 @@ impl Carried {
 
 /// A fetch of the JSON endpoint behind a read: the plain one or a cancellable one.
 type FetchJson<C> =
-    LocalFuture<Result<<<C as TypedEndpoint>::Endpoint as Endpoint>::Output, FetchError<<C as TypedEndpoint>::Error>>>;
+    BoxFuture<Result<<<C as TypedEndpoint>::Endpoint as Endpoint>::Output, FetchError<<C as TypedEndpoint>::Error>>>;
 
 /// The read (as `T`) as a future that is ready at once when data can be shown.
 fn resolve<C, T>(

@@ -29,7 +29,8 @@ impl CustomExecutor for ToMockApp {
     #[allow(clippy::panic, reason = "a Leptos task with no mock app to run it would never run: say so")]
     fn spawn_local(&self, task: PinnedLocalFuture<()>) {
         TASKS.with(|tasks| match &*tasks.borrow() {
-            Some(tasks) => tasks.spawn(task),
+            // Polled and dropped on this thread only (the mock app's): made to look `Send`.
+            Some(tasks) => tasks.spawn(Box::pin(send_wrapper::SendWrapper::new(task))),
             None => panic!("a Leptos task was spawned on a thread where no live MockApp ran hooks"),
         });
     }

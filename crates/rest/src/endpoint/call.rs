@@ -117,7 +117,7 @@ impl RestCall {
         client: Arc<dyn HttpClient>,
         args: &Args,
         body: Option<RequestBody>,
-    ) -> LocalBoxFuture<'static, Result<Body, RestError>> {
+    ) -> BoxFuture<'static, Result<Body, RestError>> {
         self.fetch_with_abort(client, args, body, None)
     }
 
@@ -132,7 +132,7 @@ impl RestCall {
         args: &Args,
         body: Option<RequestBody>,
         abort: Option<rdc_controller::Abort>,
-    ) -> LocalBoxFuture<'static, Result<Body, RestError>> {
+    ) -> BoxFuture<'static, Result<Body, RestError>> {
         let endpoint = self.clone();
         let args = args.clone();
         let prepared = self.prepare(&args, body);
@@ -236,7 +236,7 @@ impl rdc_controller::Endpoint for RestCall {
         self.options.error_policy.is_soft(error)
     }
 
-    fn fetch(&self, args: &Value, body: Option<RequestBody>) -> rdc_controller::LocalFuture<Result<Body, RestError>> {
+    fn fetch(&self, args: &Value, body: Option<RequestBody>) -> rdc_controller::BoxFuture<Result<Body, RestError>> {
         self.fetch_in(args, body, &rdc_controller::FetchContext::default())
     }
 
@@ -245,7 +245,7 @@ impl rdc_controller::Endpoint for RestCall {
         args: &Value,
         body: Option<RequestBody>,
         context: &rdc_controller::FetchContext,
-    ) -> rdc_controller::LocalFuture<Result<Body, RestError>> {
+    ) -> rdc_controller::BoxFuture<Result<Body, RestError>> {
         let params = match self.params(args) {
             Ok(params) => params,
             Err(error) => return Box::pin(async move { Err(error) }),
@@ -344,13 +344,13 @@ struct AppRetry(Retry);
 /// client.on("GET", "/busy", FakeResponse::status(503));
 /// let busy = RestEndpoint::get("/busy").client(client.clone());
 /// let fetch = controller.fetch(&busy, rdc_core::json!(null), None);
-/// let done = std::rc::Rc::new(std::cell::Cell::new(false));
+/// let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
 /// let seen = done.clone();
-/// rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { let _ = fetch.await; seen.set(true); }));
+/// rdc_controller::Spawn::spawn(&tasks, Box::pin(async move { let _ = fetch.await; seen.store(true, std::sync::atomic::Ordering::SeqCst); }));
 /// tasks.run();
 /// time.advance(1_000);
 /// tasks.run();
-/// assert_eq!((client.requests().len(), done.get()), (2, false), "retried once after at most 1 s");
+/// assert_eq!((client.requests().len(), done.load(std::sync::atomic::Ordering::SeqCst)), (2, false), "retried once after at most 1 s");
 /// ```
 pub fn provide_retry(controller: &rdc_controller::Controller, retry: Retry) {
     controller.provide(AppRetry(retry));

@@ -22,19 +22,18 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::{NetworkError, RestError};
-use crate::http::{Blob, HttpClient, HttpRequest, HttpResponse, LocalBoxFuture};
+use crate::http::{Blob, BoxFuture, HttpClient, HttpRequest, HttpResponse};
 use crate::path::{ParamError, PathTemplate};
 use crate::request_body::{IntoRequestBody, RequestBody};
 
 type RequestInitFn = Arc<dyn Fn(&RestCall, Option<RequestBody>) -> Result<RequestInit, RestError> + Send + Sync>;
 type ProcessFn = Arc<dyn Fn(&RestCall, Body, &Args) -> Result<Body, RestError> + Send + Sync>;
 type FetchResponseFn = Arc<
-    dyn Fn(RestCall, Arc<dyn HttpClient>, HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>>
+    dyn Fn(RestCall, Arc<dyn HttpClient>, HttpRequest) -> BoxFuture<'static, Result<HttpResponse, RestError>>
         + Send
         + Sync,
 >;
-type ParseResponseFn =
-    Arc<dyn Fn(RestCall, HttpResponse) -> LocalBoxFuture<'static, Result<Body, RestError>> + Send + Sync>;
+type ParseResponseFn = Arc<dyn Fn(RestCall, HttpResponse) -> BoxFuture<'static, Result<Body, RestError>> + Send + Sync>;
 type OptimisticFn = Arc<dyn Fn(&rdc_core::State, &Args, Option<&Value>) -> Option<Value> + Send + Sync>;
 type HeadersFn = Arc<dyn Fn(&Args) -> Vec<(String, String)> + Send + Sync>;
 

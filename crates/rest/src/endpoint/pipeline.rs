@@ -28,7 +28,7 @@ impl std::fmt::Debug for FetchSuper {
 
 impl FetchSuper {
     /// Runs the replaced step.
-    pub fn call(self, request: HttpRequest) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>> {
+    pub fn call(self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, RestError>> {
         (self.prev)(self.endpoint, self.client, request)
     }
 }
@@ -47,7 +47,7 @@ impl std::fmt::Debug for ParseSuper {
 
 impl ParseSuper {
     /// Runs the replaced step.
-    pub fn call(self, response: HttpResponse) -> LocalBoxFuture<'static, Result<Body, RestError>> {
+    pub fn call(self, response: HttpResponse) -> BoxFuture<'static, Result<Body, RestError>> {
         (self.prev)(self.endpoint, response)
     }
 }
@@ -123,7 +123,7 @@ pub(super) fn default_fetch_response(
     endpoint: RestCall,
     client: Arc<dyn HttpClient>,
     request: HttpRequest,
-) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>> {
+) -> BoxFuture<'static, Result<HttpResponse, RestError>> {
     Box::pin(async move {
         let url = request.url.clone();
         let response = client.send(request).await.map_err(|message| RestError::Transport {
@@ -147,7 +147,7 @@ pub(super) fn default_fetch_response(
 pub(super) fn default_parse_response(
     endpoint: RestCall,
     response: HttpResponse,
-) -> LocalBoxFuture<'static, Result<Body, RestError>> {
+) -> BoxFuture<'static, Result<Body, RestError>> {
     Box::pin(async move {
         let url = response.url.clone();
         let parse_error = |message: String| RestError::Parse { endpoint: endpoint.name(), url: url.clone(), message };

@@ -70,9 +70,9 @@ impl std::fmt::Debug for RestCall {
 
 impl<A, B, R> rdc_controller::TypedEndpoint for RestEndpoint<A, B, R>
 where
-    A: 'static,
-    B: IntoRequestBody,
-    R: 'static,
+    A: Send + 'static,
+    B: IntoRequestBody + Send,
+    R: Send + 'static,
 {
     type Args = A;
     type Body = B;
@@ -490,10 +490,7 @@ impl<A, B, R> RestEndpoint<A, B, R> {
     /// Overrides `fetch_response(request)`, with access to the raw response.
     pub fn with_fetch_response(
         &self,
-        f: impl Fn(HttpRequest, FetchSuper) -> LocalBoxFuture<'static, Result<HttpResponse, RestError>>
-            + Send
-            + Sync
-            + 'static,
+        f: impl Fn(HttpRequest, FetchSuper) -> BoxFuture<'static, Result<HttpResponse, RestError>> + Send + Sync + 'static,
     ) -> Self {
         let prev = Arc::clone(&self.call.options.fetch_response);
         self.with(|o| {
@@ -506,7 +503,7 @@ impl<A, B, R> RestEndpoint<A, B, R> {
     /// Overrides `parse_response(response)`; it may return another shape.
     pub fn with_parse_response(
         &self,
-        f: impl Fn(HttpResponse, ParseSuper) -> LocalBoxFuture<'static, Result<Body, RestError>> + Send + Sync + 'static,
+        f: impl Fn(HttpResponse, ParseSuper) -> BoxFuture<'static, Result<Body, RestError>> + Send + Sync + 'static,
     ) -> Self {
         let prev = Arc::clone(&self.call.options.parse_response);
         self.with(|o| {

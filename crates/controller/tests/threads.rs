@@ -1,0 +1,290 @@
+//! One controller used from many threads at once (as a server renders a page
+//! on a multi-threaded runtime): requests still deduplicate, waiters are woken,
+//! listeners end on what the store holds, ids and stamps stay unique, and
+//! nothing deadlocks. Every test runs under a watchdog: a hang fails it.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
+
+use rdc_controller::{Abort, BoxFuture, Controller, Endpoint, FakeTime, Policy, Spawn};
+use rdc_core::json::{json, Value};
+use rdc_core::Schema;
+
+/// Runs `test` on its own thread; fails when it takes longer than `limit` (a deadlock).
+fn watchdog(limit: Duration, test: impl FnOnce() + Send + 'static) {
+    let (done, finished) = std::sync::mpsc::channel();
+    let runner = std::thread::spawn(move || {
+        test();
+        let _ = done.send(());
+    });
+    match finished.recv_timeout(limit) {
+        Ok(()) => runner.join().unwrap(),
+        // The test panicked: its panic fails this one.
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => std::panic::resume_unwind(runner.join().unwrap_err()),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("no end after {limit:?}: a deadlock or a lost wakeup")
+        }
+    }
+}
+
+/// Wakes a thread parked in `block_on`.
+struct Unpark(Thread);
+
+impl Wake for Unpark {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// Polls `future` on this thread, parking between wakes (a lost wakeup parks forever).
+fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+        std::thread::park();
+    }
+}
+
+/// Each task on a thread of its own; counts them (a request is one, spawned
+/// as the fetch that sends it is called).
+#[derive(Clone, Default)]
+struct Threads(Arc<AtomicUsize>);
+
+impl Spawn for Threads {
+    fn spawn(&self, future: BoxFuture<()>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        std::thread::spawn(move || block_on(future));
+    }
+}
+
+/// Answers once opened; counts its requests.
+#[derive(Clone, Default)]
+struct Gated {
+    requests: Arc<AtomicUsize>,
+    /// Whether it answers, and the requests waiting for that.
+    open: Arc<Mutex<(bool, Vec<Waker>)>>,
+}
+
+impl Gated {
+    fn open(&self) {
+        let waiting = {
+            let mut open = self.open.lock().unwrap();
+            open.0 = true;
+            std::mem::take(&mut open.1)
+        };
+        waiting.into_iter().for_each(Waker::wake);
+    }
+}
+
+struct Answer(Arc<Mutex<(bool, Vec<Waker>)>>);
+
+impl Future for Answer {
+    type Output = Result<Value, String>;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut open = self.0.lock().unwrap();
+        if open.0 {
+            return Poll::Ready(Ok(json!({ "id": "1", "name": "Ada" })));
+        }
+        open.1.push(cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+impl Endpoint for Gated {
+    type Output = Value;
+    type Error = String;
+    type Body = Value;
+    fn key(&self, args: &Value) -> Result<String, String> {
+        Ok(match args.get("id") {
+            Some(id) => format!("GET /items/{id}"),
+            None => "GET /me".into(),
+        })
+    }
+    fn schema(&self) -> Option<Schema> {
+        None
+    }
+    fn policy(&self) -> Policy {
+        Policy::default()
+    }
+    fn is_soft(&self, _: &String) -> bool {
+        false
+    }
+    fn fetch(&self, _: &Value, _: Option<Value>) -> BoxFuture<Result<Value, String>> {
+        self.requests.fetch_add(1, Ordering::SeqCst);
+        Box::pin(Answer(Arc::clone(&self.open)))
+    }
+    fn storable(v: &Value) -> Option<Value> {
+        Some(v.clone())
+    }
+}
+
+fn controller() -> Controller {
+    controller_on(Threads::default())
+}
+
+fn controller_on(tasks: Threads) -> Controller {
+    let time = FakeTime::default();
+    Controller::new(time.clone(), time, tasks)
+}
+
+#[test]
+fn the_futures_of_fetch_and_fetch_if_stale_are_send() {
+    fn send<T: Send>(_: &T) {}
+    let (c, endpoint) = (controller(), Gated::default());
+    send(&c.fetch(&endpoint, json!(null), None));
+    send(&c.fetch_if_stale(&endpoint, json!(null)));
+    endpoint.open();
+}
+
+#[test]
+fn identical_fetches_from_eight_threads_make_one_request_and_every_caller_gets_its_value() {
+    watchdog(Duration::from_secs(60), || {
+        for _ in 0..300 {
+            let (tasks, endpoint) = (Threads::default(), Gated::default());
+            let c = controller_on(tasks.clone());
+            let (start, asked) = (Arc::new(Barrier::new(8)), Arc::new(Barrier::new(9)));
+            let callers: Vec<_> = (0..8)
+                .map(|_| {
+                    let (c, endpoint, start, asked) = (c.clone(), endpoint.clone(), start.clone(), asked.clone());
+                    std::thread::spawn(move || {
+                        start.wait();
+                        let waits: Vec<_> = (0..20).map(|_| c.fetch(&endpoint, json!(null), None)).collect();
+                        asked.wait();
+                        waits.into_iter().map(block_on).filter(|out| out.as_ref().unwrap()["name"] == "Ada").count()
+                    })
+                })
+                .collect();
+            asked.wait();
+            assert_eq!(tasks.0.load(Ordering::SeqCst), 1, "identical reads on two threads both sent a request");
+            endpoint.open();
+            for caller in callers {
+                assert_eq!(caller.join().unwrap(), 20);
+            }
+            assert_eq!(endpoint.requests.load(Ordering::SeqCst), 1);
+        }
+    });
+}
+
+#[test]
+fn listeners_end_on_what_the_store_holds_after_writes_and_reads_from_four_threads() {
+    watchdog(Duration::from_secs(60), || {
+        let c = controller();
+        let endpoint = Gated::default();
+        let seen: Vec<Arc<AtomicU64>> = (0..4).map(|_| Arc::new(AtomicU64::new(u64::MAX))).collect();
+        let ids: Vec<u64> = seen
+            .iter()
+            .map(|seen| {
+                let (reader, seen, endpoint) = (c.clone(), Arc::clone(seen), endpoint.clone());
+                c.listen_reads(move || {
+                    let value = reader.read::<_, Value>(&endpoint, &json!(null)).ok().and_then(|r| r.data);
+                    seen.store(value.and_then(|v| v["n"].as_u64()).unwrap_or(u64::MAX), Ordering::SeqCst);
+                })
+            })
+            .collect();
+        let until = Instant::now() + Duration::from_secs(1);
+        let next = Arc::new(AtomicU64::new(0));
+        let writers: Vec<_> = (0..4)
+            .map(|thread| {
+                let (c, next, endpoint) = (c.clone(), next.clone(), Gated::default());
+                std::thread::spawn(move || {
+                    let mut listening = Vec::new();
+                    while Instant::now() < until {
+                        let n = next.fetch_add(1, Ordering::SeqCst);
+                        c.set_response(&endpoint, &json!(null), json!({ "n": n })).unwrap();
+                        let _ = c.read::<_, Value>(&endpoint, &json!(null));
+                        // Listeners come and go meanwhile.
+                        if thread % 2 == 0 {
+                            listening.push(c.listen_reads({
+                                let (reader, endpoint) = (c.clone(), endpoint.clone());
+                                move || {
+                                    let _ = reader.read::<_, Value>(&endpoint, &json!(null));
+                                }
+                            }));
+                            if listening.len() > 8 {
+                                c.unlisten(listening.remove(0));
+                            }
+                        }
+                    }
+                    listening.into_iter().for_each(|id| c.unlisten(id));
+                })
+            })
+            .collect();
+        writers.into_iter().for_each(|writer| writer.join().unwrap());
+        let fresh = c.read::<_, Value>(&Gated::default(), &json!(null)).unwrap().data.unwrap()["n"].as_u64();
+        for seen in &seen {
+            assert_eq!(Some(seen.load(Ordering::SeqCst)), fresh, "a listener missed the last write");
+        }
+        assert_eq!(c.listener_count(), ids.len(), "listeners added and removed on threads left some behind");
+        // Still woken by a later write (each listener's reads were recorded on its own run).
+        c.set_response(&Gated::default(), &json!(null), json!({ "n": 1_000_000 })).unwrap();
+        for seen in &seen {
+            assert_eq!(seen.load(Ordering::SeqCst), 1_000_000);
+        }
+    });
+}
+
+#[test]
+fn ids_and_write_stamps_stay_unique_and_increasing_across_threads() {
+    watchdog(Duration::from_secs(60), || {
+        let c = controller();
+        let per_thread: Vec<_> = (0..4)
+            .map(|_| {
+                let c = c.clone();
+                std::thread::spawn(move || {
+                    let endpoint = Gated::default();
+                    (0..2_000)
+                        .map(|_| {
+                            let id = c.listen(|| ());
+                            c.unlisten(id);
+                            // Each write a key of its own: its stamp stays in the store.
+                            let args = json!({ "id": id });
+                            c.set_response(&endpoint, &args, json!({ "id": id })).unwrap();
+                            let key = format!("GET /items/{id}");
+                            (id, c.with_state(|store| store.result(&key).map(|r| r.meta.seq)).unwrap())
+                        })
+                        .collect::<Vec<(u64, u64)>>()
+                })
+            })
+            .collect();
+        let (mut ids, mut stamps): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
+        for made in per_thread {
+            let made = made.join().unwrap();
+            assert!(made.windows(2).all(|w| w[0].0 < w[1].0), "ids on one thread go up");
+            assert!(made.windows(2).all(|w| w[0].1 < w[1].1), "write stamps on one thread go up");
+            ids.extend(made.iter().map(|m| m.0));
+            stamps.extend(made.iter().map(|m| m.1));
+        }
+        for (what, mut all) in [("id", ids), ("write stamp", stamps)] {
+            let count = all.len();
+            all.sort_unstable();
+            all.dedup();
+            assert_eq!(all.len(), count, "two threads got the same {what}");
+        }
+    });
+}
+
+#[test]
+fn an_abort_racing_on_abort_always_runs_the_callback() {
+    watchdog(Duration::from_secs(60), || {
+        for _ in 0..5_000 {
+            let (abort, ran) = (Abort::default(), Arc::new(AtomicBool::new(false)));
+            let aborter = {
+                let abort = abort.clone();
+                std::thread::spawn(move || abort.abort())
+            };
+            let flag = Arc::clone(&ran);
+            abort.on_abort(move || flag.store(true, Ordering::SeqCst));
+            aborter.join().unwrap();
+            assert!(ran.load(Ordering::SeqCst), "aborted meanwhile and the callback never ran");
+        }
+    });
+}
