@@ -27,8 +27,26 @@ async function expectText(selector, want, timeout = 5000) {
   }
 }
 
+// Opens the page at `route` (a path: the demo routes with leptos_router). The
+// first time by loading it (a deep link: the server answers with the demo's
+// index.html); after, as a click on a link to it, which the router follows in
+// the same document (the store kept, as when a person browses the demo).
+async function open(route) {
+  if (!page.url().startsWith(base)) {
+    await page.goto(`${base}${route}`);
+    return;
+  }
+  await page.evaluate((href) => {
+    const link = Object.assign(document.createElement('a'), { href });
+    document.body.append(link);
+    link.click();
+    link.remove();
+  }, route);
+  await page.waitForURL(`${base}${route}`);
+}
+
 async function visit(route, shot, ready) {
-  await page.goto(`${base}/#${route}`);
+  await open(route);
   await ready();
   await page.screenshot({ path: path.join(shots, `${shot}.png`) });
 }
@@ -115,7 +133,7 @@ await check('ticker: polls every 2 s while shown, stops when leaving', async () 
   await devtools('Readers');
   await expectText('.rdc-devtools-readers', /\bpoll timers: 1(?!\d)/);
   await closeDevtools();
-  await page.goto(`${base}/#/users`);
+  await open('/users');
   await expectText('ul.users', 'Ada');
   const count = async () => (await seen()).count;
   // A poll already on the wire when leaving may still land; none may start after.
@@ -370,7 +388,7 @@ await check('tabs: a user created in one tab shows in another without a request'
   const otherRequests = [];
   other.on('request', (r) => otherRequests.push(`${r.method()} ${new URL(r.url()).pathname}`));
   for (const tab of [other, one]) {
-    await tab.goto(`${base}/#/users`);
+    await tab.goto(`${base}/users`);
     await tab.locator('ul.users').filter({ hasText: 'Ada Lovelace' }).first().waitFor({ timeout: 5000 });
   }
   const before = otherRequests.length;
@@ -388,7 +406,7 @@ await check('tabs: a user created in one tab shows in another without a request'
 await check('reload: the users list shows from IndexedDB before any request answers', async () => {
   const context = await browser.newContext({ viewport: { width: 1200, height: 760 } });
   const tab = await context.newPage();
-  await tab.goto(`${base}/#/users`);
+  await tab.goto(`${base}/users`);
   await tab.locator('ul.users').filter({ hasText: 'Ada Lovelace' }).first().waitFor({ timeout: 5000 });
   await tab.waitForTimeout(500); // saved 100 ms after the write, then IndexedDB's own time
   // From here on no API request answers: what shows came from IndexedDB.
@@ -419,6 +437,21 @@ await check('faults: typed errors, stale data under a soft error, recovery by re
   await page.locator('p.flaky-error').filter({ hasText: 'error' }).waitFor({ state: 'detached', timeout: 5000 }).catch(() => {});
   const error = (await page.textContent('p.flaky-error')) || '';
   if (error.includes('error')) throw new Error(`error still shown after recovery: ${error}`);
+});
+
+await check('routes: a deep link opens its page; the nav and Back navigate in the same document', async () => {
+  await page.goto(`${base}/streams/shroud`);
+  await expectText('dd.username', 'shroud');
+  await page.evaluate(() => { window.sameDocument = true; });
+  const prices = page.locator('nav a[href="/prices"]');
+  await prices.click();
+  await page.waitForURL(`${base}/prices`);
+  await expectText('dd.decimal', '43250.123456789012345678');
+  if (!(await prices.getAttribute('class'))?.split(' ').includes('active')) throw new Error('the Prices link is not marked active');
+  await page.goBack();
+  await expectText('dd.username', 'shroud');
+  if (new URL(page.url()).pathname !== '/streams/shroud') throw new Error(`Back went to ${page.url()}`);
+  if (!(await page.evaluate(() => window.sameDocument === true))) throw new Error('the page reloaded');
 });
 
 await browser.close();

@@ -4,6 +4,7 @@
 
 WASM_BINDGEN_VERSION=0.2.130
 TRUNK_VERSION=0.21.14
+CARGO_LEPTOS_VERSION=0.3.5
 # The demo proxies /api to this port (Trunk.toml); change both together.
 RDC_API_PORT=${RDC_API_PORT:-3917}
 export RDC_API_PORT
@@ -56,12 +57,11 @@ ensure_trunk() {
     fi
 }
 
-# cargo-leptos, the build tool of Leptos' start-axum apps (the SSR demo is one).
-# Pinned 0.3.5 (later ones need a newer rustc); `no_downloads` makes it use the
-# wasm-bindgen and wasm-opt on PATH instead of downloading its own.
-CARGO_LEPTOS_VERSION=0.3.5
+# cargo-leptos, pinned (0.3.11 with --locked needs a newer rustc), built with
+# `no_downloads`: it takes wasm-bindgen (and, for release builds, wasm-opt) from
+# PATH and fails clearly instead of downloading them.
 ensure_cargo_leptos() {
-    if [ "$(cargo leptos --version 2>/dev/null)" != "cargo-leptos $CARGO_LEPTOS_VERSION" ]; then
+    if [ "$(cargo-leptos --version 2>/dev/null)" != "cargo-leptos $CARGO_LEPTOS_VERSION" ]; then
         say "installing cargo-leptos $CARGO_LEPTOS_VERSION (about 10 minutes on 2 cores)"
         cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked --features no_downloads --force \
             || die "could not install cargo-leptos $CARGO_LEPTOS_VERSION"
@@ -136,7 +136,8 @@ start_api_server() {
 # own), built as Leptos users build it: `cargo leptos build` (the server with
 # `ssr`, the browser part with `hydrate`, bound by the pinned wasm-bindgen).
 # $1: `--release` for the release build (wasm-opt'd, as `scripts/demo --ssr`
-# serves it); none for the debug one the tests use.
+# serves it); none for the debug one the tests use. Also builds the load
+# client, `ssr-load` (scripts/bench-ssr, and a short run in scripts/test).
 SSR_SITE="$CARGO_TARGET_DIR/ssr-site"
 SSR_SERVER=""
 build_ssr_demo() {
@@ -151,6 +152,8 @@ build_ssr_demo() {
         || die "the SSR demo did not build (cargo leptos build ${1:-})"
     SSR_SITE="$SSR_SITE/$profile"
     SSR_SERVER="$CARGO_TARGET_DIR/$profile/rdc-demo-ssr"
+    cargo build -q --manifest-path demo-ssr/Cargo.toml --features ssr --bin ssr-load \
+        || die "the SSR demo's load client did not build"
 }
 
 # Starts the server-rendered demo on port $1, fetching from the API on port $2.

@@ -7,7 +7,8 @@
 //!
 //! Usage: `rdc-demo-server [--port N] [--static DIR]` (port default: `RDC_API_PORT`
 //! or 3917). With `--static`, the built demo (Trunk's `dist/`) is served at `/` too,
-//! which is how the end-to-end test runs it (cross-origin isolated, for precise timers).
+//! which is how the end-to-end test runs it (cross-origin isolated, for precise timers);
+//! its pages' paths (`/users`, ...) get its index.html.
 
 mod api;
 mod examples;
@@ -18,7 +19,8 @@ mod uploads;
 
 use std::net::{Ipv4Addr, SocketAddr};
 
-use axum::http::{HeaderName, HeaderValue};
+use axum::http::{HeaderName, HeaderValue, StatusCode, Uri};
+use axum::response::{Html, IntoResponse, Response};
 use tower_http::set_header::SetResponseHeaderLayer;
 
 const USAGE: &str = "usage: rdc-demo-server [--port N] [--static DIR]";
@@ -43,6 +45,19 @@ fn parse_args() -> Result<(u16, Option<std::path::PathBuf>), String> {
     Ok((port, static_dir))
 }
 
+/// The demo's `index` for the path of one of its pages; 404 for an API path
+/// or a file's (a last segment with a dot) that is not there.
+async fn page(index: std::path::PathBuf, uri: Uri) -> Response {
+    let last = uri.path().rsplit('/').next().unwrap_or_default();
+    if uri.path().starts_with("/api/") || last.contains('.') {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    match tokio::fs::read_to_string(&index).await {
+        Ok(html) => Html(html).into_response(),
+        Err(_) => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
 #[tokio::main]
 async fn main() {
     let (port, static_dir) = match parse_args() {
@@ -63,7 +78,11 @@ async fn main() {
     println!("rdc-demo-server listening on http://{addr}/api");
     let mut app = api::router(state::AppState::default());
     if let Some(dir) = static_dir {
-        app = app.fallback_service(tower_http::services::ServeDir::new(dir));
+        // A path that names no file is a page of the demo (it routes in the
+        // browser: `/users`, `/streams/ninja`): index.html, as `trunk serve` does.
+        let index = dir.join("index.html");
+        let pages = axum::handler::HandlerWithoutStateExt::into_service(move |uri: Uri| page(index.clone(), uri));
+        app = app.fallback_service(tower_http::services::ServeDir::new(dir).fallback(pages));
         // Cross-origin isolation: the page's `performance.now()` gets 5 us
         // resolution instead of 100 us (the browser benchmark times sub-ms updates).
         for (name, value) in

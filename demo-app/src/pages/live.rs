@@ -1,5 +1,5 @@
 //! Live: prices kept current by a stream (a `LiveFeed` manager) over
-//! Server-Sent Events (`#/live`) or a WebSocket (`#/live/ws`), with no
+//! Server-Sent Events (`/live`) or a WebSocket (`/live/ws`), with no
 //! polling; the stream is open only while this page reads.
 
 use leptos::prelude::*;
@@ -51,8 +51,8 @@ pub fn Live(transport: Transport) -> impl IntoView {
         <section>
             <h2>"Live prices"</h2>
             <p class="transports">
-                {tab("#/live", "Server-Sent Events", Transport::Sse)}
-                {tab("#/live/ws", "WebSocket", Transport::Ws)}
+                {tab("/live", "Server-Sent Events", Transport::Sse)}
+                {tab("/live/ws", "WebSocket", Transport::Ws)}
             </p>
             <p class="hint" data-transport=name>
                 {format!("A LiveFeed writes {how} into the store: no polling; the stream closes when you leave.")}

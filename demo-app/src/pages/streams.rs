@@ -11,7 +11,7 @@ pub fn Streams(username: String) -> impl IntoView {
     view! {
         <section>
             <h2>"Streams"</h2>
-            <p class="hint">"Try " <a href="#/streams/shroud">"#/streams/shroud"</a></p>
+            <p class="hint">"Try " <a href="/streams/shroud">"/streams/shroud"</a></p>
             <Suspense fallback=|| view! { <p class="loading">"Loading stream…"</p> }>
                 {move || Suspend::new(async move {
                     data.await.map(|s| view! {
