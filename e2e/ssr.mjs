@@ -4,7 +4,9 @@
 // the page carries cannot break out of its script; two users' pages rendered
 // at once each hold only their own data; a form posting through a server
 // function works before hydration (a plain post and a redirect) and after
-// (its answer written into the store, no reload, no refetch).
+// (its answer written into the store, no reload, no refetch); each user's own
+// page holds that user only; a page reads through a `#[server]` function, and
+// a link routes in the page (leptos_router).
 // Usage: node e2e/ssr.mjs SSR_URL API_URL
 import { launch, Checks } from './harness.mjs';
 
@@ -289,6 +291,50 @@ await check('form: a server-function post over 16 KiB is refused at once (413), 
 await check('form: an error carried in the page address over 2 KiB is not shown', async () => {
   const { html } = await serverHtml(`/form?__path=/fn/create_user&__err=${'A'.repeat(3000)}`);
   if (main(html).includes('class="error"')) throw new Error(`the page shows ${main(html).slice(main(html).indexOf('class="error"')).slice(0, 200)}`);
+});
+
+await check("users/:id: pages of different users rendered at once each hold their own user and no other", async () => {
+  const users = { u1: 'Ada Lovelace', u2: 'Grace Hopper', u3: 'Alan Turing' };
+  const pages = await Promise.all(Object.keys(users).flatMap((id) => [id, id].map(async () => {
+    const response = await fetch(`${base}/users/${id}`);
+    return { id, status: response.status, html: await response.text() };
+  })));
+  for (const { id, status, html } of pages) {
+    if (status !== 200) throw new Error(`/users/${id} answered ${status}`);
+    if (!html.includes(`<p id="user" data-id="${id}">${users[id]}</p>`)) throw new Error(`/users/${id}: ${JSON.stringify(main(html))}`);
+    for (const [other, name] of Object.entries(users).filter(([o]) => o !== id)) {
+      if (html.includes(name) || html.includes(`"${other}"`)) throw new Error(`/users/${id} holds ${other}'s data`);
+    }
+  }
+  const after = await hydrate('/users/u2');
+  if (after.length !== 0) throw new Error(`the browser asked for ${JSON.stringify(after)}`);
+  if ((await page.locator('#user').textContent()) !== 'Grace Hopper') throw new Error('the hydrated page lost its user');
+});
+
+await check('team: read through a #[server] function as an rdc endpoint; the server HTML holds it, hydration calls nothing', async () => {
+  const { html, requests } = await serverHtml('/team');
+  if (!/<ul class="team"><li data-id="u1">Ada Lovelace<\/li>/.test(html)) throw new Error(`no team in ${JSON.stringify(main(html))}`);
+  // The server function asked the API itself (no `via`: not through the proxy).
+  if (JSON.stringify(requests) !== '["GET /api/users"]') throw new Error(`server render made ${JSON.stringify(requests)}`);
+  await hydrate('/team');
+  const log = await apiLog();
+  if (JSON.stringify(log) !== '["GET /api/users"]') throw new Error(`loading /team made ${JSON.stringify(log)}: the browser called the function again`);
+});
+
+await check("team: a link followed after hydration routes in the page and calls the server function once", async () => {
+  await hydrate('/users');
+  await page.evaluate(() => { window.sameDocument = true; });
+  const { sent, stop } = recordRequests();
+  try {
+    await page.click('nav a[href="/team"]');
+    await page.locator('ul.team li', { hasText: 'Ada Lovelace' }).waitFor({ timeout: 10000 });
+    if (new URL(page.url()).pathname !== '/team') throw new Error(`ended on ${page.url()}`);
+    if (!(await page.evaluate(() => window.sameDocument === true))) throw new Error('the link reloaded the page');
+    const before = await barrier(sent);
+    if (JSON.stringify(before.browser) !== '["POST /fn/team"]') throw new Error(`the browser sent ${JSON.stringify(before.browser)}`);
+  } finally {
+    stop();
+  }
 });
 
 await browser.close();

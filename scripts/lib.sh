@@ -132,31 +132,38 @@ start_api_server() {
     die "the API server did not answer on $url within 10 s"
 }
 
-# The server-rendered demo (demo-ssr/, a workspace of its own): the server built
-# with Leptos' `ssr` feature (with its load client, `ssr-load`), the browser part
-# with `hydrate`, bound by the pinned wasm-bindgen (`--target web`): what
-# `cargo leptos build` does, with no tool beyond the ones installed above.
+# The server-rendered demo (demo-ssr/, a start-axum app in a workspace of its
+# own), built as Leptos users build it: `cargo leptos build` (the server with
+# `ssr`, the browser part with `hydrate`, bound by the pinned wasm-bindgen).
+# $1: `--release` for the release build (wasm-opt'd, as `scripts/demo --ssr`
+# serves it); none for the debug one the tests use. Also builds the load
+# client, `ssr-load` (scripts/bench-ssr, and a short run in scripts/test).
 SSR_SITE="$CARGO_TARGET_DIR/ssr-site"
+SSR_SERVER=""
 build_ssr_demo() {
-    say "building the server-rendered demo (server: ssr; browser: hydrate)"
-    cargo build -q --manifest-path demo-ssr/Cargo.toml --features ssr --bin rdc-demo-ssr --bin ssr-load \
-        || die "the SSR demo's server (or its load client) did not build"
-    cargo build -q --manifest-path demo-ssr/Cargo.toml --lib --features hydrate --target wasm32-unknown-unknown \
-        || die "the SSR demo's browser part did not build"
-    mkdir -p "$SSR_SITE/pkg"
-    cp demo-app/style.css "$SSR_SITE/"
-    wasm-bindgen --target web --out-dir "$SSR_SITE/pkg" --out-name rdc_demo_ssr \
-        "$CARGO_TARGET_DIR/wasm32-unknown-unknown/debug/rdc_demo_ssr.wasm" || die "wasm-bindgen failed"
+    ensure_cargo_leptos
+    local profile=debug
+    if [ "${1:-}" = --release ]; then
+        ensure_wasm_opt
+        profile=release
+    fi
+    say "building the server-rendered demo with cargo leptos ($profile)"
+    (cd demo-ssr && LEPTOS_SITE_ROOT="$SSR_SITE/$profile" cargo leptos build ${1:-}) \
+        || die "the SSR demo did not build (cargo leptos build ${1:-})"
+    SSR_SITE="$SSR_SITE/$profile"
+    SSR_SERVER="$CARGO_TARGET_DIR/$profile/rdc-demo-ssr"
+    cargo build -q --manifest-path demo-ssr/Cargo.toml --features ssr --bin ssr-load \
+        || die "the SSR demo's load client did not build"
 }
 
 # Starts the server-rendered demo on port $1, fetching from the API on port $2.
 start_ssr_demo() {
     local url="http://127.0.0.1:$1"
-    "$CARGO_TARGET_DIR/debug/rdc-demo-ssr" --port "$1" --api "http://127.0.0.1:$2" --site "$SSR_SITE" &
+    "$SSR_SERVER" --port "$1" --api "http://127.0.0.1:$2" --site "$SSR_SITE" &
     local pid=$!
     SERVER_PIDS+=("$pid")
     for _ in $(seq 1 100); do
-        curl -fsS -o /dev/null "$url/style.css" 2>/dev/null && return
+        curl -fsS -o /dev/null "$url/pkg/rdc_demo_ssr.css" 2>/dev/null && return
         kill -0 "$pid" 2>/dev/null || die "the SSR demo exited at start"
         sleep 0.1
     done

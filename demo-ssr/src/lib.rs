@@ -3,10 +3,15 @@
 //! whose controller, on the server, belongs to one request.
 
 use leptos::prelude::*;
-use rdc::leptos::{new_controller, use_server_action, DataProvider};
+use leptos_router::components::{Route, Router, Routes, A};
+use leptos_router::hooks::use_params_map;
+use leptos_router::path;
+use rdc::controller::{from_fn, FnEndpoint};
+use rdc::core::All;
+use rdc::leptos::{new_controller, use_server_action, use_suspense, DataProvider};
 use rdc::rest;
 use rdc::rest::RestEndpoint;
-use rdc_demo::api::{all_users, users, User};
+use rdc_demo::api::{all_users, users, User, UserId};
 use rdc_demo::pages::{items::Items, users::Users};
 use serde::Deserialize;
 
@@ -80,16 +85,6 @@ fn FormPage() -> impl IntoView {
     }
 }
 
-/// The path of the page: the request's on the server, the location's in the browser.
-fn path() -> String {
-    #[cfg(feature = "ssr")]
-    return use_context::<axum::http::request::Parts>().map(|p| p.uri.path().to_owned()).unwrap_or_default();
-    #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
-    return web_sys::window().and_then(|w| w.location().pathname().ok()).unwrap_or_default();
-    #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
-    String::new()
-}
-
 /// The page's query: the request's on the server, the location's in the browser.
 fn query() -> String {
     #[cfg(feature = "ssr")]
@@ -121,7 +116,63 @@ fn provide_action_error() {
     }
 }
 
-/// The app: a page per path, each a plain link away (every page load is rendered on the server).
+/// One user's page (`/users/:id`): that user and no other.
+#[component]
+fn UserPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = params.with_untracked(|p| p.get("id").unwrap_or_default());
+    let user = use_suspense(users().get, UserId { id });
+    view! {
+        <section>
+            <h2>"User"</h2>
+            <ErrorBoundary fallback=rdc_demo::pages::error_view>
+                <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                    {move || Suspend::new(async move {
+                        user.await.map(|u| view! { <p id="user" data-id=u.id.clone()>{u.name.clone()}</p> })
+                    })}
+                </Suspense>
+            </ErrorBoundary>
+        </section>
+    }
+}
+
+/// The team: every user, as the `team` server function answers (it asks
+/// the API on the server). Read through rdc like any endpoint, so the users
+/// land in the same `User` table as `/api/users`' and the browser takes the
+/// server's answer up instead of calling the function again.
+#[server(prefix = "/fn", endpoint = "team")]
+pub async fn team() -> Result<Vec<User>, ServerFnError> {
+    server::team().await
+}
+
+/// The `team` server function as an rdc endpoint.
+pub fn team_endpoint() -> FnEndpoint<(), Vec<User>, ServerFnError> {
+    from_fn("team", |(): ()| team()).schema(All::of::<User>().into())
+}
+
+#[component]
+fn TeamPage() -> impl IntoView {
+    let team = use_suspense(team_endpoint(), ());
+    view! {
+        <section>
+            <h2>"Team, through a server function"</h2>
+            <ErrorBoundary fallback=rdc_demo::pages::error_view>
+                <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                    <ul class="team">
+                        {move || Suspend::new(async move {
+                            team.await.map(|users| {
+                                users.iter().map(|u| view! { <li data-id=u.id.clone()>{u.name.clone()}</li> }).collect_view()
+                            })
+                        })}
+                    </ul>
+                </Suspense>
+            </ErrorBoundary>
+        </section>
+    }
+}
+
+/// The app: one controller per render (on the server, per request), and
+/// `leptos_router`'s routes, which the server renders and the browser hydrates.
 #[component]
 pub fn App() -> impl IntoView {
     let controller = new_controller();
@@ -136,19 +187,29 @@ pub fn App() -> impl IntoView {
     });
     view! {
         <DataProvider controller=controller>
-            <header>
-                <h1>"rdc demo, rendered on the server"</h1>
-                <nav><a href="/users">"Users"</a><a href="/items">"Pages"</a><a href="/me">"Me"</a><a href="/form">"Form"</a></nav>
-            </header>
-            // Built inside the provider (children are), so the pages find its controller.
-            <main>
-                {match path().as_str() {
-                    "/items" => Items().into_any(),
-                    "/me" => MePage().into_any(),
-                    "/form" => FormPage().into_any(),
-                    _ => Users().into_any(),
-                }}
-            </main>
+            <Router>
+                <header>
+                    <h1>"rdc demo, rendered on the server"</h1>
+                    <nav>
+                        <A href="/users">"Users"</A>
+                        <A href="/items">"Pages"</A>
+                        <A href="/me">"Me"</A>
+                        <A href="/form">"Form"</A>
+                        <A href="/team">"Team"</A>
+                    </nav>
+                </header>
+                <main>
+                    <Routes fallback=|| view! { <p class="error">"No such page."</p> }>
+                        <Route path=path!("/") view=Users/>
+                        <Route path=path!("/users") view=Users/>
+                        <Route path=path!("/users/:id") view=UserPage/>
+                        <Route path=path!("/items") view=Items/>
+                        <Route path=path!("/me") view=MePage/>
+                        <Route path=path!("/form") view=FormPage/>
+                        <Route path=path!("/team") view=TeamPage/>
+                    </Routes>
+                </main>
+            </Router>
         </DataProvider>
     }
 }
@@ -162,7 +223,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <title>"rdc demo (SSR)"</title>
-                <link rel="stylesheet" href="/style.css"/>
+                <link rel="stylesheet" href="/pkg/rdc_demo_ssr.css"/>
                 <HydrationScripts options/>
             </head>
             <body>
@@ -177,15 +238,24 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub mod server {
     use leptos::prelude::*;
 
-    /// The API server's address, for the fetches a render makes.
-    #[derive(Debug, Clone)]
-    pub struct ApiBase(pub String);
+    /// The API server's address, for the fetches a render makes and the
+    /// server functions: set once, by `main`, before serving.
+    static API_BASE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+    /// Sets the API server's address (the first call wins).
+    pub fn set_api_base(base: String) {
+        let _ = API_BASE.set(base);
+    }
+
+    fn api_base() -> Option<&'static str> {
+        API_BASE.get().map(String::as_str)
+    }
 
     /// Gives `controller` a client to the API that carries this request's
     /// cookie: the app's choice, so the API answers for this user.
     pub fn give_client(controller: &rdc::controller::Controller) {
-        let Some(ApiBase(base)) = use_context::<ApiBase>() else { return };
-        let Ok(mut client) = rdc::rest::ReqwestClient::new(&base) else { return };
+        let Some(base) = api_base() else { return };
+        let Ok(mut client) = rdc::rest::ReqwestClient::new(base) else { return };
         if let Some(cookie) = cookie() {
             client = client.forward("cookie", &cookie);
         }
@@ -207,6 +277,8 @@ pub mod server {
     const MAX_NAME: usize = 200;
     /// The most of the API's answer `create_user` reads.
     const MAX_ANSWER: usize = 16 * 1024;
+    /// The most of the API's answer `team` reads.
+    const MAX_TEAM: usize = 1 << 20;
     /// The most of the API's error message the server function's error quotes.
     const MAX_MESSAGE: usize = 200;
     /// How long `create_user` waits for the API.
@@ -215,16 +287,14 @@ pub mod server {
     /// `POST /api/users` on the API, for the `create_user` server function, as
     /// this request's user (its cookie forwarded, as the pages' fetches do).
     pub async fn create_user(name: String) -> Result<rdc_demo::api::User, ServerFnError> {
-        static HTTP: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
         if name.chars().count() > MAX_NAME {
             return Err(failed(format!("create_user: the name is too long (at most {MAX_NAME} characters)")));
         }
-        let Some(ApiBase(base)) = use_context::<ApiBase>() else {
+        let Some(base) = api_base() else {
             return Err(failed("create_user: no API address".into()));
         };
         let body = serde_json::json!({ "name": name }).to_string();
-        let mut request = HTTP
-            .get_or_init(reqwest::Client::new)
+        let mut request = http()
             .post(format!("{base}/api/users"))
             .timeout(TIMEOUT)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -234,7 +304,7 @@ pub mod server {
         }
         let mut sent = request.send().await.map_err(|e| failed(format!("POST /api/users: {e}")))?;
         let status = sent.status();
-        let text = read_bounded(&mut sent).await?;
+        let text = read_bounded(&mut sent, MAX_ANSWER).await?;
         if !status.is_success() {
             // The API's own message (`{"error": ".."}`, its start), else the status.
             let said: String = serde_json::from_slice::<serde_json::Value>(&text)
@@ -246,12 +316,38 @@ pub mod server {
         serde_json::from_slice(&text).map_err(|e| failed(format!("POST /api/users: {e}")))
     }
 
-    /// The API's answer, refused past `MAX_ANSWER` bytes.
-    async fn read_bounded(response: &mut reqwest::Response) -> Result<Vec<u8>, ServerFnError> {
+    /// `GET /api/users` on the API, for the `team` server function.
+    pub async fn team() -> Result<Vec<rdc_demo::api::User>, ServerFnError> {
+        let Some(base) = api_base() else {
+            return Err(failed("team: no API address".into()));
+        };
+        let mut sent = http()
+            .get(format!("{base}/api/users"))
+            .timeout(TIMEOUT)
+            .send()
+            .await
+            .map_err(|e| failed(format!("GET /api/users: {e}")))?;
+        let status = sent.status();
+        let text = read_bounded(&mut sent, MAX_TEAM).await?;
+        if !status.is_success() {
+            return Err(failed(format!("GET /api/users: HTTP {}", status.as_u16())));
+        }
+        // The API speaks snake_case; the store holds the demo's camelCase `User` (one word each here).
+        serde_json::from_slice(&text).map_err(|e| failed(format!("GET /api/users: {e}")))
+    }
+
+    /// The one HTTP client of the server functions.
+    fn http() -> &'static reqwest::Client {
+        static HTTP: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+        HTTP.get_or_init(reqwest::Client::new)
+    }
+
+    /// The API's answer, refused past `max` bytes.
+    async fn read_bounded(response: &mut reqwest::Response, max: usize) -> Result<Vec<u8>, ServerFnError> {
         let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| failed(format!("POST /api/users: {e}")))? {
-            if body.len() + chunk.len() > MAX_ANSWER {
-                return Err(failed(format!("POST /api/users: the answer is over {MAX_ANSWER} bytes")));
+        while let Some(chunk) = response.chunk().await.map_err(|e| failed(format!("reading the API's answer: {e}")))? {
+            if body.len() + chunk.len() > max {
+                return Err(failed(format!("the API's answer is over {max} bytes")));
             }
             body.extend_from_slice(&chunk);
         }

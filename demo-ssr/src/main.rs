@@ -2,70 +2,45 @@
 //! `<Suspense>` as its data arrives, runs the pages' server functions (`/fn/..`),
 //! and forwards the browser's `/api` calls to the API server (`rdc-demo-server`).
 //!
-//! Usage: `rdc-demo-ssr [--port N] [--api URL] [--site DIR]` (defaults: 3920,
-//! `http://127.0.0.1:3917`, `target/site`; the site folder holds `pkg/`, the
+//! The standard Leptos set-up (`start-axum`): `leptos_routes` renders the
+//! router's pages on tokio's multi-threaded runtime, one controller per request.
+//!
+//! Usage: `rdc-demo-ssr [--port N] [--api URL] [--site DIR]` (defaults: what
+//! `cargo leptos` sets from `[package.metadata.leptos]`, and
+//! `http://127.0.0.1:3917` for the API; the site folder holds `pkg/`, the
 //! browser build, and `style.css`).
 
 use std::net::{Ipv4Addr, SocketAddr};
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::{FromRef, Request, State};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{any, get, post};
+use axum::routing::{any, post};
 use axum::Router;
-use futures_util::StreamExt;
 use leptos::prelude::*;
-use rdc_demo_ssr::server::ApiBase;
-use tokio_util::task::LocalPoolHandle;
+use leptos_axum::{generate_route_list, LeptosRoutes};
+use rdc_demo_ssr::{shell, App};
 
+/// What the handlers share: Leptos' options (the routes and the files read
+/// them) and the API the pages and the browser's `/api` calls go to.
 #[derive(Clone)]
 struct Server {
     options: LeptosOptions,
     api: String,
     http: reqwest::Client,
-    /// Threads that render pages: a page's controller (and its store) stays on
-    /// the thread its request started on, so no user's data crosses into
-    /// another's render.
-    renderers: LocalPoolHandle,
 }
 
-/// Renders one page on a renderer thread, streaming its body from there.
-async fn page(State(server): State<Server>, request: Request) -> Response {
-    let (head_tx, head_rx) = tokio::sync::oneshot::channel();
-    let (chunk_tx, chunk_rx) = tokio::sync::mpsc::channel::<Result<axum::body::Bytes, axum::Error>>(16);
-    let Server { options, api, .. } = server.clone();
-    server.renderers.spawn_pinned(move || async move {
-        let shell_options = options.clone();
-        let render = leptos_axum::render_app_to_stream_with_context(
-            move || provide_context(ApiBase(api.clone())),
-            move || rdc_demo_ssr::shell(shell_options.clone()),
-        );
-        let (parts, body) = render(request).await.into_parts();
-        if head_tx.send(parts).is_err() {
-            return;
-        }
-        let mut chunks = body.into_data_stream();
-        while let Some(chunk) = chunks.next().await {
-            if chunk_tx.send(chunk).await.is_err() {
-                break; // the browser went away
-            }
-        }
-    });
-    let Ok(parts) = head_rx.await else {
-        return (axum::http::StatusCode::INTERNAL_SERVER_ERROR, "render failed").into_response();
-    };
-    let body = futures_util::stream::unfold(chunk_rx, |mut rx| async move { rx.recv().await.map(|c| (c, rx)) });
-    Response::from_parts(parts, Body::from_stream(body))
+impl FromRef<Server> for LeptosOptions {
+    fn from_ref(server: &Server) -> LeptosOptions {
+        server.options.clone()
+    }
 }
 
 /// Runs a server function (`/fn/...`): posted by a form before the page
 /// hydrates (answered with a redirect back to the page), or by its server
 /// action after (answered with the result).
-async fn server_fn(State(server): State<Server>, request: Request) -> Response {
-    let api = server.api.clone();
-    leptos_axum::handle_server_fns_with_context(move || provide_context(ApiBase(api.clone())), request)
-        .await
-        .into_response()
+async fn server_fn(request: Request) -> Response {
+    leptos_axum::handle_server_fns(request).await.into_response()
 }
 
 /// Forwards a browser's `/api/...` request to the API server.
@@ -121,20 +96,39 @@ fn drop_hop_by_hop(headers: &mut axum::http::HeaderMap) {
     }
 }
 
-fn parse_args() -> Result<(u16, String, String), String> {
+fn parse_args() -> Result<(Option<u16>, String, Option<String>), String> {
     let usage = "usage: rdc-demo-ssr [--port N] [--api URL] [--site DIR]";
-    let (mut port, mut api, mut site) = (3920u16, "http://127.0.0.1:3917".to_owned(), "target/site".to_owned());
+    let (mut port, mut api, mut site) = (None, "http://127.0.0.1:3917".to_owned(), None);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value; {usage}"));
         match arg.as_str() {
-            "--port" => port = value()?.parse().map_err(|_| format!("bad port; {usage}"))?,
+            "--port" => port = Some(value()?.parse().map_err(|_| format!("bad port; {usage}"))?),
             "--api" => api = value()?,
-            "--site" => site = value()?,
+            "--site" => site = Some(value()?),
             _ => return Err(format!("unknown argument {arg:?}; {usage}")),
         }
     }
     Ok((port, api.trim_end_matches('/').to_owned(), site))
+}
+
+/// Leptos' options as `cargo leptos` sets them (`[package.metadata.leptos]`,
+/// through `LEPTOS_*` variables), with the command line's port and site over them.
+fn options(port: Option<u16>, site: Option<String>) -> LeptosOptions {
+    let mut options = match get_configuration(None) {
+        Ok(conf) => conf.leptos_options,
+        Err(err) => {
+            eprintln!("rdc-demo-ssr: no Leptos configuration ({err}); using the defaults");
+            LeptosOptions::builder().output_name("rdc_demo_ssr").build()
+        }
+    };
+    if let Some(port) = port {
+        options.site_addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    }
+    if let Some(site) = site {
+        options.site_root = site.into();
+    }
+    options
 }
 
 #[tokio::main]
@@ -143,28 +137,22 @@ async fn main() {
         eprintln!("{message}");
         std::process::exit(2);
     });
-    let _ = any_spawner::Executor::init_tokio();
-    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    let options = LeptosOptions::builder().output_name("rdc_demo_ssr").site_root(site.clone()).site_addr(addr).build();
-    let server = Server {
-        options,
-        api: api_base,
-        http: reqwest::Client::new(),
-        renderers: LocalPoolHandle::new(std::thread::available_parallelism().map_or(2, |n| n.get())),
-    };
+    rdc_demo_ssr::server::set_api_base(api_base.clone());
+    let options = options(port, site);
+    let addr = options.site_addr;
+    let routes = generate_route_list(App);
+    let server = Server { options: options.clone(), api: api_base, http: reqwest::Client::new() };
     let app = Router::new()
         .route("/api/{*rest}", any(api))
         // A server function's body is read whole (axum's default limit does not
         // apply to it): refused past 16 KiB, at once when its length says so.
         .route("/fn/{*name}", post(server_fn).layer(tower_http::limit::RequestBodyLimitLayer::new(16 * 1024)))
-        .nest_service("/pkg", tower_http::services::ServeDir::new(format!("{site}/pkg")))
-        .route_service("/style.css", tower_http::services::ServeFile::new(format!("{site}/style.css")))
-        .route("/", get(page))
-        .route("/users", get(page))
-        .route("/items", get(page))
-        .route("/me", get(page))
-        .route("/form", get(page))
-        .route("/favicon.ico", get(|| async { axum::http::StatusCode::NO_CONTENT }))
+        .leptos_routes(&server, routes, {
+            let options = options.clone();
+            move || shell(options.clone())
+        })
+        .route("/favicon.ico", axum::routing::get(|| async { axum::http::StatusCode::NO_CONTENT }))
+        .fallback(leptos_axum::file_and_error_handler::<Server, _>(shell))
         .with_state(server);
     let listener = tokio::net::TcpListener::bind(addr).await.unwrap_or_else(|err| {
         eprintln!("rdc-demo-ssr: cannot bind {addr}: {err}");
