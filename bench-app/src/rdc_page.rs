@@ -54,7 +54,7 @@ fn items_json(n: u32, authors: u32, version: u32) -> Value {
 
 thread_local! {
     /// The store `mount_shared` reuses.
-    static SHARED: send_wrapper::SendWrapper<Controller> = rdc::leptos::new_controller();
+    static SHARED: Controller = rdc::leptos::new_controller();
 }
 
 /// Entities in the shared store, its listeners, and browser timeouts pending.
@@ -150,12 +150,7 @@ impl RdcPage {
         Self::mount_with(root, SHARED.with(|s| s.clone()), n, authors)
     }
 
-    fn mount_with(
-        root: web_sys::HtmlElement,
-        controller: send_wrapper::SendWrapper<Controller>,
-        n: u32,
-        authors: u32,
-    ) -> RdcPage {
+    fn mount_with(root: web_sys::HtmlElement, controller: Controller, n: u32, authors: u32) -> RdcPage {
         let c = controller.clone();
         let detail = RwSignal::new(None);
         let handle = leptos::mount::mount_to(root, move || {
@@ -164,7 +159,7 @@ impl RdcPage {
         uses_features(&controller, n);
         let _ = controller.set_response(&list_endpoint(), &(), items_json(n, authors, 0));
         RdcPage {
-            controller: (*controller).clone(),
+            controller: controller.clone(),
             order: RefCell::new((0..n).collect()),
             authors,
             detail,

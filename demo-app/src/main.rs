@@ -10,7 +10,6 @@ use rdc::controller::Controller;
 use rdc::leptos::{new_controller, DataProvider};
 use rdc_demo::api::Transport;
 use rdc_demo::pages;
-use send_wrapper::SendWrapper;
 
 /// The nav's links: a page's path and its label.
 const NAV: [(&str, &str); 16] = [
@@ -70,7 +69,7 @@ fn BaseUrlPage() -> impl IntoView {
 }
 
 #[component]
-fn App(controller: SendWrapper<Controller>) -> impl IntoView {
+fn App(controller: Controller) -> impl IntoView {
     view! {
         <DataProvider controller=controller>
             <rdc_devtools::Devtools/>

@@ -85,37 +85,6 @@ fn FormPage() -> impl IntoView {
     }
 }
 
-/// The page's query: the request's on the server, the location's in the browser.
-fn query() -> String {
-    #[cfg(feature = "ssr")]
-    return use_context::<axum::http::request::Parts>()
-        .and_then(|p| p.uri.query().map(str::to_owned))
-        .unwrap_or_default();
-    #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
-    return web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .map(|s| s.trim_start_matches('?').to_owned())
-        .unwrap_or_default();
-    #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
-    String::new()
-}
-
-/// The error a form post made before hydration carried back in the redirect
-/// (`__path`, `__err`), for the server actions (what Leptos' router does). A
-/// failed post appends its pair to the page's address without removing an
-/// earlier post's: the last pair is the newest. An `__err` over 2 KiB is not
-/// one this server wrote (the address is anyone's to craft): not rendered.
-fn provide_action_error() {
-    const MAX_ERR: usize = 2 * 1024;
-    let query = query();
-    let pairs = url::form_urlencoded::parse(query.as_bytes());
-    let paths = pairs.filter(|(k, _)| k == "__path").map(|(_, v)| v);
-    let errors = pairs.filter(|(k, _)| k == "__err").map(|(_, v)| v);
-    if let Some((path, error)) = paths.zip(errors).last().filter(|(_, error)| error.len() <= MAX_ERR) {
-        provide_context(leptos::server::ServerActionError::new(&path, &error));
-    }
-}
-
 /// One user's page (`/users/:id`): that user and no other.
 #[component]
 fn UserPage() -> impl IntoView {
@@ -147,7 +116,7 @@ pub async fn team() -> Result<Vec<User>, ServerFnError> {
 
 /// The `team` server function as an rdc endpoint.
 pub fn team_endpoint() -> FnEndpoint<(), Vec<User>, ServerFnError> {
-    from_fn("team", |(): ()| team()).schema(All::of::<User>().into())
+    from_fn("team", |(): ()| team()).schema(All::of::<User>())
 }
 
 #[component]
@@ -178,7 +147,6 @@ pub fn App() -> impl IntoView {
     let controller = new_controller();
     #[cfg(feature = "ssr")]
     server::give_client(&controller);
-    provide_action_error();
     // Effects run only in the browser, once hydrated: the end-to-end test waits for this mark.
     Effect::new(|_| {
         if let Some(body) = document().body() {

@@ -15,7 +15,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use axum::body::Body;
 use axum::extract::{FromRef, Request, State};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{any, post};
+use axum::routing::any;
 use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -34,13 +34,6 @@ impl FromRef<Server> for LeptosOptions {
     fn from_ref(server: &Server) -> LeptosOptions {
         server.options.clone()
     }
-}
-
-/// Runs a server function (`/fn/...`): posted by a form before the page
-/// hydrates (answered with a redirect back to the page), or by its server
-/// action after (answered with the result).
-async fn server_fn(request: Request) -> Response {
-    leptos_axum::handle_server_fns(request).await.into_response()
 }
 
 /// Forwards a browser's `/api/...` request to the API server.
@@ -142,15 +135,17 @@ async fn main() {
     let addr = options.site_addr;
     let routes = generate_route_list(App);
     let server = Server { options: options.clone(), api: api_base, http: reqwest::Client::new() };
+    // `leptos_routes` serves the router's pages and the server functions
+    // (`/fn/..`). A server function's body is read whole (axum's default limit
+    // does not apply to it): refused past 16 KiB, at once when its length says
+    // so. The layer covers the routes added before it, so not the API's.
     let app = Router::new()
-        .route("/api/{*rest}", any(api))
-        // A server function's body is read whole (axum's default limit does not
-        // apply to it): refused past 16 KiB, at once when its length says so.
-        .route("/fn/{*name}", post(server_fn).layer(tower_http::limit::RequestBodyLimitLayer::new(16 * 1024)))
         .leptos_routes(&server, routes, {
             let options = options.clone();
             move || shell(options.clone())
         })
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(16 * 1024))
+        .route("/api/{*rest}", any(api))
         .route("/favicon.ico", axum::routing::get(|| async { axum::http::StatusCode::NO_CONTENT }))
         .fallback(leptos_axum::file_and_error_handler::<Server, _>(shell))
         .with_state(server);

@@ -27,7 +27,7 @@ fn users_at(path: &str) -> RestEndpoint {
 /// A controller whose requests are not tried again: these tests look at each
 /// error as it comes (the browser's default is three retries).
 fn quick_errors() -> Controller {
-    let controller = (*new_controller()).clone();
+    let controller = new_controller();
     rdc::rest::provide_retry(&controller, rdc::rest::Retry::NEVER);
     controller
 }
@@ -167,7 +167,7 @@ async fn a_soft_error_keeps_stale_data_and_a_retry_recovers() {
 async fn by_default_a_read_rides_out_a_short_outage_with_its_retries() {
     let flaky = api("GET", "/flaky");
     let switch = api("POST", "/flaky/fail");
-    let controller = (*new_controller()).clone();
+    let controller = new_controller();
     controller.fetch(&switch, json!({}), Some(json!({ "fail": true }))).await.unwrap();
     let read = controller.fetch(&flaky, json!({}), None);
     let c = controller.clone();

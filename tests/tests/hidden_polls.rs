@@ -95,7 +95,7 @@ async fn mount_polling(product: &str, pause_when_hidden: bool) -> (rdc::controll
         }
     });
     wait_for_text(&root, 5000, |t| t.contains("trade=")).await;
-    ((*controller).clone(), handle)
+    (controller.clone(), handle)
 }
 
 #[wasm_bindgen_test]

@@ -673,9 +673,7 @@ impl rdc::controller::Clock for Aging {
 }
 
 /// A ticker read's trade id, once it resolves.
-fn trades(
-    read: AsyncDerived<rdc::leptos::DataResult<rdc::rest::RestEndpoint<Product, (), Ticker>>, LocalStorage>,
-) -> impl IntoView {
+fn trades(read: AsyncDerived<rdc::leptos::DataResult<rdc::rest::RestEndpoint<Product, (), Ticker>>>) -> impl IntoView {
     view! {
         <Suspense fallback=|| "loading">
             {move || Suspend::new(async move { read.await.map(|t| format!("trade={}", t.trade_id)) })}
@@ -708,7 +706,7 @@ async fn mount_trades(
     let root = mount_point();
     let p = product.clone();
     let aging = Aging::default();
-    let controller = send_wrapper::SendWrapper::new(rdc::controller::Controller::new(aging.clone(), Browser, Browser));
+    let controller = rdc::controller::Controller::new(aging.clone(), Browser, Browser);
     let sent = count_actions(&controller, |action| matches!(action, rdc::controller::Action::Sent { .. }));
     let handle = leptos::mount::mount_to(root.clone(), move || {
         let args = Product { product_id: p.clone() };

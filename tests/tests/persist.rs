@@ -11,7 +11,6 @@ use rdc::controller::{BoxFuture, ExpiryStatus, Persist, PersistStorage, Restored
 use rdc::json;
 use rdc::leptos::{new_controller, persist};
 use rdc_e2e::wait_for_text;
-use send_wrapper::SendWrapper;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -22,7 +21,7 @@ fn database() -> String {
 }
 
 /// A page load's controller on `db` under `version`, and what it restored.
-async fn load(db: &str, version: u32) -> (SendWrapper<Controller>, Restored) {
+async fn load(db: &str, version: u32) -> (Controller, Restored) {
     let controller = new_controller();
     let restored = persist(&controller, db, Persist::new(version)).await;
     (controller, restored)

@@ -10,13 +10,12 @@ use rdc::controller::Controller;
 use rdc::core::Entity;
 use rdc::leptos::{new_controller, sync_tabs};
 use rdc_e2e::wait_for_text;
-use send_wrapper::SendWrapper;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 /// Two controllers synced on a channel of their own, as two tabs of an app.
-fn two_tabs() -> (SendWrapper<Controller>, SendWrapper<Controller>) {
+fn two_tabs() -> (Controller, Controller) {
     let channel = format!("rdc-test-{}", js_sys::Math::random());
     let (one, two) = (new_controller(), new_controller());
     sync_tabs(&one, &channel);

@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 use rdc_leptos::use_controller;
-use send_wrapper::SendWrapper;
 
 use crate::log::ActionLog;
 use crate::views;
@@ -41,7 +40,7 @@ pub(crate) fn Panel() -> impl IntoView {
     log.on_entry(Some(std::sync::Arc::new(move || {
         tick.try_update(|t| *t += 1);
     })));
-    let (cleanup_controller, cleanup_log) = (SendWrapper::new(controller.clone()), SendWrapper::new(log.clone()));
+    let (cleanup_controller, cleanup_log) = (controller.clone(), log.clone());
     on_cleanup(move || {
         cleanup_controller.unlisten(listener);
         cleanup_log.on_entry(None);
@@ -50,7 +49,6 @@ pub(crate) fn Panel() -> impl IntoView {
     let tab = RwSignal::new(Tab::Entities);
     let search = RwSignal::new(String::new());
     let picked = RwSignal::new(None::<(String, String)>);
-    let (controller, log) = (SendWrapper::new(controller), SendWrapper::new(log));
     let shown = move || {
         tick.track();
         match tab.get() {

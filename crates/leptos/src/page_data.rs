@@ -43,19 +43,33 @@ pub(crate) struct Carry {
 impl Carry {
     /// On the server, writes the slice of `key` into the page once `resolved`
     /// finishes (the read it belongs to has its data or its error).
-    pub(crate) fn after(self, key: Option<String>, resolved: impl std::future::Future<Output = ()> + 'static) {
+    pub(crate) fn after(self, key: Option<String>, resolved: impl std::future::Future<Output = ()> + Send + 'static) {
         #[cfg(any(feature = "ssr", feature = "hydrate"))]
         if let Some((context, id, controller)) = self.server {
+            let resolved = Shareable(std::sync::Mutex::new(Box::pin(resolved)));
             let slice = async move {
                 resolved.await;
                 let keys = key.as_deref().into_iter();
                 controller.dehydrate_keys(keys).to_script_text()
             };
-            // The server renders a page on one thread (see the README's SSR
-            // section), so the store never leaves it.
-            context.write_async(id, Box::pin(send_wrapper::SendWrapper::new(slice)));
+            context.write_async(id, Box::pin(slice));
         }
         #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
         let _ = (self.server, key, resolved);
+    }
+}
+
+/// A `Send` future that is also `Sync`, as Leptos' shared context takes them:
+/// only its owner polls it (through `&mut`), so the lock is never contended.
+#[cfg(any(feature = "ssr", feature = "hydrate"))]
+struct Shareable(std::sync::Mutex<std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>>);
+
+#[cfg(any(feature = "ssr", feature = "hydrate"))]
+impl std::future::Future for Shareable {
+    type Output = ();
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        let inner = self.get_mut().0.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
+        inner.as_mut().poll(cx)
     }
 }

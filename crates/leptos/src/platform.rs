@@ -240,6 +240,6 @@ impl Spawn for Browser {
         #[cfg(target_arch = "wasm32")]
         wasm_bindgen_futures::spawn_local(future);
         #[cfg(not(target_arch = "wasm32"))]
-        leptos::task::spawn_local(future);
+        leptos::task::spawn(future);
     }
 }

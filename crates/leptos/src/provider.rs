@@ -2,14 +2,14 @@
 
 use leptos::prelude::*;
 use rdc_controller::Controller;
+#[cfg(target_arch = "wasm32")]
 use send_wrapper::SendWrapper;
 
 use crate::platform::Browser;
 
-/// The controller in context. The controller is single-threaded (as the browser
-/// is); the wrapper makes it storable in Leptos' context.
+/// The controller in context (`Send + Sync`: a server renders on any worker).
 #[derive(Clone)]
-pub(crate) struct Context(pub SendWrapper<Controller>);
+pub(crate) struct Context(pub Controller);
 
 /// Fires when the app's data may have changed behind its back: the window
 /// regained focus, the page became visible, or the browser came back online.
@@ -41,7 +41,7 @@ pub fn DataProvider(
     children: Children,
     /// A controller to use instead of a new one (to share or inspect a store).
     #[prop(optional)]
-    controller: Option<SendWrapper<Controller>>,
+    controller: Option<Controller>,
     /// How often unused, expired data is dropped (default: every 5 minutes; 0: never).
     #[prop(default = 300_000)]
     gc_interval_ms: u64,
@@ -63,7 +63,7 @@ pub fn DataProvider(
     #[prop(default = true)]
     hold_mutations_offline: bool,
 ) -> impl IntoView {
-    let controller = controller.map(|c| (*c).clone()).unwrap_or_else(|| Controller::new(Browser, Browser, Browser));
+    let controller = controller.unwrap_or_else(|| Controller::new(Browser, Browser, Browser));
     let revalidate = provide(controller.clone());
     // Garbage collection: a sweep every `gc_interval_ms` while mounted; the
     // interval and its callback go when the provider is cleaned up.
@@ -123,7 +123,7 @@ pub fn provide_controller(controller: Controller) {
 
 /// Provides the controller and the trigger that makes readers revalidate.
 fn provide(controller: Controller) -> Trigger {
-    provide_context(Context(SendWrapper::new(controller)));
+    provide_context(Context(controller));
     provide_context(crate::hooks::ObjectUrls::new());
     let revalidate = Trigger::new();
     provide_context(Revalidate(revalidate));
@@ -137,13 +137,13 @@ fn provide(controller: Controller) -> Trigger {
 #[allow(clippy::panic, reason = "like Leptos' expect_context: a missing provider is a programming error")]
 pub fn use_controller() -> Controller {
     match use_context::<Context>() {
-        Some(Context(controller)) => (*controller).clone(),
+        Some(Context(controller)) => controller,
         None => panic!("use_controller: no <DataProvider> above this component"),
     }
 }
 
 /// A controller for tests or apps that manage their own (e.g. to keep a handle
 /// for a store inspector): pass it to `DataProvider`'s `controller` prop.
-pub fn new_controller() -> SendWrapper<Controller> {
-    SendWrapper::new(Controller::new(Browser, Browser, Browser))
+pub fn new_controller() -> Controller {
+    Controller::new(Browser, Browser, Browser)
 }

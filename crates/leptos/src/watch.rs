@@ -7,7 +7,6 @@ use crate::lock;
 
 use leptos::prelude::*;
 use rdc_controller::{Controller, Endpoint, ExpiryStatus, TypedEndpoint};
-use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
 /// What a reader of one endpoint key sees.
@@ -200,15 +199,15 @@ where
     let id = controller.listen_reads(refresh);
     // New args: aim and read again (the first run subscribes to them, and reads
     // only if they moved since `listen_reads` read).
-    let rerun = SendWrapper::new(controller.clone());
+    let rerun = controller.clone();
     Effect::new(move |ran: Option<()>| {
         if args.with(|a| aim(a.as_ref())) || ran.is_some() {
             rerun.run_listener(id);
         }
     });
-    let cleanup = SendWrapper::new((controller.clone(), retained));
+    let cleanup = (controller.clone(), retained);
     on_cleanup(move || {
-        let (controller, retained) = &*cleanup;
+        let (controller, retained) = &cleanup;
         controller.unlisten(id);
         let key = lock(retained).take();
         if let Some(key) = key {

@@ -105,9 +105,7 @@ mod names {
 
 /// Mounts [`UserNames`] inside a `DataProvider` of `controller` at a fresh
 /// mount point; it stays mounted while the returned handle lives.
-pub fn mount_user_names(
-    controller: &send_wrapper::SendWrapper<rdc::controller::Controller>,
-) -> (web_sys::HtmlElement, impl Sized) {
+pub fn mount_user_names(controller: &rdc::controller::Controller) -> (web_sys::HtmlElement, impl Sized) {
     use leptos::prelude::*;
     let (root, c) = (rdc_e2e::mount_point(), controller.clone());
     let handle = leptos::mount::mount_to(

@@ -21,7 +21,6 @@ where
             value.try_set(now);
         }
     });
-    let controller = send_wrapper::SendWrapper::new(controller);
     on_cleanup(move || controller.unlisten(id));
     value.into()
 }

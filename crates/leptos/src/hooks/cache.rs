@@ -6,7 +6,6 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use rdc_controller::FetchError;
 use rdc_core::{Entity, Pk, SchemaOf};
-use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
 use crate::hooks::fetch::{error_of, fetch_when_needed};
@@ -242,7 +241,7 @@ fn same_arc<T>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {
 fn follow<T: Send + Sync + 'static>(
     controller: &rdc_controller::Controller,
     read: impl Fn() -> Option<Arc<T>> + Send + Sync + 'static,
-) -> (ArcRwSignal<Option<Arc<T>>>, std::rc::Rc<dyn Fn()>) {
+) -> (ArcRwSignal<Option<Arc<T>>>, Arc<dyn Fn() + Send + Sync>) {
     let state = ArcRwSignal::new(None);
     let listener = {
         let state = state.clone();
@@ -254,11 +253,11 @@ fn follow<T: Send + Sync + 'static>(
         }
     };
     let id = controller.listen_reads(listener);
-    let refresh: std::rc::Rc<dyn Fn()> = {
+    let refresh: Arc<dyn Fn() + Send + Sync> = {
         let controller = controller.clone();
-        std::rc::Rc::new(move || controller.run_listener(id))
+        Arc::new(move || controller.run_listener(id))
     };
-    let controller = SendWrapper::new(controller.clone());
+    let controller = controller.clone();
     on_cleanup(move || controller.unlisten(id));
     (state, refresh)
 }

@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 use rdc_controller::{Controller, Endpoint, FetchError};
-use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
 use crate::hooks::suspense::Readable;
@@ -92,9 +91,9 @@ pub fn use_prefetch<C>(endpoint: C) -> Callback<C::Args>
 where
     C: Readable,
 {
-    let prefetch = SendWrapper::new((use_controller(), endpoint));
+    let prefetch = (use_controller(), endpoint);
     Callback::new(move |args: C::Args| {
-        let (controller, endpoint) = &*prefetch;
+        let (controller, endpoint) = &prefetch;
         fetch_if_needed(controller, endpoint, &args);
     })
 }
@@ -143,13 +142,13 @@ where
     C: Readable,
     T: Send + Sync + 'static,
 {
-    let read = SendWrapper::new((controller, endpoint));
+    let read = (controller, endpoint);
     Signal::derive(move || {
         let (counts, read_error) = state.with(|s| (s.error.is_some(), s.read_error.clone()));
         if !counts && read_error.is_none() {
             return None;
         }
-        let (controller, endpoint) = &*read;
+        let (controller, endpoint) = &read;
         match args.with(|a| a.as_ref().map(|a| controller.key_of(endpoint, a)))? {
             Err(error) => Some(FetchError::Endpoint(error)),
             Ok(key) => controller

@@ -36,12 +36,12 @@ where
     let id = controller.listen_reads(listener);
     // New input: read again. The first run reads too: the input may have
     // moved between `listen_reads` and the effect's first run.
-    let rerun = send_wrapper::SendWrapper::new(controller.clone());
+    let rerun = controller.clone();
     Effect::new(move |_| {
         input.track();
         rerun.run_listener(id);
     });
-    let cleanup = send_wrapper::SendWrapper::new(controller);
+    let cleanup = controller;
     on_cleanup(move || cleanup.unlisten(id));
     Signal::derive(move || state.get())
 }

@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex};
 use leptos::prelude::*;
 use rdc_controller::Controller;
 use rdc_core::{Changes, Entity, FastMap, FieldMask, Pk, State, TopicFields, TopicKind};
-use send_wrapper::SendWrapper;
 
 use crate::hooks::suspense::Readable;
 use crate::provider::use_controller;
@@ -176,7 +175,7 @@ where
         // (Not while the keys' reader runs: the rows are read again then.)
         Err(_) => missed.store(true, Ordering::SeqCst),
     });
-    let cleanup = SendWrapper::new((controller, id));
+    let cleanup = (controller, id);
     on_cleanup(move || cleanup.0.unlisten(cleanup.1));
     Signal::derive(move || state.with(|s| s.0.clone()))
 }

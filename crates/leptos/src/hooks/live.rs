@@ -1,7 +1,8 @@
 //! Polling while mounted: `use_subscription` and `use_live`.
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use leptos::prelude::*;
-use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
 use super::suspense::{use_suspense, DataResult, Readable};
@@ -11,23 +12,23 @@ use crate::provider::use_controller;
 /// `args` while the component is mounted; `None` args pause it.
 pub fn use_subscription<C: Readable>(endpoint: C, args: impl Into<Signal<Option<C::Args>>>) {
     let args: Signal<Option<C::Args>> = args.into();
-    let controller = SendWrapper::new(use_controller());
-    let subscription = SendWrapper::new(std::cell::RefCell::new(None));
-    let shared = std::rc::Rc::new(subscription);
-    let effect_slot = std::rc::Rc::clone(&shared);
+    let controller = use_controller();
+    let shared = Arc::new(Mutex::new(None));
+    let effect_slot = Arc::clone(&shared);
     Effect::new(move |_| {
         let next = args.get().and_then(|a| controller.subscribe(&endpoint, a));
-        // Replacing the old subscription unsubscribes it.
-        *effect_slot.borrow_mut() = next;
+        // Replacing the old subscription unsubscribes it (dropped after the lock).
+        let old = std::mem::replace(&mut *effect_slot.lock().unwrap_or_else(PoisonError::into_inner), next);
+        drop(old);
     });
-    let cleanup = SendWrapper::new(shared);
     on_cleanup(move || {
-        cleanup.borrow_mut().take();
+        let old = shared.lock().unwrap_or_else(PoisonError::into_inner).take();
+        drop(old);
     });
 }
 
 /// [`use_suspense`] plus [`use_subscription`]: live data while mounted.
-pub fn use_live<C>(endpoint: C, args: impl Into<Signal<C::Args>>) -> AsyncDerived<DataResult<C>, LocalStorage>
+pub fn use_live<C>(endpoint: C, args: impl Into<Signal<C::Args>>) -> AsyncDerived<DataResult<C>>
 where
     C: Readable,
     C::Result: DeserializeOwned + Send + Sync,

@@ -29,18 +29,16 @@ pub fn use_loading<A, E, F, Fut>(action: F) -> Loading<A, E>
 where
     A: Send + Sync + 'static,
     E: Clone + Send + Sync + 'static,
-    F: Fn(A) -> Fut + 'static,
-    Fut: Future<Output = Result<(), E>> + 'static,
+    F: Fn(A) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<(), E>> + Send + 'static,
 {
     let pending = RwSignal::new(false);
     let error = RwSignal::new(None::<E>);
-    // Actions usually hold the (single-threaded) controller: keep them on this thread.
-    let action = send_wrapper::SendWrapper::new(action);
     let run = Callback::new(move |args: A| {
         pending.set(true);
         error.set(None);
         let fut = action(args);
-        leptos::task::spawn_local(async move {
+        leptos::task::spawn(async move {
             let result = fut.await;
             if let Err(e) = result {
                 error.set(Some(e));

@@ -1,8 +1,7 @@
 //! `use_mutation`: run a mutation from an event handler, with pending, error
 //! and last-result signals.
 
-use std::cell::Cell;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -18,7 +17,7 @@ where
 {
     controller: Controller,
     endpoint: C,
-    latest: Cell<u64>,
+    latest: AtomicU64,
     pending: RwSignal<bool>,
     error: RwSignal<Option<FetchError<C::Error>>>,
     value: RwSignal<Option<Arc<C::Result>>>,
@@ -29,17 +28,16 @@ where
     C::Result: Send + Sync,
     C::Error: Send + Sync,
 {
-    fn run<X: Send + 'static>(self: &Rc<Self>, args: C::Args, body: C::Body, callbacks: &MutationCallbacks<C, X>) {
-        let run = self.latest.get() + 1;
-        self.latest.set(run);
+    fn run<X: Send + 'static>(self: &Arc<Self>, args: C::Args, body: C::Body, callbacks: &MutationCallbacks<C, X>) {
+        let run = self.latest.fetch_add(1, Ordering::SeqCst) + 1;
         self.pending.set(true);
         self.error.set(None);
         let fetch = self.controller.fetch_with(&self.endpoint, args, body, callbacks);
-        let this = Rc::clone(self);
-        leptos::task::spawn_local(async move {
+        let this = Arc::clone(self);
+        leptos::task::spawn(async move {
             let outcome = fetch.await;
             // The component may be gone: `try_set` leaves disposed signals be.
-            if this.latest.get() == run {
+            if this.latest.load(Ordering::SeqCst) == run {
                 match outcome {
                     Ok(result) => {
                         this.value.try_set(Some(Arc::new(result)));
@@ -61,8 +59,8 @@ where
     C::Result: Send + Sync,
     C::Error: Send + Sync,
 {
-    runner: StoredValue<Rc<Runner<C>>, LocalStorage>,
-    callbacks: StoredValue<MutationCallbacks<C, X>, LocalStorage>,
+    runner: StoredValue<Arc<Runner<C>>>,
+    callbacks: StoredValue<MutationCallbacks<C, X>>,
     /// Whether the last run is in flight.
     pub pending: Signal<bool>,
     /// The last run's error (cleared when a run starts).
@@ -195,7 +193,7 @@ where
         let callbacks = self.callbacks.with_value(|callbacks| callbacks.clone().on_mutate(f));
         Mutation {
             runner: self.runner,
-            callbacks: StoredValue::new_local(callbacks),
+            callbacks: StoredValue::new(callbacks),
             pending: self.pending,
             error: self.error,
             value: self.value,
@@ -248,15 +246,15 @@ where
     let runner = Runner {
         controller: use_controller(),
         endpoint,
-        latest: Cell::new(0),
+        latest: AtomicU64::new(0),
         pending: RwSignal::new(false),
         error: RwSignal::new(None),
         value: RwSignal::new(None),
     };
     let (pending, error, value) = (runner.pending.into(), runner.error.into(), runner.value.into());
     Mutation {
-        runner: StoredValue::new_local(Rc::new(runner)),
-        callbacks: StoredValue::new_local(MutationCallbacks::new()),
+        runner: StoredValue::new(Arc::new(runner)),
+        callbacks: StoredValue::new(MutationCallbacks::new()),
         pending,
         error,
         value,
@@ -286,7 +284,6 @@ pub fn use_queued_mutations() -> Signal<usize> {
             count.set(queued);
         }
     });
-    let controller = send_wrapper::SendWrapper::new(controller);
     on_cleanup(move || controller.unlisten(id));
     count.into()
 }

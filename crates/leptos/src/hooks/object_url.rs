@@ -3,15 +3,14 @@
 //! revoked when the last reader goes and when a reload replaces it.
 
 use std::any::{Any, TypeId};
-use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use leptos::prelude::*;
 use rdc_controller::{Controller, FetchError};
 use rdc_core::json::Value;
 use rdc_rest::{Blob, FileDownload};
-use send_wrapper::SendWrapper;
 
 use crate::hooks::suspense::Readable;
 use crate::provider::use_controller;
@@ -76,20 +75,35 @@ impl<E: Send + Sync> std::fmt::Debug for ObjectUrl<E> {
 
 /// Every object URL a `DataProvider` shows, by endpoint type and key.
 #[derive(Clone, Debug)]
-pub(crate) struct ObjectUrls(SendWrapper<Rc<Registry>>);
+pub(crate) struct ObjectUrls(Arc<Registry>);
 
 impl ObjectUrls {
     /// An empty registry (one per `DataProvider`).
     pub(crate) fn new() -> ObjectUrls {
-        ObjectUrls(SendWrapper::new(Rc::default()))
+        ObjectUrls(Arc::default())
     }
 }
 
 #[derive(Default, Debug)]
 struct Registry {
-    entries: RefCell<HashMap<(TypeId, String), Box<dyn Any>>>,
+    entries: Mutex<HashMap<(TypeId, String), Box<dyn Any + Send + Sync>>>,
     /// Numbers each fetch, so only the latest of a key lands.
-    fetches: Cell<u64>,
+    fetches: AtomicU64,
+}
+
+impl Registry {
+    fn entries(&self) -> MutexGuard<'_, HashMap<(TypeId, String), Box<dyn Any + Send + Sync>>> {
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn next_number(&self) -> u64 {
+        self.fetches.fetch_add(1, Ordering::SeqCst) + 1
+    }
+}
+
+/// The key a reader holds a share of.
+fn lock_held(held: &Mutex<Option<String>>) -> MutexGuard<'_, Option<String>> {
+    held.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// One key's URL, shared by its readers.
@@ -133,14 +147,14 @@ where
     let urls = use_context::<ObjectUrls>().unwrap_or_else(ObjectUrls::new);
     let shown = ArcRwSignal::new(None::<Shown<C::Error>>);
     // The key this reader holds a share of.
-    let held = SendWrapper::new(Rc::new(RefCell::new(None::<String>)));
-    let reader = SendWrapper::new(Rc::new((controller, endpoint, urls.0.clone())));
+    let held = Arc::new(Mutex::new(None::<String>));
+    let reader = Arc::new((controller, endpoint, urls.0.clone()));
 
     let (effect_shown, effect_held, effect_reader) = (shown.clone(), held.clone(), reader.clone());
     Effect::new(move |_| {
-        let (controller, endpoint, registry) = &**effect_reader;
+        let (controller, endpoint, registry) = &*effect_reader;
         let next = args.with(|a| a.as_ref().map(|a| endpoint.json_and_key(a)));
-        let previous = effect_held.borrow_mut().take();
+        let previous = lock_held(&effect_held).take();
         match next {
             None => effect_shown.set(None),
             Some(Err(error)) => {
@@ -149,7 +163,7 @@ where
             }
             Some(Ok((json, key))) => {
                 let signals = acquire(controller, endpoint, registry, json, &key);
-                *effect_held.borrow_mut() = Some(key);
+                *lock_held(&effect_held) = Some(key);
                 effect_shown.set(Some(signals));
             }
         }
@@ -161,15 +175,15 @@ where
 
     let (cleanup_held, cleanup_reader) = (held.clone(), reader.clone());
     on_cleanup(move || {
-        if let Some(key) = cleanup_held.borrow_mut().take() {
+        let held = lock_held(&cleanup_held).take();
+        if let Some(key) = held {
             release::<C::Error>(&cleanup_reader.2, key);
         }
     });
 
-    let reload_reader = SendWrapper::new((reader, held));
     let reload = Callback::new(move |()| {
-        let ((controller, endpoint, registry), held) = (&**reload_reader.0, &reload_reader.1);
-        let Some(key) = held.borrow().clone() else { return };
+        let (controller, endpoint, registry) = &*reader;
+        let Some(key) = lock_held(&held).clone() else { return };
         // The args as they are now; between a change and the effect taking
         // it in they name another key than the one held: nothing to reload.
         let Some(Ok((json, now))) = args.with_untracked(|a| a.as_ref().map(|a| endpoint.json_and_key(a))) else {
@@ -219,31 +233,35 @@ where
 }
 
 /// A share of `key`'s URL: the entry there, or a new one with its fetch started.
-fn acquire<C>(controller: &Controller, endpoint: &C, registry: &Rc<Registry>, json: Value, key: &str) -> Shown<C::Error>
+fn acquire<C>(
+    controller: &Controller,
+    endpoint: &C,
+    registry: &Arc<Registry>,
+    json: Value,
+    key: &str,
+) -> Shown<C::Error>
 where
     C: Readable,
     C::Result: BlobResult,
 {
     let id = (TypeId::of::<C::Error>(), key.to_owned());
-    if let Some(shared) = registry.entries.borrow_mut().get_mut(&id).and_then(|e| e.downcast_mut::<Shared<C::Error>>())
-    {
+    if let Some(shared) = registry.entries().get_mut(&id).and_then(|e| e.downcast_mut::<Shared<C::Error>>()) {
         shared.readers += 1;
         return (shared.url.clone(), shared.error.clone());
     }
-    let fetch = registry.fetches.get() + 1;
-    registry.fetches.set(fetch);
+    let fetch = registry.next_number();
     let shared = Shared::<C::Error> { readers: 1, fetch, url: ArcRwSignal::new(None), error: ArcRwSignal::new(None) };
     let signals = (shared.url.clone(), shared.error.clone());
-    registry.entries.borrow_mut().insert(id, Box::new(shared));
+    registry.entries().insert(id, Box::new(shared));
     start(controller, endpoint, registry, json, key.to_owned(), fetch);
     signals
 }
 
 /// Gives up a share of `key`; the last one removes the entry and revokes its URL.
-fn release<E: 'static>(registry: &Rc<Registry>, key: String) {
+fn release<E: Send + Sync + 'static>(registry: &Arc<Registry>, key: String) {
     let id = (TypeId::of::<E>(), key);
     let url = {
-        let mut entries = registry.entries.borrow_mut();
+        let mut entries = registry.entries();
         let Some(shared) = entries.get_mut(&id).and_then(|e| e.downcast_mut::<Shared<E>>()) else { return };
         shared.readers -= 1;
         if shared.readers > 0 {
@@ -259,28 +277,27 @@ fn release<E: 'static>(registry: &Rc<Registry>, key: String) {
 }
 
 /// Numbers a new fetch of `key` (a reload) so earlier ones no longer land.
-fn next_fetch<E: 'static>(registry: &Rc<Registry>, key: &str) -> Option<u64> {
-    let fetch = registry.fetches.get() + 1;
-    let mut entries = registry.entries.borrow_mut();
+fn next_fetch<E: Send + Sync + 'static>(registry: &Arc<Registry>, key: &str) -> Option<u64> {
+    let mut entries = registry.entries();
     let shared = entries.get_mut(&(TypeId::of::<E>(), key.to_owned()))?.downcast_mut::<Shared<E>>()?;
-    registry.fetches.set(fetch);
+    let fetch = registry.next_number();
     shared.fetch = fetch;
     Some(fetch)
 }
 
 /// Fetches `key` (shared with any request in flight for it) and lands the
 /// answer as the entry's URL, if the entry is still there and this fetch is its latest.
-fn start<C>(controller: &Controller, endpoint: &C, registry: &Rc<Registry>, json: Value, key: String, fetch: u64)
+fn start<C>(controller: &Controller, endpoint: &C, registry: &Arc<Registry>, json: Value, key: String, fetch: u64)
 where
     C: Readable,
     C::Result: BlobResult,
 {
     let request = controller.fetch(endpoint.endpoint(), json, None);
     let (endpoint, registry) = (endpoint.clone(), registry.clone());
-    leptos::task::spawn_local(async move {
+    leptos::task::spawn(async move {
         let result = request.await.and_then(|output| endpoint.decode_result(output).map_err(FetchError::Endpoint));
         let signals = {
-            let entries = registry.entries.borrow();
+            let entries = registry.entries();
             let id = (TypeId::of::<C::Error>(), key.clone());
             match entries.get(&id).and_then(|e| e.downcast_ref::<Shared<C::Error>>()) {
                 Some(shared) if shared.fetch == fetch => (shared.url.clone(), shared.error.clone()),

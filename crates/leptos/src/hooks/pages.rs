@@ -12,8 +12,8 @@ use crate::hooks::cache::use_dle;
 use crate::hooks::suspense::Readable;
 use crate::provider::use_controller;
 
-type PageArgs<R, A> = Box<dyn Fn(&R) -> Option<A>>;
-type Run = Box<dyn Fn(Step)>;
+type PageArgs<R, A> = Box<dyn Fn(&R) -> Option<A> + Send + Sync>;
+type Run = Box<dyn Fn(Step) + Send + Sync>;
 
 /// One page the hook holds: the page param it was asked with (`None`: the
 /// list's own first page) and its own answer.
@@ -38,7 +38,7 @@ enum Step {
 
 /// What [`use_pages`] returns: `Copy`, so view closures can share it. `A` is
 /// the page param (the next-page endpoint's args).
-pub struct Pages<R: Send + Sync + 'static, E: Send + Sync + 'static, A: 'static> {
+pub struct Pages<R: Send + Sync + 'static, E: Send + Sync + 'static, A: Send + Sync + 'static> {
     /// The list as the store joins it: every item of the pages fetched
     /// through it, each once, in the order they came, and the last page's
     /// information.
@@ -57,20 +57,20 @@ pub struct Pages<R: Send + Sync + 'static, E: Send + Sync + 'static, A: 'static>
     pub loading: Signal<bool>,
     /// The first page's error, else the last page load's or refetch's.
     pub error: Signal<Option<FetchError<E>>>,
-    previous_args: StoredValue<Option<PageArgs<R, A>>, LocalStorage>,
+    previous_args: StoredValue<Option<PageArgs<R, A>>>,
     max: StoredValue<Option<usize>>,
-    run: StoredValue<Run, LocalStorage>,
+    run: StoredValue<Run>,
 }
 
-impl<R: Send + Sync, E: Send + Sync, A> Clone for Pages<R, E, A> {
+impl<R: Send + Sync, E: Send + Sync, A: Send + Sync> Clone for Pages<R, E, A> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<R: Send + Sync, E: Send + Sync, A> Copy for Pages<R, E, A> {}
+impl<R: Send + Sync, E: Send + Sync, A: Send + Sync> Copy for Pages<R, E, A> {}
 
-impl<R: Send + Sync, E: Send + Sync, A> std::fmt::Debug for Pages<R, E, A> {
+impl<R: Send + Sync, E: Send + Sync, A: Send + Sync> std::fmt::Debug for Pages<R, E, A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pages")
             .field("has_next", &self.has_next)
@@ -80,7 +80,7 @@ impl<R: Send + Sync, E: Send + Sync, A> std::fmt::Debug for Pages<R, E, A> {
     }
 }
 
-impl<R: Send + Sync, E: Send + Sync, A> Pages<R, E, A> {
+impl<R: Send + Sync, E: Send + Sync, A: Send + Sync> Pages<R, E, A> {
     /// Fetches the page after the last one held, unless something is in
     /// flight (a page, or the list itself refetching) or the last page names none. Past [`Pages::max_pages`], the
     /// first page held is dropped.
@@ -146,7 +146,7 @@ impl<R: Send + Sync, E: Send + Sync, A> Pages<R, E, A> {
     ///     .previous(|p: &Page| p.prev.map(|cursor| Cursor { cursor }));
     /// pages.load_previous();
     /// ```
-    pub fn previous(self, previous_args: impl Fn(&R) -> Option<A> + 'static) -> Self {
+    pub fn previous(self, previous_args: impl Fn(&R) -> Option<A> + Send + Sync + 'static) -> Self {
         self.previous_args.set_value(Some(Box::new(previous_args)));
         self
     }
@@ -218,24 +218,23 @@ pub fn use_pages<C, N>(
     list: C,
     args: impl Into<Signal<Option<C::Args>>>,
     next_page: N,
-    next_args: impl Fn(&C::Result) -> Option<N::Args> + 'static,
+    next_args: impl Fn(&C::Result) -> Option<N::Args> + Send + Sync + 'static,
 ) -> Pages<C::Result, C::Error, N::Args>
 where
     C: Readable,
     C::Result: DeserializeOwned + Send + Sync,
     C::Body: Default,
     N: TypedEndpoint<Result = C::Result, Error = C::Error>,
-    N::Args: Clone,
+    N::Args: Clone + Send + Sync,
     N::Body: Default,
 {
     let args: Signal<Option<C::Args>> = args.into();
     let first = use_dle(list.clone(), args);
     let data = first.data;
-    let next_args: StoredValue<PageArgs<C::Result, N::Args>, LocalStorage> =
-        StoredValue::new_local(Box::new(next_args));
-    let previous_args: StoredValue<Option<PageArgs<C::Result, N::Args>>, LocalStorage> = StoredValue::new_local(None);
+    let next_args: StoredValue<PageArgs<C::Result, N::Args>> = StoredValue::new(Box::new(next_args));
+    let previous_args: StoredValue<Option<PageArgs<C::Result, N::Args>>> = StoredValue::new(None);
     let max = StoredValue::new(None);
-    let held: RwSignal<Vec<Held<C::Result, N::Args>>, LocalStorage> = RwSignal::new_local(Vec::new());
+    let held: RwSignal<Vec<Held<C::Result, N::Args>>> = RwSignal::new(Vec::new());
     let busy = RwSignal::new(false);
     let page_error = RwSignal::new(None);
     // Bumped when the args change: answers to what was asked before are dropped.
@@ -288,7 +287,7 @@ where
         let asked_in = generation.get_value();
         busy.set(true);
         page_error.set(None);
-        leptos::task::spawn_local(async move {
+        leptos::task::spawn(async move {
             let answers = fetch_in_order(&controller, &list, &next_page, list_args, asked).await;
             if generation.try_get_value() != Some(asked_in) {
                 return;
@@ -311,7 +310,7 @@ where
             busy.try_set(false);
         });
     });
-    Pages { data, pages, has_next, has_previous, loading, error, previous_args, max, run: StoredValue::new_local(run) }
+    Pages { data, pages, has_next, has_previous, loading, error, previous_args, max, run: StoredValue::new(run) }
 }
 
 /// Starts the pages held with the list's first page, and starts them over
@@ -320,11 +319,11 @@ where
 fn hold_first_page<R, A>(
     args_key: impl Fn() -> Option<String> + 'static,
     data: Signal<Option<Arc<R>>>,
-    held: RwSignal<Vec<Held<R, A>>, LocalStorage>,
+    held: RwSignal<Vec<Held<R, A>>>,
     restart: impl Fn() + 'static,
 ) where
     R: Send + Sync + 'static,
-    A: 'static,
+    A: Send + Sync + 'static,
 {
     Effect::new(move |seen: Option<Option<String>>| {
         let key = args_key();

@@ -1,13 +1,10 @@
 //! `use_suspense`: data for `<Suspense>` / `<ErrorBoundary>`.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use leptos::prelude::*;
 use rdc_controller::{Abort, BoxFuture, Controller, Endpoint, ExpiryStatus, FetchError, TypedEndpoint};
 use rdc_core::Pk;
-use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
 
 use crate::page_data;
@@ -68,7 +65,7 @@ where
 ///     }
 /// }
 /// ```
-pub fn use_suspense<C>(endpoint: C, args: impl Into<Signal<C::Args>>) -> AsyncDerived<DataResult<C>, LocalStorage>
+pub fn use_suspense<C>(endpoint: C, args: impl Into<Signal<C::Args>>) -> AsyncDerived<DataResult<C>>
 where
     C: Readable,
     C::Result: DeserializeOwned + Send + Sync,
@@ -76,11 +73,11 @@ where
     let args: Signal<C::Args> = args.into();
     let optional = Signal::derive(move || Some(args.get()));
     let (controller, state, carried) = watched::<C, C::Result>(&endpoint, optional);
-    carried.after(AsyncDerived::new_unsync(move || {
+    carried.after(AsyncDerived::new(move || {
         let args = args.get();
         state.track();
         crate::provider::track_revalidation();
-        resolve((*controller).clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None))
+        resolve(controller.clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None))
     }))
 }
 
@@ -98,7 +95,7 @@ where
 /// let results = rdc_leptos::use_cancelling(search, Signal::derive(move || Search { q: query.get() }));
 /// # let _ = results;
 /// ```
-pub fn use_cancelling<C>(endpoint: C, args: impl Into<Signal<C::Args>>) -> AsyncDerived<DataResult<C>, LocalStorage>
+pub fn use_cancelling<C>(endpoint: C, args: impl Into<Signal<C::Args>>) -> AsyncDerived<DataResult<C>>
 where
     C: Readable,
     C::Result: DeserializeOwned + Send + Sync,
@@ -107,44 +104,45 @@ where
     let optional = Signal::derive(move || Some(args.get()));
     let (controller, state, carried) = watched::<C, C::Result>(&endpoint, optional);
     // The one request this hook has in flight, by key.
-    let pending: Rc<RefCell<Option<(String, Abort)>>> = Rc::default();
+    let pending: Arc<Mutex<Option<(String, Abort)>>> = Arc::default();
     // Args changed: abort the request for the old ones at once (an async read
     // re-runs only after its current future settles).
     {
-        let pending = Rc::clone(&pending);
+        let pending = Arc::clone(&pending);
         let endpoint = endpoint.clone();
-        let keys = (*controller).clone();
+        let keys = controller.clone();
         Effect::new(move |_| {
             let key = args.with(|a| keys.key_of(&endpoint, a).ok());
-            let stale = pending.borrow_mut().take_if(|(k, _)| Some(&*k) != key.as_ref());
+            let stale = lock(&pending).take_if(|(k, _)| Some(&*k) != key.as_ref());
             if let Some((_, abort)) = stale {
                 abort.abort();
             }
         });
     }
-    let on_unmount = SendWrapper::new(Rc::clone(&pending));
+    let on_unmount = Arc::clone(&pending);
     on_cleanup(move || {
-        if let Some((_, abort)) = on_unmount.borrow_mut().take() {
+        if let Some((_, abort)) = lock(&on_unmount).take() {
             abort.abort();
         }
     });
-    carried.after(AsyncDerived::new_unsync(move || {
+    carried.after(AsyncDerived::new(move || {
         args.track();
         state.track();
         crate::provider::track_revalidation();
-        let (controller, endpoint, pending) = ((*controller).clone(), endpoint.clone(), Rc::clone(&pending));
+        let (controller, endpoint, pending) = (controller.clone(), endpoint.clone(), Arc::clone(&pending));
         async move {
             loop {
                 // Always the latest args: a read whose request was cancelled because
                 // the args changed goes on with the new ones.
                 let current = args.get_untracked();
                 let key = controller.key_of(&endpoint, &current).ok();
-                let tracked = Rc::clone(&pending);
+                let tracked = Arc::clone(&pending);
                 let result =
                     resolve(controller.clone(), endpoint.clone(), current, move |controller, endpoint, args| {
                         let key = endpoint.key(&args).unwrap_or_default();
                         let (fetch, abort) = controller.fetch_cancellable(endpoint, args, None);
-                        if let Some((_, old)) = tracked.borrow_mut().replace((key, abort)) {
+                        let replaced = lock(&tracked).replace((key, abort));
+                        if let Some((_, old)) = replaced {
                             old.abort();
                         }
                         fetch
@@ -190,18 +188,18 @@ where
 pub fn use_suspense_keys<C>(
     endpoint: C,
     args: impl Into<Signal<C::Args>>,
-) -> AsyncDerived<Result<Arc<Vec<Pk>>, FetchError<C::Error>>, LocalStorage>
+) -> AsyncDerived<Result<Arc<Vec<Pk>>, FetchError<C::Error>>>
 where
     C: Readable,
 {
     let args: Signal<C::Args> = args.into();
     let optional = Signal::derive(move || Some(args.get()));
     let (controller, state, carried) = watched::<C, Vec<Pk>>(&endpoint, optional);
-    carried.after(AsyncDerived::new_unsync(move || {
+    carried.after(AsyncDerived::new(move || {
         let args = args.get();
         state.track();
         crate::provider::track_revalidation();
-        resolve::<C, Vec<Pk>>((*controller).clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None))
+        resolve::<C, Vec<Pk>>(controller.clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None))
     }))
 }
 
@@ -209,19 +207,19 @@ where
 pub fn use_suspense_optional<C>(
     endpoint: C,
     args: impl Into<Signal<Option<C::Args>>>,
-) -> AsyncDerived<Result<Option<Arc<C::Result>>, FetchError<C::Error>>, LocalStorage>
+) -> AsyncDerived<Result<Option<Arc<C::Result>>, FetchError<C::Error>>>
 where
     C: Readable,
     C::Result: DeserializeOwned + Send + Sync,
 {
     let args: Signal<Option<C::Args>> = args.into();
     let (controller, state, carried) = watched::<C, C::Result>(&endpoint, args);
-    carried.after(AsyncDerived::new_unsync(move || {
+    carried.after(AsyncDerived::new(move || {
         let args = args.get();
         state.track();
         crate::provider::track_revalidation();
         let resolved =
-            args.map(|args| resolve((*controller).clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None)));
+            args.map(|args| resolve(controller.clone(), endpoint.clone(), args, |c, e, a| c.fetch(e, a, None)));
         async move {
             match resolved {
                 Some(fut) => fut.await.map(Some),
@@ -233,10 +231,7 @@ where
 
 /// The provider's controller, and the snapshot of `endpoint` for `args` (read
 /// as `T`) it keeps current: where every Suspense read starts.
-fn watched<C, T>(
-    endpoint: &C,
-    args: Signal<Option<C::Args>>,
-) -> (SendWrapper<Controller>, ArcRwSignal<Snapshot<T>>, Carried)
+fn watched<C, T>(endpoint: &C, args: Signal<Option<C::Args>>) -> (Controller, ArcRwSignal<Snapshot<T>>, Carried)
 where
     C: Readable,
     T: DeserializeOwned + Send + Sync + 'static,
@@ -247,7 +242,7 @@ where
     let key =
         args.with_untracked(|a| a.as_ref().and_then(|a| Target::of(endpoint, a).ok()).map(|t| t.key().to_owned()));
     let state = watch(&controller, endpoint, args);
-    (SendWrapper::new(controller), state, Carried { carry, key })
+    (controller, state, Carried { carry, key })
 }
 
 /// A Suspense read registered with a server-rendered page, and the key it reads.
@@ -258,7 +253,7 @@ struct Carried {
 
 impl Carried {
     /// On the server, puts the store slice `read` used into the page once it resolves.
-    fn after<T: Clone + 'static>(self, read: AsyncDerived<T, LocalStorage>) -> AsyncDerived<T, LocalStorage> {
+    fn after<T: Clone + Send + Sync + 'static>(self, read: AsyncDerived<T>) -> AsyncDerived<T> {
         self.carry.after(self.key, async move {
             let _ = read.await;
         });
@@ -275,8 +270,8 @@ fn resolve<C, T>(
     controller: Controller,
     endpoint: C,
     args: C::Args,
-    fetch: impl FnOnce(&Controller, &C::Endpoint, rdc_core::json::Value) -> FetchJson<C> + 'static,
-) -> impl std::future::Future<Output = Result<Arc<T>, FetchError<C::Error>>>
+    fetch: impl FnOnce(&Controller, &C::Endpoint, rdc_core::json::Value) -> FetchJson<C> + Send + 'static,
+) -> impl std::future::Future<Output = Result<Arc<T>, FetchError<C::Error>>> + Send
 where
     C: Readable,
     T: DeserializeOwned + Send + Sync + 'static,
@@ -328,4 +323,9 @@ where
                 .unwrap_or(FetchError::Reset)),
         }
     }
+}
+
+/// The request a cancelling read has in flight (a panic elsewhere does not lose it).
+fn lock<T>(pending: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    pending.lock().unwrap_or_else(PoisonError::into_inner)
 }
