@@ -30,16 +30,20 @@ fn me() -> RestEndpoint<(), (), Me> {
 #[component]
 fn MePage() -> impl IntoView {
     let me = rdc::leptos::use_suspense(me(), ());
+    // The error is shown inside the Suspense, not thrown to an ErrorBoundary:
+    // Leptos 0.8's boundary loses an error a suspended read throws when the
+    // render moves to another worker thread (README, Server-side rendering).
     view! {
         <section>
             <h2>"Me"</h2>
-            <ErrorBoundary fallback=rdc_demo::pages::error_view>
-                <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
-                    {move || Suspend::new(async move {
-                        me.await.map(|me| view! { <p id="me">"Signed in as " <b>{me.name.clone()}</b></p> })
-                    })}
-                </Suspense>
-            </ErrorBoundary>
+            <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match me.await {
+                        Ok(me) => view! { <p id="me">"Signed in as " <b>{me.name.clone()}</b></p> }.into_any(),
+                        Err(error) => view! { <div class="error"><p>{error.to_string()}</p></div> }.into_any(),
+                    }
+                })}
+            </Suspense>
         </section>
     }
 }
