@@ -36,7 +36,7 @@ mod sync;
 mod topics;
 mod writes;
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use sync::{Gate, PerThread, Slot};
@@ -174,9 +174,14 @@ struct Inner {
     /// Listeners woken and not yet run, in order: one that panics leaves the
     /// rest here, and the next change runs them first.
     waking: Slot<std::collections::VecDeque<u64>>,
-    /// The thread running woken listeners now (its token; 0: none). Read and
-    /// set only while `waking` is borrowed.
-    notifying: AtomicUsize,
+    /// Held while woken listeners run: one thread runs them at a time (its
+    /// own changes from inside a listener enter again), and a change made on
+    /// another thread meanwhile waits its turn, so every write returns after
+    /// the listeners it woke ran.
+    listeners_turn: Gate,
+    /// Changes told so far (`notify.rs`): a tracked listener whose run saw
+    /// another thread's change runs again.
+    changes_told: AtomicU64,
     /// What each `listen_changes` listener has yet to be told, by its id.
     change_feeds: Slot<rdc_core::FastMap<u64, notify::ChangeFeed>>,
     /// When each answer counts as fetched (`order.rs`).
@@ -294,7 +299,8 @@ impl Controller {
                 tracking: PerThread::new(g, "tracking"),
                 reads: AtomicU64::new(0),
                 waking: Slot::new(g, "waking", Default::default()),
-                notifying: AtomicUsize::new(0),
+                listeners_turn: Gate::default(),
+                changes_told: AtomicU64::new(0),
                 change_feeds: Slot::new(g, "change_feeds", Default::default()),
                 order: order::Order::new(origin),
                 steady: clock::Steady::new(start),

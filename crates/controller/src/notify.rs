@@ -10,6 +10,12 @@ use super::writes::write_result;
 use super::Controller;
 use rdc_core::{Changes, State, TakenBack, WriteMeta};
 
+thread_local! {
+    /// Changes told by this thread, of any controller: what `run_listener`
+    /// leaves out of the changes it counted during a run.
+    static CHANGES_HERE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// The changes a `listen_changes` listener has yet to be told, each with the
 /// store version after it.
 pub(super) type ChangeFeed = Arc<std::sync::Mutex<std::collections::VecDeque<(u64, Arc<Changes>)>>>;
@@ -18,8 +24,8 @@ impl Controller {
     /// Calls `listener` after every change to the store; returns an id for
     /// [`Controller::unlisten`]. Readers should prefer [`Controller::listen_reads`].
     /// One thread at a time runs a controller's listeners: a change made on
-    /// another thread meanwhile is told by that one, and its write returns
-    /// first (on one thread, as in the browser, a write returns after them).
+    /// another thread meanwhile waits for them, then runs what is left, so a
+    /// write returns after the listeners it woke ran, on any thread.
     ///
     /// ```
     /// # use rdc_core::Entity;
@@ -117,11 +123,22 @@ impl Controller {
             callback();
             return;
         }
-        let outer = Tracking { controller: self, outer: Some(self.inner.tracking.replace(Some(Topics::default()))) };
-        callback();
-        let mut topics = outer.restore().unwrap_or_default();
-        topics.trim();
-        self.inner.listeners.borrow_mut().set_topics(id, topics);
+        // A change another thread makes between this run's reads and the
+        // recording of what they read would wake no one: run again then, until
+        // a run sees none (on one thread, as in the browser, it runs once).
+        loop {
+            let (all, own) = (self.inner.changes_told.load(Ordering::SeqCst), CHANGES_HERE.get());
+            let outer =
+                Tracking { controller: self, outer: Some(self.inner.tracking.replace(Some(Topics::default()))) };
+            callback();
+            let mut topics = outer.restore().unwrap_or_default();
+            topics.trim();
+            self.inner.listeners.borrow_mut().set_topics(id, topics);
+            let others = (self.inner.changes_told.load(Ordering::SeqCst) - all) - (CHANGES_HERE.get() - own);
+            if others == 0 {
+                break;
+            }
+        }
     }
 
     /// Runs `f` with no tracked listener recording its reads: a listener that
@@ -258,6 +275,9 @@ impl Controller {
     /// Listeners run from a queue: should one panic, the others woken with
     /// it stay queued and run at the next change, so none misses a wake-up.
     pub(super) fn changed(&self) {
+        // Counted before the listeners to wake are chosen (see `run_listener`).
+        self.inner.changes_told.fetch_add(1, Ordering::SeqCst);
+        CHANGES_HERE.set(CHANGES_HERE.get() + 1);
         let changes = self.inner.base.borrow_mut().take_changes();
         let wake = self.inner.listeners.borrow().to_wake(&changes);
         let feeds = self.inner.change_feeds.borrow();
@@ -280,31 +300,14 @@ impl Controller {
             rdc_core::json::sort::sort(&mut queued);
             waking.extend(wake.into_iter().filter(|id| queued.binary_search(id).is_err()));
         }
-        // One thread runs a controller's woken listeners at a time (each run
-        // reads what the one before it wrote): while another thread does, it
-        // runs these too, once it gets to them. On its own thread a change made
-        // by a listener runs the listeners it wakes, as before.
-        let me = crate::sync::thread_token();
-        let running = self.inner.notifying.load(Ordering::SeqCst);
-        if running != 0 && running != me {
-            return;
-        }
-        if running == 0 {
-            self.inner.notifying.store(me, Ordering::SeqCst);
-        }
         drop(waking);
-        let _draining = (running == 0).then_some(Draining { controller: self, me });
+        // One thread runs a controller's woken listeners at a time (each run
+        // reads what the one before it wrote): while another thread does, this
+        // one waits, then runs what is left. On its own thread a change made
+        // by a listener enters again and runs the listeners it wakes, as before.
+        let _turn = self.inner.listeners_turn.enter();
         loop {
-            let next = {
-                let mut waking = self.inner.waking.borrow_mut();
-                let next = waking.pop_front();
-                if next.is_none() && running == 0 {
-                    // Under the same borrow as the check: a change queued after
-                    // it finds no thread running listeners, and runs them itself.
-                    self.inner.notifying.store(0, Ordering::SeqCst);
-                }
-                next
-            };
+            let next = self.inner.waking.borrow_mut().pop_front();
             let Some(id) = next else { break };
             // A listener woken earlier may have unmounted this one: `run_listener` skips it.
             self.run_listener(id);
@@ -320,20 +323,6 @@ impl Controller {
 
 /// The tracking slot of a listener's outer run, put back when the listener
 /// returns or panics (so a panic does not leave its topics collecting reads).
-/// Marks the end of running woken listeners, even when one panics.
-struct Draining<'c> {
-    controller: &'c Controller,
-    me: usize,
-}
-
-impl Drop for Draining<'_> {
-    fn drop(&mut self) {
-        let inner = &self.controller.inner;
-        let _waking = inner.waking.borrow();
-        let _ = inner.notifying.compare_exchange(self.me, 0, Ordering::SeqCst, Ordering::SeqCst);
-    }
-}
-
 struct Tracking<'c> {
     controller: &'c Controller,
     outer: Option<Option<Topics>>,

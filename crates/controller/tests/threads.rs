@@ -288,3 +288,80 @@ fn an_abort_racing_on_abort_always_runs_the_callback() {
         }
     });
 }
+
+#[test]
+fn a_write_returns_after_its_listeners_ran_while_another_thread_runs_listeners() {
+    // A server renders from what a fetch wrote as soon as the fetch resolves:
+    // a list's rows (set by a listener) must be current by then, even when
+    // another thread is running the controller's listeners at that moment.
+    watchdog(Duration::from_secs(30), || {
+        let c = controller();
+        let (entered_tx, entered) = std::sync::mpsc::channel::<()>();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let released = Mutex::new(Some(released));
+        // The first listener blocks the thread running it (thread A), once.
+        c.listen(move || {
+            if let Some(released) = released.lock().unwrap().take() {
+                let _ = entered_tx.send(());
+                let _ = released.recv();
+            }
+        });
+        let (reader, seen) = (c.clone(), Arc::new(AtomicU64::new(0)));
+        let last = Arc::clone(&seen);
+        c.listen(move || {
+            let value = reader.read::<_, Value>(&Gated::default(), &json!(null)).ok().and_then(|r| r.data);
+            last.store(value.and_then(|v| v["n"].as_u64()).unwrap_or(0), Ordering::SeqCst);
+        });
+        let a = {
+            let c = c.clone();
+            std::thread::spawn(move || c.set_response(&Gated::default(), &json!(null), json!({ "n": 1 })).unwrap())
+        };
+        entered.recv().unwrap();
+        let b = {
+            let (c, seen) = (c.clone(), Arc::clone(&seen));
+            std::thread::spawn(move || {
+                c.set_response(&Gated::default(), &json!(null), json!({ "n": 2 })).unwrap();
+                seen.load(Ordering::SeqCst)
+            })
+        };
+        // Let thread B reach its write while A still runs listeners, then let A go on.
+        std::thread::sleep(Duration::from_millis(100));
+        release.send(()).unwrap();
+        a.join().unwrap();
+        assert_eq!(b.join().unwrap(), 2, "thread B's write returned before the listener it woke had read it");
+    });
+}
+
+#[test]
+fn a_write_from_another_thread_during_a_readers_first_run_wakes_it_again() {
+    // A server sets up a list's reader while the fetch it waits for lands on
+    // another worker: the write must not fall between the reader's first read
+    // and the recording of what it read.
+    watchdog(Duration::from_secs(30), || {
+        let c = controller();
+        let (reading_tx, reading) = std::sync::mpsc::channel::<()>();
+        let (written, written_rx) = std::sync::mpsc::channel::<()>();
+        let written_rx = Mutex::new(Some(written_rx));
+        let (reader, seen) = (c.clone(), Arc::new(AtomicU64::new(0)));
+        let last = Arc::clone(&seen);
+        let writer = {
+            let c = c.clone();
+            std::thread::spawn(move || {
+                reading.recv().unwrap();
+                c.set_response(&Gated::default(), &json!(null), json!({ "n": 7 })).unwrap();
+                let _ = written.send(());
+            })
+        };
+        c.listen_reads(move || {
+            let value = reader.read::<_, Value>(&Gated::default(), &json!(null)).ok().and_then(|r| r.data);
+            last.store(value.and_then(|v| v["n"].as_u64()).unwrap_or(0), Ordering::SeqCst);
+            // The first run: the other thread writes after this read, before the run ends.
+            if let Some(written_rx) = written_rx.lock().unwrap().take() {
+                reading_tx.send(()).unwrap();
+                written_rx.recv().unwrap();
+            }
+        });
+        writer.join().unwrap();
+        assert_eq!(seen.load(Ordering::SeqCst), 7, "the reader missed a write made during its first run");
+    });
+}

@@ -31,14 +31,17 @@ where
     C: Readable<Args = (), Result = Vec<E>>,
     E: Entity,
     V: IntoView + 'static,
-    Result<(), FetchError<C::Error>>: IntoView,
+    Result<AnyView, FetchError<C::Error>>: IntoView,
 {
     let fetched = use_suspense_keys(endpoint.clone(), ());
     let rows = use_list(endpoint, Signal::derive(|| Some(())));
     let each = move || rows.get().map(|rows| rows.to_vec()).unwrap_or_default();
+    // The rows are rendered once the list is fetched (inside the Suspend): a
+    // server renders what is outside it before the fetch lands.
     view! {
-        {move || Suspend::new(async move { fetched.await.map(|_| ()) })}
-        <For each=each key=|row| row.id() children=row/>
+        {move || Suspend::new(async move {
+            fetched.await.map(|_| view! { <For each=each key=|row| row.id() children=row/> }.into_any())
+        })}
     }
 }
 

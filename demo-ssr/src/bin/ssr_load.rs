@@ -134,12 +134,18 @@ fn check(status: u16, body: &str, own: Option<&str>, others: &[[String; 3]]) -> 
     let error = if status != 200 {
         Some(format!("HTTP {status}"))
     } else if let Some(own) = own {
-        (!body.contains(&format!("<b>{own}</b>"))).then(|| format!("no <b>{own}</b> in the page"))
+        (!body.contains(&format!("<b>{own}</b>"))).then(|| format!("no <b>{own}</b> in the page: {}", main_of(body)))
     } else {
-        (!body.contains(SHARED_MARKER)).then(|| format!("no {SHARED_MARKER} in the page"))
+        (!body.contains(SHARED_MARKER)).then(|| format!("no {SHARED_MARKER} in the page: {}", main_of(body)))
     };
     let leak = others.iter().flatten().find(|mark| body.contains(mark.as_str())).map(|mark| format!("holds {mark}"));
     (error, leak)
+}
+
+/// The start of the page's `<main>` (or of the page), for an error message.
+fn main_of(body: &str) -> String {
+    let from = body.find("<main>").unwrap_or(0);
+    body[from..].chars().take(300).collect()
 }
 
 /// Reads the whole body, up to `MAX_BODY`.

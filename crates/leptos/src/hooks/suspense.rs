@@ -175,12 +175,16 @@ where
 ///     let fetched = rdc_leptos::use_suspense_keys(page.clone(), ());
 ///     let rows = rdc_leptos::use_list(page, Signal::derive(|| Some(())));
 ///     let each = move || rows.get().map(|rows| rows.to_vec()).unwrap_or_default();
+///     // The rows inside the Suspend: a server renders what is outside it before the fetch lands.
 ///     view! {
 ///         <Suspense fallback=|| "Loading…"><ul>
-///             {move || Suspend::new(async move { fetched.await.map(|_| ()) })}
-///             <For each=each key=|row| row.id() let:row>
-///                 <li>{move || row.with(|user| user.name.clone())}</li>
-///             </For>
+///             {move || Suspend::new(async move {
+///                 fetched.await.map(|_| view! {
+///                     <For each=each key=|row| row.id() let:row>
+///                         <li>{move || row.with(|user| user.name.clone())}</li>
+///                     </For>
+///                 })
+///             })}
 ///         </ul></Suspense>
 ///     }
 /// }
