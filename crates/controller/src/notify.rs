@@ -196,6 +196,25 @@ impl Controller {
         self.inner.change_feeds.borrow_mut().remove(&id);
     }
 
+    /// The store's version: it moves on with every write, as the write lands
+    /// (before the listeners it wakes have run). A reader kept current by a
+    /// listener can compare it with the version it last read at, to catch a
+    /// write another thread made that its listener has yet to see.
+    ///
+    /// ```
+    /// # use rdc_core::Entity;
+    /// # use rdc_controller::{Controller, FakeTime, LocalTasks};
+    /// # #[derive(serde::Deserialize, rdc_core::Entity)] struct User { id: String }
+    /// let time = FakeTime::default();
+    /// let controller = Controller::new(time.clone(), time, LocalTasks::default());
+    /// let before = controller.store_version();
+    /// controller.set(&User::schema(), rdc_core::json!({"id": "1"})).unwrap();
+    /// assert!(controller.store_version() > before);
+    /// ```
+    pub fn store_version(&self) -> u64 {
+        self.inner.base.borrow().version()
+    }
+
     /// Number of listeners (for leak checks).
     pub fn listener_count(&self) -> usize {
         self.inner.listeners.borrow().len()

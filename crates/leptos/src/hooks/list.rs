@@ -165,7 +165,7 @@ where
     // Changes the rows' listener could not look at: every row is read again.
     let missed = Arc::new(AtomicBool::new(false));
     let (reader, seen) = (Arc::clone(&list), Arc::clone(&missed));
-    let state = watch_with(&controller, &endpoint, args.into(), Shown(None), move |controller, target| {
+    let watched = watch_with(&controller, &endpoint, args.into(), Shown(None), move |controller, target| {
         Shown(crate::lock(&reader).read(controller, target, seen.swap(false, Ordering::SeqCst)))
     });
     // The rows' one listener: told what each change changed, it costs that.
@@ -177,7 +177,9 @@ where
     });
     let cleanup = (controller, id);
     on_cleanup(move || cleanup.0.unlisten(cleanup.1));
-    Signal::derive(move || state.with(|s| s.0.clone()))
+    // (Caught up first: a server render may read the rows as soon as the list's
+    // fetch resolves, before another thread ran the listeners of its write.)
+    Signal::derive(move || watched.current().with(|s| s.0.clone()))
 }
 
 /// What the reader shows: the rows, compared by identity.
