@@ -90,13 +90,7 @@ impl<T> Slot<T> {
 
     /// Writes the value (nothing else may borrow it meanwhile).
     pub fn borrow_mut(&self) -> SlotMut<'_, T> {
-        let entered = self.gate.enter();
-        let guard = match self.value.try_write() {
-            Ok(guard) => guard,
-            Err(std::sync::TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) => self.conflict("already"),
-        };
-        SlotMut { guard, _entered: entered }
+        self.try_borrow_mut().unwrap_or_else(|| self.conflict("already"))
     }
 
     /// Writes the value unless this thread borrows it already (`None` then).

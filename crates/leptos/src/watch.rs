@@ -1,7 +1,6 @@
 //! Following one endpoint key in the store: a signal that changes only when what
 //! a reader shows changes (new data `Arc`, status, error or loading flag).
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::lock;
@@ -138,25 +137,12 @@ where
     .state
 }
 
-/// What [`watch_with`] keeps current, and a way to catch it up.
+/// What [`watch_with`] keeps current, and its listener (to run it again).
 pub(crate) struct Watched<S> {
     /// What the reader made of the store, set by its listener.
     pub(crate) state: ArcRwSignal<S>,
-    /// Reads again now when a write landed since the last read: another
-    /// thread's write is in the store before its listeners run, and a server
-    /// render that saw its data must not show this reader's older state.
-    catch_up: Arc<dyn Fn() + Send + Sync>,
-}
-
-impl<S> Watched<S> {
-    /// The state, read again first if a write landed since it was made.
-    pub(crate) fn current(&self) -> &ArcRwSignal<S> {
-        // (In the browser, one thread: a write's listeners ran before it returned.)
-        if cfg!(not(target_arch = "wasm32")) {
-            (self.catch_up)();
-        }
-        &self.state
-    }
+    /// The listener that sets `state` (`Controller::run_listener`).
+    pub(crate) listener: u64,
 }
 
 /// As [`watch`], with what a reader makes of the target (`None`: no args)
@@ -203,17 +189,10 @@ where
         }
     };
     args.with_untracked(|a| aim(a.as_ref()));
-    // The store version the last read began at.
-    let read_at = Arc::new(AtomicU64::new(u64::MAX));
     let compute: Arc<dyn Fn() -> S + Send + Sync> = {
         let controller = controller.clone();
-        let (target, read_at) = (Arc::clone(&target), Arc::clone(&read_at));
-        Arc::new(move || {
-            let at = controller.store_version();
-            let made = view(&controller, lock(&target).as_ref());
-            read_at.store(at, Ordering::SeqCst);
-            made
-        })
+        let target = Arc::clone(&target);
+        Arc::new(move || view(&controller, lock(&target).as_ref()))
     };
     let state = ArcRwSignal::new(empty);
     let refresh = {
@@ -244,13 +223,5 @@ where
             controller.release(&key);
         }
     });
-    let catch_up = {
-        let controller = controller.clone();
-        move || {
-            if controller.store_version() != read_at.load(Ordering::SeqCst) {
-                controller.run_listener(id);
-            }
-        }
-    };
-    Watched { state, catch_up: Arc::new(catch_up) }
+    Watched { state, listener: id }
 }

@@ -3,7 +3,7 @@
 //! (none and no Leptos memo per row), told which store rows (and fields) each
 //! change changed: only the rows that read those fields are read again.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use leptos::prelude::*;
@@ -164,9 +164,14 @@ where
     let list = Arc::new(Mutex::new(ListState::<E>::default()));
     // Changes the rows' listener could not look at: every row is read again.
     let missed = Arc::new(AtomicBool::new(false));
-    let (reader, seen) = (Arc::clone(&list), Arc::clone(&missed));
+    // The store version the keys' reader last began reading at.
+    let read_at = Arc::new(AtomicU64::new(u64::MAX));
+    let (reader, seen, began) = (Arc::clone(&list), Arc::clone(&missed), Arc::clone(&read_at));
     let watched = watch_with(&controller, &endpoint, args.into(), Shown(None), move |controller, target| {
-        Shown(crate::lock(&reader).read(controller, target, seen.swap(false, Ordering::SeqCst)))
+        let at = controller.store_version();
+        let shown = Shown(crate::lock(&reader).read(controller, target, seen.swap(false, Ordering::SeqCst)));
+        began.store(at, Ordering::SeqCst);
+        shown
     });
     // The rows' one listener: told what each change changed, it costs that.
     let follower = controller.clone();
@@ -175,11 +180,18 @@ where
         // (Not while the keys' reader runs: the rows are read again then.)
         Err(_) => missed.store(true, Ordering::SeqCst),
     });
-    let cleanup = (controller, id);
+    let cleanup = (controller.clone(), id);
     on_cleanup(move || cleanup.0.unlisten(cleanup.1));
-    // (Caught up first: a server render may read the rows as soon as the list's
-    // fetch resolves, before another thread ran the listeners of its write.)
-    Signal::derive(move || watched.current().with(|s| s.0.clone()))
+    let (state, keys_listener) = (watched.state, watched.listener);
+    Signal::derive(move || {
+        // A server may read the rows as soon as the list's fetch resolves,
+        // before another worker ran the listeners of its write: read again
+        // then. (In the browser, one thread: a write's listeners ran before it returned.)
+        if cfg!(not(target_arch = "wasm32")) && controller.store_version() != read_at.load(Ordering::SeqCst) {
+            controller.run_listener(keys_listener);
+        }
+        state.with(|s| s.0.clone())
+    })
 }
 
 /// What the reader shows: the rows, compared by identity.

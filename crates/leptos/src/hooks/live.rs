@@ -1,6 +1,6 @@
 //! Polling while mounted: `use_subscription` and `use_live`.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use leptos::prelude::*;
 use serde::de::DeserializeOwned;
@@ -18,11 +18,11 @@ pub fn use_subscription<C: Readable>(endpoint: C, args: impl Into<Signal<Option<
     Effect::new(move |_| {
         let next = args.get().and_then(|a| controller.subscribe(&endpoint, a));
         // Replacing the old subscription unsubscribes it (dropped after the lock).
-        let old = std::mem::replace(&mut *effect_slot.lock().unwrap_or_else(PoisonError::into_inner), next);
+        let old = std::mem::replace(&mut *crate::lock(&effect_slot), next);
         drop(old);
     });
     on_cleanup(move || {
-        let old = shared.lock().unwrap_or_else(PoisonError::into_inner).take();
+        let old = crate::lock(&shared).take();
         drop(old);
     });
 }

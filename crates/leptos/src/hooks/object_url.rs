@@ -5,7 +5,7 @@
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use leptos::prelude::*;
 use rdc_controller::{Controller, FetchError};
@@ -93,17 +93,12 @@ struct Registry {
 
 impl Registry {
     fn entries(&self) -> MutexGuard<'_, HashMap<(TypeId, String), Box<dyn Any + Send + Sync>>> {
-        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+        crate::lock(&self.entries)
     }
 
     fn next_number(&self) -> u64 {
         self.fetches.fetch_add(1, Ordering::SeqCst) + 1
     }
-}
-
-/// The key a reader holds a share of.
-fn lock_held(held: &Mutex<Option<String>>) -> MutexGuard<'_, Option<String>> {
-    held.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// One key's URL, shared by its readers.
@@ -154,7 +149,7 @@ where
     Effect::new(move |_| {
         let (controller, endpoint, registry) = &*effect_reader;
         let next = args.with(|a| a.as_ref().map(|a| endpoint.json_and_key(a)));
-        let previous = lock_held(&effect_held).take();
+        let previous = crate::lock(&effect_held).take();
         match next {
             None => effect_shown.set(None),
             Some(Err(error)) => {
@@ -163,7 +158,7 @@ where
             }
             Some(Ok((json, key))) => {
                 let signals = acquire(controller, endpoint, registry, json, &key);
-                *lock_held(&effect_held) = Some(key);
+                *crate::lock(&effect_held) = Some(key);
                 effect_shown.set(Some(signals));
             }
         }
@@ -175,7 +170,7 @@ where
 
     let (cleanup_held, cleanup_reader) = (held.clone(), reader.clone());
     on_cleanup(move || {
-        let held = lock_held(&cleanup_held).take();
+        let held = crate::lock(&cleanup_held).take();
         if let Some(key) = held {
             release::<C::Error>(&cleanup_reader.2, key);
         }
@@ -183,7 +178,7 @@ where
 
     let reload = Callback::new(move |()| {
         let (controller, endpoint, registry) = &*reader;
-        let Some(key) = lock_held(&held).clone() else { return };
+        let Some(key) = crate::lock(&held).clone() else { return };
         // The args as they are now; between a change and the effect taking
         // it in they name another key than the one held: nothing to reload.
         let Some(Ok((json, now))) = args.with_untracked(|a| a.as_ref().map(|a| endpoint.json_and_key(a))) else {

@@ -1,12 +1,13 @@
 //! `use_suspense`: data for `<Suspense>` / `<ErrorBoundary>`.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use leptos::prelude::*;
 use rdc_controller::{Abort, BoxFuture, Controller, Endpoint, ExpiryStatus, FetchError, TypedEndpoint};
 use rdc_core::Pk;
 use serde::de::DeserializeOwned;
 
+use crate::lock;
 use crate::page_data;
 use crate::provider::use_controller;
 use crate::watch::{read, watch, Snapshot, Target};
@@ -327,9 +328,4 @@ where
                 .unwrap_or(FetchError::Reset)),
         }
     }
-}
-
-/// The request a cancelling read has in flight (a panic elsewhere does not lose it).
-fn lock<T>(pending: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    pending.lock().unwrap_or_else(PoisonError::into_inner)
 }
