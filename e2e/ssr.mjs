@@ -57,13 +57,27 @@ function show(label, html, marker) {
 // proxy, which marks them `via`).
 async function hydrate(path) {
   await clearLog();
-  await page.goto(`${base}${path}`);
-  await page.locator('body[data-hydrated]').waitFor({ timeout: 30000 });
-  await page.waitForTimeout(500);
+  let html = '';
+  const { sent, stop } = recordRequests();
+  try {
+    const response = await page.goto(`${base}${path}`);
+    html = unmarked(await response.text());
+    await page.locator('body[data-hydrated]').waitFor({ timeout: 30000 });
+    await page.waitForTimeout(500);
+  } finally {
+    stop();
+  }
   const log = await apiLog();
   const browser = log.filter((r) => r.includes(' via '));
-  console.log(`     loading ${path}: the server asked ${JSON.stringify(log.filter((r) => !r.includes(' via ')))}; ` +
-    `the browser, through hydration and 500 ms after: ${JSON.stringify(browser)}`);
+  const server = log.filter((r) => !r.includes(' via '));
+  console.log(`     loading ${path}: the server asked ${JSON.stringify(server)}; ` +
+    `the browser, through hydration and 500 ms after: ${JSON.stringify(browser)}; the page sent ` +
+    `${JSON.stringify(sent.filter((r) => !r.startsWith('GET /pkg/')))}`);
+  // What the server sent, when the browser asked again: its page and the store it carried.
+  if (browser.length || server.length > 1) {
+    console.log(`     the page: ${JSON.stringify(main(html))}`);
+    console.log(`     it carried: ${JSON.stringify(html.slice(html.indexOf('__RESOLVED_RESOURCES')).slice(0, 1200))}`);
+  }
   return browser;
 }
 

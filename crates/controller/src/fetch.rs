@@ -155,6 +155,9 @@ impl Controller {
             // A read counts from when it was sent; a mutation's answer from now
             // (or just before the next mutation sent after it).
             let fetched = if policy.mutation { this.inner.order.answered(sent, this.now()) } else { sent };
+            // Out of flight and stored as one step: another thread sees the
+            // request in flight or its answer, never neither.
+            let storing = this.inner.gate.enter();
             if !policy.mutation {
                 let mut keys = this.inner.keys.borrow_mut();
                 let state = keys.get_mut(&key).filter(|k| k.inflight.as_ref().is_some_and(|s| Arc::ptr_eq(s, &shared)));
@@ -182,6 +185,7 @@ impl Controller {
             } else {
                 Err(FetchError::Aborted)
             };
+            drop(storing);
             drop(active);
             this.changed();
             // Answered: the next held mutation may go.

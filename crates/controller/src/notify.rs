@@ -250,6 +250,9 @@ impl Controller {
     /// the store is never copied, and readers of what a layer touched are woken
     /// through the change log like any others.
     pub(super) fn write_base<R>(&self, write_fn: impl FnOnce(&mut State) -> R) -> R {
+        // One step for other threads: none reads the store between its layers
+        // taken back and put on again.
+        let _whole = self.inner.gate.enter();
         let taken = self.take_layers_back();
         let mark = self.share_mark();
         let out = write_fn(&mut self.inner.base.borrow_mut());

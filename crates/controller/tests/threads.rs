@@ -365,3 +365,56 @@ fn a_write_from_another_thread_during_a_readers_first_run_wakes_it_again() {
         assert_eq!(seen.load(Ordering::SeqCst), 7, "the reader missed a write made during its first run");
     });
 }
+
+/// A clock that runs a hook (once) at its next reading: a way into the moment
+/// a request's answer is being stored, which reads the clock first.
+#[derive(Clone, Default)]
+struct Hooked {
+    time: FakeTime,
+    next: Arc<Mutex<Option<Box<dyn FnOnce() + Send>>>>,
+}
+
+impl rdc_controller::Clock for Hooked {
+    fn now(&self) -> u64 {
+        let hook = self.next.lock().unwrap().take();
+        if let Some(hook) = hook {
+            hook();
+        }
+        rdc_controller::Clock::now(&self.time)
+    }
+}
+
+#[test]
+fn another_thread_sees_a_key_in_flight_or_answered_never_neither() {
+    // A server's page re-reads a key on another worker while its answer is
+    // being stored: it must see the request still in flight or its answer,
+    // never neither (then it would send the request again, or read an error).
+    watchdog(Duration::from_secs(30), || {
+        let (clock, endpoint) = (Hooked::default(), Gated::default());
+        let c = Controller::new(clock.clone(), clock.time.clone(), Threads::default());
+        let fetch = c.fetch(&endpoint, json!(null), None);
+        while endpoint.requests.load(Ordering::SeqCst) == 0 {
+            std::thread::yield_now();
+        }
+        let other: Arc<Mutex<Option<std::thread::JoinHandle<(bool, bool)>>>> = Arc::default();
+        let (c2, endpoint2, slot) = (c.clone(), endpoint.clone(), Arc::clone(&other));
+        *clock.next.lock().unwrap() = Some(Box::new(move || {
+            let (done, looked) = std::sync::mpsc::channel();
+            *slot.lock().unwrap() = Some(std::thread::spawn(move || {
+                let fetching = c2.is_fetching("GET /me");
+                let answered = c2.read::<_, Value>(&endpoint2, &json!(null)).ok().and_then(|r| r.data).is_some();
+                let _ = block_on(c2.fetch_if_stale(&endpoint2, json!(null)));
+                let _ = done.send(());
+                (fetching, answered)
+            }));
+            // Long enough for the other thread to look now, if it can.
+            let _ = looked.recv_timeout(Duration::from_millis(300));
+        }));
+        endpoint.open();
+        assert_eq!(block_on(fetch).unwrap()["name"], "Ada");
+        let (fetching, answered) =
+            other.lock().unwrap().take().expect("the answer was stored without reading the clock").join().unwrap();
+        assert!(fetching || answered, "another thread saw the key neither in flight nor answered");
+        assert_eq!(endpoint.requests.load(Ordering::SeqCst), 1, "another thread sent the request again");
+    });
+}
