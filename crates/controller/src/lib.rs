@@ -1,6 +1,11 @@
 //! The controller: fetches through endpoints into the store, deduplicates
 //! identical reads, tracks expiry and errors, polls, shows optimistic updates and
 //! collects garbage. Framework free: time, timers and spawning are injected.
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::unreachable, clippy::indexing_slicing)
+)]
 
 mod abort;
 mod activity;

@@ -119,7 +119,7 @@ impl<T> Slot<T> {
 
     // Only this thread can hold the conflicting borrow (others wait at the gate):
     // the same mistake a `RefCell` reports.
-    #[allow(clippy::panic)]
+    #[allow(clippy::panic, reason = "a borrow conflict on one thread is a bug, reported as `RefCell` does")]
     fn conflict(&self, how: &str) -> ! {
         panic!("rdc: {} {how} borrowed", self.name)
     }
@@ -173,7 +173,7 @@ impl<T> PerThread<T> {
         let mut all = self.0.borrow_mut();
         let at = all.iter().position(|(token, _)| *token == me);
         match (at, value) {
-            (Some(at), Some(value)) => Some(std::mem::replace(&mut all[at].1, value)),
+            (Some(at), Some(value)) => all.get_mut(at).map(|(_, held)| std::mem::replace(held, value)),
             (Some(at), None) => Some(all.swap_remove(at).1),
             (None, Some(value)) => {
                 all.push((me, value));
